@@ -1,0 +1,45 @@
+/**
+ * Every real failure the engine reports carries one of these codes. Expected outcomes (a gate
+ * drop, a probe verdict) are values, not errors. Each code is documented in docs/ERRORS.md.
+ */
+export const ERROR_CODES = [
+  'INVALID_ARGUMENT',
+  'UNKNOWN_COMMAND',
+  'UNKNOWN_ROLE',
+  'EMPTY_TEXT',
+  'SESSION_REQUIRED',
+  'SESSION_NOT_FOUND',
+  'SESSION_EXISTS',
+  'SUBJECT_NOT_FOUND',
+  'RECEIPT_CONFLICT',
+  'RECEIPT_NOT_ALLOWED',
+  'DB_UNUSABLE',
+  'NOT_INITIALIZED',
+  'STORE_LOCKED',
+  'STORE_TOO_NEW',
+  'MIGRATION_MISMATCH',
+  'STORE_ERROR',
+  'ENGINE_CLOSED',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface EngineErrorOptions {
+  data?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class EngineError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: EngineErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'EngineError';
+    this.code = code;
+    this.data = options.data;
+  }
+}
+
+export function isEngineError(value: unknown): value is EngineError {
+  return value instanceof EngineError;
+}

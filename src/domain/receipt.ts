@@ -1,0 +1,80 @@
+import { EngineError } from './errors.js';
+
+/**
+ * What the host reports about the tools behind one assistant turn. `none` is evidence that no
+ * tool ran; `unknown` is the absence of any evidence. The two must never collapse into one.
+ */
+export type Receipt =
+  | { kind: 'tools'; tools: string[]; sources: string[] }
+  | { kind: 'none' }
+  | { kind: 'unknown' };
+
+export const RECEIPT_KINDS = ['tools', 'none', 'unknown'] as const;
+export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
+
+/** The host's own report (CLI `--tools`, `--sources`, `--no-tools`); never parsed from model text. */
+export interface HostReceiptReport {
+  tools?: readonly string[];
+  sources?: readonly string[];
+  noTools?: boolean;
+}
+
+const MAX_ITEM_LENGTH = 2048;
+
+function cleanList(values: readonly string[] | undefined, what: string): string[] {
+  if (values === undefined) return [];
+  const out: string[] = [];
+  for (const raw of values) {
+    const value = raw.trim();
+    if (value.length === 0) throw new EngineError('INVALID_ARGUMENT', `${what} must not be empty`);
+    if (value.length > MAX_ITEM_LENGTH) {
+      throw new EngineError('INVALID_ARGUMENT', `${what} is longer than ${MAX_ITEM_LENGTH} characters`);
+    }
+    if (/[\r\n]|\]\]/.test(value)) {
+      throw new EngineError('INVALID_ARGUMENT', `${what} must not contain a newline or "]]"`);
+    }
+    if (!out.includes(value)) out.push(value);
+  }
+  return out;
+}
+
+/** Turns a host report into the receipt to store; throws on a report that contradicts itself. */
+export function receiptFromReport(report: HostReceiptReport | undefined): Receipt {
+  const tools = cleanList(report?.tools, 'a tool name');
+  const sources = cleanList(report?.sources, 'a source');
+  const noTools = report?.noTools === true;
+  if (noTools && (tools.length > 0 || sources.length > 0)) {
+    throw new EngineError('RECEIPT_CONFLICT', 'a turn cannot report tools and "no tools ran" at once');
+  }
+  if (sources.length > 0 && tools.length === 0) {
+    throw new EngineError('RECEIPT_CONFLICT', 'sources were reported but no tool that returned them');
+  }
+  if (noTools) return { kind: 'none' };
+  if (tools.length > 0) return { kind: 'tools', tools, sources };
+  return { kind: 'unknown' };
+}
+
+export function isEmptyReport(report: HostReceiptReport | undefined): boolean {
+  return (
+    report === undefined ||
+    (report.noTools !== true &&
+      (report.tools === undefined || report.tools.length === 0) &&
+      (report.sources === undefined || report.sources.length === 0))
+  );
+}
+
+export const RECEIPT_PREFIX = '[[RECEIPT recorded by memledger, not written by the model:';
+
+/** The system-written line that sits beside an assistant turn in rendered history. */
+export function renderReceiptLine(receipt: Receipt): string {
+  switch (receipt.kind) {
+    case 'tools': {
+      const sources = receipt.sources.length > 0 ? receipt.sources.join(', ') : 'none returned';
+      return `${RECEIPT_PREFIX} tools ${receipt.tools.join(', ')}; sources ${sources}]]`;
+    }
+    case 'none':
+      return `${RECEIPT_PREFIX} no tools ran on this turn]]`;
+    case 'unknown':
+      return `${RECEIPT_PREFIX} unknown, the host reported nothing about tools for this turn]]`;
+  }
+}

@@ -1,0 +1,60 @@
+import { EngineError } from './errors.js';
+import type { Receipt } from './receipt.js';
+
+export const TURN_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+export type TurnRole = (typeof TURN_ROLES)[number];
+
+export interface Turn {
+  id: string;
+  subjectId: string;
+  sessionId: string;
+  /** Per-session position, from 1, counting every recorded turn. */
+  seq: number;
+  role: TurnRole;
+  content: string;
+  /** The host recorded this user turn as a correction of the agent. */
+  corrective: boolean;
+  /** Assistant turns always carry one; other roles never do. */
+  receipt: Receipt | null;
+  recordedAt: Date;
+}
+
+export function parseRole(value: string | undefined): TurnRole {
+  if (value === undefined || value === '') {
+    throw new EngineError('UNKNOWN_ROLE', `a role is required: one of ${TURN_ROLES.join(', ')}`);
+  }
+  const role = TURN_ROLES.find((r) => r === value);
+  if (role === undefined) {
+    throw new EngineError('UNKNOWN_ROLE', `unknown role "${value}": use one of ${TURN_ROLES.join(', ')}`);
+  }
+  return role;
+}
+
+export const MAX_CONTENT_LENGTH = 1_000_000;
+
+export function requireText(content: string | undefined): string {
+  if (content === undefined || content.trim().length === 0) {
+    throw new EngineError('EMPTY_TEXT', 'turn text is empty');
+  }
+  if (content.length > MAX_CONTENT_LENGTH) {
+    throw new EngineError('INVALID_ARGUMENT', `turn text is longer than ${MAX_CONTENT_LENGTH} characters`);
+  }
+  return content;
+}
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
+
+/** Subject and session ids are opaque but printable, so they survive shells, URLs and logs. */
+export function requireId(value: string | undefined, what: 'subject' | 'session'): string {
+  if (value === undefined || value === '') {
+    if (what === 'session') throw new EngineError('SESSION_REQUIRED', 'a session id is required');
+    throw new EngineError('INVALID_ARGUMENT', 'a subject id is required');
+  }
+  if (!ID_PATTERN.test(value)) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `invalid ${what} id "${value}": use 1-128 letters, digits, and _ . : @ - (starting with a letter or digit)`,
+    );
+  }
+  return value;
+}

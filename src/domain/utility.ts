@@ -1,0 +1,20 @@
+/**
+ * Utility generations (a title for the chat, an insight pass) are answered by the host but are
+ * not conversation: recording them would put words in the user's mouth.
+ */
+export const UTILITY_KINDS = ['title', 'insight', 'utility'] as const;
+export type UtilityKind = (typeof UTILITY_KINDS)[number];
+
+const PREFIXES: ReadonlyArray<readonly [string, UtilityKind]> = [
+  ['__title__', 'title'],
+  ['__insight__', 'insight'],
+];
+
+/** The explicit flag wins; the prefixes are a fallback for older clients. */
+export function detectUtility(content: string, flagged: boolean): UtilityKind | null {
+  const head = content.trimStart();
+  for (const [prefix, kind] of PREFIXES) {
+    if (head.startsWith(prefix)) return kind;
+  }
+  return flagged ? 'utility' : null;
+}

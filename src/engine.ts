@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { EngineError } from './domain/errors.js';
+import { requireId, type Turn } from './domain/turn.js';
+import { historyMessages, renderHistory, type RenderHistoryOptions } from './history/render-history.js';
+import {
+  sessionNotFound,
+  TurnRecorder,
+  type AddTurnInput,
+  type AddTurnResult,
+  type RecordResponseInput,
+} from './history/turn-recorder.js';
+import { DEFAULT_DB, openSqlClient } from './store/open-store.js';
+import { SessionSql, type Session } from './store/session-sql.js';
+import type { SqlClient } from './store/sql-client.js';
+import { SubjectSql } from './store/subject-sql.js';
+import { TurnSql } from './store/turn-sql.js';
+import { UsageSql, type UtilityUsage } from './store/usage-sql.js';
+
+export const DEFAULT_SUBJECT = 'owner';
+
+export interface EngineConfig {
+  /** A directory (embedded PGlite), `memory://`, or a `postgres://` URL. Default `./.memledger`. */
+  db?: string;
+  /** Create the store when there is none. Default true; the CLI passes false except for `init`. */
+  create?: boolean;
+  /** The engine's clock; every recorded time comes from it. */
+  clock?: () => Date;
+  /** Id generator for sessions and turns. */
+  newId?: () => string;
+}
+
+export interface HistoryOptions {
+  /** Only the last N turns. */
+  last?: number;
+}
+
+export interface Engine {
+  readonly kind: 'pglite' | 'postgres';
+  readonly location: string;
+  init(options?: { subject?: string }): Promise<{ subject: string; created: boolean }>;
+  readonly sessions: {
+    create(options?: { subject?: string; id?: string; title?: string }): Promise<Session>;
+    get(id: string | undefined): Promise<Session>;
+    list(options?: { subject?: string; limit?: number }): Promise<Session[]>;
+  };
+  readonly turns: {
+    add(input: AddTurnInput): Promise<AddTurnResult>;
+    recordResponse(input: RecordResponseInput): Promise<AddTurnResult>;
+  };
+  readonly history: {
+    turns(sessionId: string | undefined, options?: HistoryOptions): Promise<Turn[]>;
+    render(sessionId: string | undefined, options?: HistoryOptions & RenderHistoryOptions): Promise<string>;
+    messages(sessionId: string | undefined, options?: HistoryOptions): Promise<ReturnType<typeof historyMessages>>;
+  };
+  readonly usage: {
+    bySession(sessionId: string | undefined): Promise<UtilityUsage[]>;
+  };
+  /** The SQL port, for hosts that read their own tables in the same store. */
+  readonly sql: SqlClient;
+  close(): Promise<void>;
+}
+
+export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
+  const client = await openSqlClient({ db: config.db ?? DEFAULT_DB, create: config.create ?? true });
+  const clock = config.clock ?? (() => new Date());
+  const newId = config.newId ?? randomUUID;
+  const subjects = new SubjectSql(client);
+  const sessionSql = new SessionSql(client);
+  const turnSql = new TurnSql(client);
+  const usageSql = new UsageSql(client);
+  const recorder = new TurnRecorder({ turns: turnSql, usage: usageSql, clock, newId });
+  let closed = false;
+
+  const open = (): void => {
+    if (closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
+  };
+  const requireSession = async (id: string | undefined): Promise<Session> => {
+    open();
+    const sessionId = requireId(id, 'session');
+    const session = await sessionSql.get(sessionId);
+    if (session === null) throw sessionNotFound(sessionId);
+    return session;
+  };
+  const historyTurns = async (id: string | undefined, options: HistoryOptions = {}): Promise<Turn[]> => {
+    const session = await requireSession(id);
+    if (options.last !== undefined) {
+      if (!Number.isInteger(options.last) || options.last < 1) {
+        throw new EngineError('INVALID_ARGUMENT', '--last must be a whole number of at least 1');
+      }
+      return turnSql.lastBySession(session.id, options.last);
+    }
+    return turnSql.listBySession(session.id);
+  };
+
+  return {
+    kind: client.kind,
+    location: client.location,
+    sql: client,
+    async init(options = {}) {
+      open();
+      const subject = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');
+      const created = await subjects.ensure(subject, clock());
+      return { subject, created };
+    },
+    sessions: {
+      async create(options = {}) {
+        open();
+        const subjectId = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');
+        const id = options.id === undefined ? newId() : requireId(options.id, 'session');
+        const title = options.title?.trim() ?? '';
+        return sessionSql.create({ id, subjectId, title: title === '' ? null : title, at: clock() });
+      },
+      get: requireSession,
+      async list(options = {}) {
+        open();
+        const subjectId = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');
+        return sessionSql.list(subjectId, options.limit ?? 100);
+      },
+    },
+    turns: {
+      add(input) {
+        open();
+        return recorder.add(input);
+      },
+      recordResponse(input) {
+        open();
+        return recorder.recordResponse(input);
+      },
+    },
+    history: {
+      turns: historyTurns,
+      async render(id, options = {}) {
+        return renderHistory(await historyTurns(id, options), options);
+      },
+      async messages(id, options = {}) {
+        return historyMessages(await historyTurns(id, options));
+      },
+    },
+    usage: {
+      async bySession(id) {
+        const session = await requireSession(id);
+        return usageSql.bySession(session.id);
+      },
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}

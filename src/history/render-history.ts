@@ -1,0 +1,105 @@
+import { renderReceiptLine } from '../domain/receipt.js';
+import type { Turn } from '../domain/turn.js';
+
+export interface RenderHistoryOptions {
+  /** Upper bound on the rendered text's length, in characters. Oldest turns go first. */
+  budgetChars?: number;
+  /** Longer turn bodies are snipped; their receipts never are. */
+  maxTurnChars?: number;
+}
+
+/** A [[RECEIPT marker inside a user, system or tool turn is not the engine's: show it as quoted. */
+function defang(content: string): string {
+  return content.replace(/\[\[(\s*RECEIPT)/gi, '[ [$1');
+}
+
+function header(turn: Turn): string {
+  const at = turn.recordedAt.toISOString().slice(0, 16).replace('T', ' ');
+  const flag = turn.corrective ? ' (corrective)' : '';
+  return `#${turn.seq} ${turn.role}${flag} [${at} UTC]: `;
+}
+
+const SNIP = ' […snipped]';
+
+function snip(body: string, room: number): string {
+  if (body.length <= room) return body;
+  if (room <= SNIP.length) return SNIP.trimStart();
+  return body.slice(0, room - SNIP.length).trimEnd() + SNIP;
+}
+
+interface Piece {
+  head: string;
+  body: string;
+  receipt: string | null;
+}
+
+function pieceLength(p: Piece): number {
+  return p.head.length + p.body.length + (p.receipt === null ? 0 : p.receipt.length + 1);
+}
+
+function renderPiece(p: Piece): string {
+  return p.receipt === null ? p.head + p.body : `${p.head}${p.body}\n${p.receipt}`;
+}
+
+/**
+ * Renders a session's turns as labelled lines for a system prompt, each assistant turn followed
+ * by its receipt. The receipt is split off before any snipping, so every kept turn keeps it.
+ */
+export function renderHistory(turns: readonly Turn[], options: RenderHistoryOptions = {}): string {
+  const pieces: Piece[] = turns.map((turn) => {
+    const body = turn.role === 'assistant' ? turn.content : defang(turn.content);
+    return {
+      head: header(turn),
+      body: options.maxTurnChars === undefined ? body : snip(body, options.maxTurnChars),
+      receipt: turn.receipt === null ? null : renderReceiptLine(turn.receipt),
+    };
+  });
+  const budget = options.budgetChars;
+  if (budget === undefined) return pieces.map(renderPiece).join('\n');
+
+  const kept: Piece[] = [];
+  let used = 0;
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const piece = pieces[i] as Piece;
+    const omitted = i; // turns older than this one that would be left out
+    const note = omitted > 0 ? `[${omitted} earlier turns omitted]`.length + 1 : 0;
+    const sep = kept.length > 0 ? 1 : 0;
+    const room = budget - used - sep - note;
+    if (pieceLength(piece) <= room) {
+      kept.unshift(piece);
+      used += pieceLength(piece) + sep;
+      continue;
+    }
+    // Snip the body, never the head or the receipt; keep the turn only if something of it fits.
+    const fixed = pieceLength({ ...piece, body: '' });
+    const finalNote = i > 0 ? `[${i} earlier turns omitted]`.length + 1 : 0;
+    const bodyRoom = budget - used - sep - finalNote - fixed;
+    if (bodyRoom > SNIP.length) {
+      kept.unshift({ ...piece, body: snip(piece.body, bodyRoom) });
+      used += fixed + bodyRoom + sep;
+      const lines = kept.map(renderPiece);
+      if (i > 0) lines.unshift(`[${i} earlier turns omitted]`);
+      return lines.join('\n');
+    }
+    const lines = kept.map(renderPiece);
+    const dropped = i + 1;
+    lines.unshift(`[${dropped} earlier turns omitted]`);
+    return lines.join('\n');
+  }
+  return kept.map(renderPiece).join('\n');
+}
+
+/** Chat-style messages; each receipt follows its turn as a system message, never inside it. */
+export function historyMessages(
+  turns: readonly Turn[],
+): Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; content: string }> {
+  const out: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; content: string }> = [];
+  for (const turn of turns) {
+    out.push({
+      role: turn.role,
+      content: turn.role === 'assistant' ? turn.content : defang(turn.content),
+    });
+    if (turn.receipt !== null) out.push({ role: 'system', content: renderReceiptLine(turn.receipt) });
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+import { EngineError } from '../domain/errors.js';
+import { isEmptyReport, receiptFromReport, type HostReceiptReport } from '../domain/receipt.js';
+import { parseRole, requireId, requireText, type Turn } from '../domain/turn.js';
+import { detectUtility, type UtilityKind } from '../domain/utility.js';
+import type { TurnSql } from '../store/turn-sql.js';
+import type { UsageSql } from '../store/usage-sql.js';
+import { receiptReportFromBlocks } from './response-receipt.js';
+import { stripImitatedReceipts } from './receipt-strip.js';
+import { joinTextBlocks, type ResponseBlock } from './text-join.js';
+
+export interface AddTurnInput {
+  sessionId: string | undefined;
+  role: string;
+  content: string;
+  /** What the host observed; only assistant turns carry one. Omitted: receipt `unknown`. */
+  receipt?: HostReceiptReport;
+  /** A utility generation (title, insight): answered by the host, never recorded as a turn. */
+  utility?: boolean;
+  /** The host recorded this user turn as a correction of the agent. */
+  corrective?: boolean;
+}
+
+export type AddTurnResult =
+  | { recorded: true; turn: Turn; strippedReceipts: number }
+  | { recorded: false; utility: UtilityKind; requests: number };
+
+export interface RecordResponseInput {
+  sessionId: string | undefined;
+  /** The content blocks of one response, or of successive tool rounds in order. */
+  blocks: readonly ResponseBlock[];
+}
+
+export interface TurnRecorderDeps {
+  turns: TurnSql;
+  usage: UsageSql;
+  clock: () => Date;
+  newId: () => string;
+}
+
+/** Every turn enters through here: validation first, so bad input changes nothing. */
+export class TurnRecorder {
+  constructor(private readonly deps: TurnRecorderDeps) {}
+
+  async add(input: AddTurnInput): Promise<AddTurnResult> {
+    const sessionId = requireId(input.sessionId, 'session');
+    const role = parseRole(input.role);
+    const content = requireText(input.content);
+    const at = this.deps.clock();
+
+    const utility = detectUtility(content, input.utility === true);
+    if (utility !== null) {
+      const requests = await this.deps.usage.count(sessionId, utility, content.length, at);
+      if (requests === null) throw sessionNotFound(sessionId);
+      return { recorded: false, utility, requests };
+    }
+
+    if (role !== 'assistant' && !isEmptyReport(input.receipt)) {
+      throw new EngineError('RECEIPT_NOT_ALLOWED', `only assistant turns carry a receipt, not ${role} turns`);
+    }
+    if (input.corrective === true && role !== 'user') {
+      throw new EngineError('INVALID_ARGUMENT', 'only a user turn can be marked corrective');
+    }
+    const receipt = role === 'assistant' ? receiptFromReport(input.receipt) : null;
+
+    let stored = content;
+    let strippedReceipts = 0;
+    if (role === 'assistant') {
+      const stripped = stripImitatedReceipts(content);
+      stored = stripped.text;
+      strippedReceipts = stripped.removed;
+      if (stored.trim().length === 0) {
+        throw new EngineError('EMPTY_TEXT', 'the reply held only an imitated receipt: there is no answer to record');
+      }
+    }
+
+    const turn = await this.deps.turns.insert({
+      id: this.deps.newId(),
+      sessionId,
+      role,
+      content: stored,
+      corrective: input.corrective === true,
+      receipt,
+      at,
+    });
+    if (turn === null) throw sessionNotFound(sessionId);
+    return { recorded: true, turn, strippedReceipts };
+  }
+
+  /** Records a model response from its content blocks: text joined, receipt from tool blocks. */
+  recordResponse(input: RecordResponseInput): Promise<AddTurnResult> {
+    return this.add({
+      sessionId: input.sessionId,
+      role: 'assistant',
+      content: joinTextBlocks(input.blocks),
+      receipt: receiptReportFromBlocks(input.blocks),
+    });
+  }
+}
+
+export function sessionNotFound(sessionId: string): EngineError {
+  return new EngineError('SESSION_NOT_FOUND', `no session "${sessionId}"`);
+}

@@ -1,0 +1,116 @@
+import pg from 'pg';
+import { EngineError } from '../domain/errors.js';
+import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
+
+export interface PostgresOpenOptions {
+  /** `postgres://…`; an optional `?schema=name` keeps memledger in its own schema. */
+  url: string;
+  create: boolean;
+  maxConnections?: number;
+}
+
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function redact(url: URL): string {
+  const copy = new URL(url.toString());
+  if (copy.password !== '') copy.password = '***';
+  return copy.toString();
+}
+
+function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+      const result = await client.query(sql, params as unknown[]);
+      return { rows: result.rows as T[] };
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  };
+}
+
+export class PostgresClient implements SqlClient {
+  readonly kind = 'postgres' as const;
+  readonly capabilities = { concurrentConnections: true };
+  private readonly root: SqlExecutor;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+  ) {
+    this.root = executor(pool);
+  }
+
+  static async open(options: PostgresOpenOptions): Promise<PostgresClient> {
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch (err) {
+      throw new EngineError('DB_UNUSABLE', `not a valid PostgreSQL URL: ${options.url}`, { cause: err });
+    }
+    const schema = url.searchParams.get('schema');
+    url.searchParams.delete('schema');
+    if (schema !== null && !SCHEMA_PATTERN.test(schema)) {
+      throw new EngineError('DB_UNUSABLE', `invalid schema name "${schema}" (lowercase letters, digits, _)`);
+    }
+    const pool = new pg.Pool({
+      connectionString: url.toString(),
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: 5000,
+      ...(schema === null ? {} : { options: `-c search_path=${schema}` }),
+    });
+    // An idle client that loses its connection must not crash the host process.
+    pool.on('error', () => undefined);
+    const location = redact(new URL(options.url));
+    try {
+      if (schema !== null) {
+        const { rows } = await pool.query<{ present: boolean }>(
+          'SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present',
+          [schema],
+        );
+        if (rows[0]?.present !== true) {
+          if (!options.create) {
+            throw new EngineError('NOT_INITIALIZED', `no memledger store at ${location}; run \`memledger init\``);
+          }
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        }
+      } else {
+        await pool.query('SELECT 1');
+      }
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      if (err instanceof EngineError) throw err;
+      throw new EngineError('DB_UNUSABLE', `cannot connect to ${location}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    return new PostgresClient(pool, location);
+  }
+
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+    return this.root.query<T>(sql, params);
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.root.exec(sql);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(executor(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

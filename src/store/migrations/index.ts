@@ -1,0 +1,10 @@
+import { sql as foundation } from './0001-foundation.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** One list for both engines; append only, never edit an applied migration. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];

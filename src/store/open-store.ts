@@ -1,0 +1,45 @@
+import { EngineError } from '../domain/errors.js';
+import { isInitialized, migrate } from './migrator.js';
+import type { SqlClient } from './sql-client.js';
+
+export const DEFAULT_DB = './.memledger';
+
+export interface OpenStoreOptions {
+  /** A directory (embedded PGlite), `memory://`, or a `postgres://` URL. */
+  db: string;
+  /** Create a new store when there is none (`init`, `demo`, and library hosts by default). */
+  create: boolean;
+}
+
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** Opens the engine the `db` string names and brings its schema up to date. */
+export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClient> {
+  const db = options.db.trim();
+  if (db === '') throw new EngineError('DB_UNUSABLE', '--db is empty');
+  let client: SqlClient;
+  if (isPostgresUrl(db)) {
+    const { PostgresClient } = await import('../postgres/postgres-client.js');
+    client = await PostgresClient.open({ url: db, create: options.create });
+  } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db) && db !== 'memory://') {
+    throw new EngineError('DB_UNUSABLE', `unsupported --db "${db}": use a directory, memory:// or postgres://`);
+  } else {
+    const { PgliteClient } = await import('../pglite/pglite-client.js');
+    client = await PgliteClient.open({ location: db, create: options.create });
+  }
+  try {
+    if (!options.create && !(await isInitialized(client))) {
+      throw new EngineError('NOT_INITIALIZED', `no memledger store at ${client.location}; run \`memledger init\``);
+    }
+    await migrate(client);
+    return client;
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    if (err instanceof EngineError) throw err;
+    throw new EngineError('DB_UNUSABLE', `cannot prepare the store at ${client.location}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}

@@ -1,0 +1,26 @@
+/** What differs between engines is declared here, never tested by name in shared code. */
+export interface SqlCapabilities {
+  /** The engine serves several connections at once (PostgreSQL), or one (PGlite). */
+  concurrentConnections: boolean;
+}
+
+export interface QueryResult<T> {
+  rows: T[];
+}
+
+export interface SqlExecutor {
+  /** One statement with `$n` parameters. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Several statements, no parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+/** The small port every store implementation talks to. */
+export interface SqlClient extends SqlExecutor {
+  readonly kind: 'pglite' | 'postgres';
+  /** Where the data lives, for messages (a directory, `memory://`, or a URL without password). */
+  readonly location: string;
+  readonly capabilities: SqlCapabilities;
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,16 @@
+import { EngineError } from '../domain/errors.js';
+
+/** Database errors are wrapped once, here at the store boundary. */
+export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof EngineError) throw err;
+    throw new EngineError('STORE_ERROR', `${what} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+export function pgErrorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

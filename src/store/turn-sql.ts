@@ -1,0 +1,126 @@
+import type { Receipt, ReceiptKind } from '../domain/receipt.js';
+import type { Turn, TurnRole } from '../domain/turn.js';
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+export interface NewTurnRow {
+  id: string;
+  sessionId: string;
+  role: TurnRole;
+  content: string;
+  corrective: boolean;
+  receipt: Receipt | null;
+  at: Date;
+}
+
+interface TurnDbRow {
+  id: string;
+  subject_id: string;
+  session_id: string;
+  seq: number;
+  role: TurnRole;
+  content: string;
+  corrective: boolean;
+  receipt_kind: ReceiptKind | null;
+  receipt_tools: string[] | null;
+  receipt_sources: string[] | null;
+  recorded_at: Date;
+}
+
+function toReceipt(row: TurnDbRow): Receipt | null {
+  switch (row.receipt_kind) {
+    case null:
+      return null;
+    case 'tools':
+      return { kind: 'tools', tools: row.receipt_tools ?? [], sources: row.receipt_sources ?? [] };
+    case 'none':
+      return { kind: 'none' };
+    case 'unknown':
+      return { kind: 'unknown' };
+  }
+}
+
+function toTurn(row: TurnDbRow): Turn {
+  return {
+    id: row.id,
+    subjectId: row.subject_id,
+    sessionId: row.session_id,
+    seq: row.seq,
+    role: row.role,
+    content: row.content,
+    corrective: row.corrective,
+    receipt: toReceipt(row),
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** Receipt columns as stored: lists only for "tools ran". */
+export function receiptColumns(receipt: Receipt | null): [string | null, string[] | null, string[] | null] {
+  if (receipt === null) return [null, null, null];
+  if (receipt.kind === 'tools') return ['tools', receipt.tools, receipt.sources];
+  return [receipt.kind, null, null];
+}
+
+const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
+  receipt_kind, receipt_tools, receipt_sources, recorded_at`;
+
+/**
+ * Taking the next seq and inserting the turn is one statement: the session row's lock
+ * serialises concurrent writers, and a failed insert leaves the counter unchanged.
+ */
+export const INSERT_TURN_SQL = `
+WITH s AS (
+  UPDATE sessions SET last_seq = last_seq + 1 WHERE id = $1
+  RETURNING subject_id, id, last_seq
+)
+INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
+                   receipt_kind, receipt_tools, receipt_sources, recorded_at)
+SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9 FROM s
+RETURNING ${COLUMNS}`;
+
+export class TurnSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** Returns null when the session does not exist. */
+  insert(turn: NewTurnRow): Promise<Turn | null> {
+    return guard('recording a turn', async () => {
+      const { rows } = await this.db.query<TurnDbRow>(INSERT_TURN_SQL, [
+        turn.sessionId,
+        turn.id,
+        turn.role,
+        turn.content,
+        turn.corrective,
+        ...receiptColumns(turn.receipt),
+        turn.at,
+      ]);
+      const row = rows[0];
+      return row === undefined ? null : toTurn(row);
+    });
+  }
+
+  listBySession(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<Turn[]> {
+    return guard('reading history', async () => {
+      const { rows } = await this.db.query<TurnDbRow>(
+        `SELECT ${COLUMNS} FROM turns t
+         WHERE t.session_id = $1 AND t.seq > $2
+         ORDER BY t.seq
+         LIMIT $3`,
+        [sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
+      );
+      return rows.map(toTurn);
+    });
+  }
+
+  /** The most recent turns of a session, oldest first. */
+  lastBySession(sessionId: string, count: number): Promise<Turn[]> {
+    return guard('reading history', async () => {
+      const { rows } = await this.db.query<TurnDbRow>(
+        `SELECT * FROM (
+           SELECT ${COLUMNS} FROM turns WHERE session_id = $1 ORDER BY seq DESC LIMIT $2
+         ) recent ORDER BY seq`,
+        [sessionId, count],
+      );
+      return rows.map(toTurn);
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { UtilityKind } from '../domain/utility.js';
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+export interface UtilityUsage {
+  kind: UtilityKind;
+  requests: number;
+  chars: number;
+  firstAt: Date;
+  lastAt: Date;
+}
+
+export class UsageSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  /** Counts one utility request; returns null when the session does not exist. */
+  count(sessionId: string, kind: UtilityKind, chars: number, at: Date): Promise<number | null> {
+    return guard('counting a utility request', async () => {
+      const { rows } = await this.db.query<{ requests: number }>(
+        `INSERT INTO utility_usage (subject_id, session_id, kind, requests, chars, first_at, last_at)
+         SELECT subject_id, id, $2, 1, $3, $4, $4 FROM sessions WHERE id = $1
+         ON CONFLICT (subject_id, session_id, kind) DO UPDATE
+           SET requests = utility_usage.requests + 1,
+               chars = utility_usage.chars + EXCLUDED.chars,
+               last_at = EXCLUDED.last_at
+         RETURNING requests`,
+        [sessionId, kind, chars, at],
+      );
+      return rows[0]?.requests ?? null;
+    });
+  }
+
+  bySession(sessionId: string): Promise<UtilityUsage[]> {
+    return guard('reading utility usage', async () => {
+      const { rows } = await this.db.query<{
+        kind: UtilityKind;
+        requests: number;
+        chars: string | number;
+        first_at: Date;
+        last_at: Date;
+      }>(
+        `SELECT kind, requests, chars, first_at, last_at FROM utility_usage
+         WHERE session_id = $1 ORDER BY kind`,
+        [sessionId],
+      );
+      return rows.map((r) => ({
+        kind: r.kind,
+        requests: r.requests,
+        chars: Number(r.chars),
+        firstAt: r.first_at,
+        lastAt: r.last_at,
+      }));
+    });
+  }
+}
