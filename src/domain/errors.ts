@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'MIGRATION_MISMATCH',
   'STORE_ERROR',
   'ENGINE_CLOSED',
+  'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

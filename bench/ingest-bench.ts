@@ -1,0 +1,259 @@
+/**
+ * Ingest benchmark: how fast turns go in through the engine's public API, compared with the
+ * fastest the same store can take the very same rows (one plain INSERT each, values computed
+ * ahead). The ratio is the price of the engine (validation, receipt handling, the seq counter
+ * in the sessions row, RETURNING and mapping the row back). It reports; it never fails on a
+ * slow figure. Usage: node dist/bench/ingest-bench.js [--turns N] [--engines pglite,postgres]
+ * [--rounds R] [--warmup W] [--json]
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import {
+  createEngine,
+  receiptFromReport,
+  type Engine,
+  type HostReceiptReport,
+} from '../src/index.js';
+import { receiptColumns } from '../src/store/turn-sql.js';
+
+const KINDS = ['pglite', 'postgres'] as const;
+type Kind = (typeof KINDS)[number];
+const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const TARGET = 0.5;
+const SUBJECT = 'owner';
+// Several sessions, so the seq counter is per session as in real use, not one hot row.
+const SESSIONS = ['bench-a', 'bench-b', 'bench-c', 'bench-d'];
+const WARMUP_SESSION = 'bench-warmup';
+
+interface TurnSpec {
+  sessionId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  receipt?: HostReceiptReport;
+}
+
+/** User and assistant turns alternate within each session; pairs are dealt round-robin. */
+function workload(count: number, sessions: readonly string[]): TurnSpec[] {
+  const specs: TurnSpec[] = [];
+  for (let i = 0; i < count; i++) {
+    const pair = Math.floor(i / 2);
+    const sessionId = sessions[pair % sessions.length] ?? WARMUP_SESSION;
+    if (i % 2 === 0) {
+      specs.push({
+        sessionId,
+        role: 'user',
+        content: `Question ${pair}: what changed in release ${pair % 97} and why does it matter for my deployment?`,
+      });
+    } else {
+      // Every fourth answer ran no tool: "none" must be stored as evidence, like "tools".
+      const receipt: HostReceiptReport =
+        pair % 4 === 3
+          ? { noTools: true }
+          : { tools: ['web_search'], sources: [`https://example.org/releases/${pair % 97}`] };
+      const content =
+        `Release ${pair % 97} replaced the connection pool and tightened timeouts. `.repeat(3);
+      specs.push({ sessionId, role: 'assistant', content, receipt });
+    }
+  }
+  return specs;
+}
+
+const RAW_INSERT_SQL = `INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
+  receipt_kind, receipt_tools, receipt_sources, recorded_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[], $10::text[], $11)`;
+
+/** Everything the engine computes per turn is computed here, outside the timed loop. */
+function rawParams(specs: readonly TurnSpec[]): unknown[][] {
+  const seqs = new Map<string, number>();
+  return specs.map((t) => {
+    const seq = (seqs.get(t.sessionId) ?? 0) + 1;
+    seqs.set(t.sessionId, seq);
+    const receipt = t.role === 'assistant' ? receiptFromReport(t.receipt) : null;
+    const row = [SUBJECT, t.sessionId, seq, randomUUID(), t.role, t.content, false];
+    return [...row, ...receiptColumns(receipt), new Date()];
+  });
+}
+
+async function addAll(engine: Engine, specs: readonly TurnSpec[]): Promise<void> {
+  for (const t of specs) {
+    const input = { sessionId: t.sessionId, role: t.role, content: t.content };
+    await engine.turns.add(t.receipt === undefined ? input : { ...input, receipt: t.receipt });
+  }
+}
+
+async function insertAll(engine: Engine, rows: readonly unknown[][]): Promise<void> {
+  for (const params of rows) await engine.sql.query(RAW_INSERT_SQL, params);
+}
+
+/** Proves both paths stored the same rows: ids and times differ, nothing else may. */
+async function fingerprint(engine: Engine): Promise<string> {
+  const { rows } = await engine.sql.query<{ n: number; digest: string }>(
+    `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', session_id, seq, role, content,
+       corrective, receipt_kind, array_to_string(receipt_tools, ','),
+       array_to_string(receipt_sources, ',')), E'\\n' ORDER BY session_id, seq)) AS digest
+     FROM turns`,
+  );
+  return `${rows[0]?.n} rows, md5 ${rows[0]?.digest}`;
+}
+
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  return u.toString();
+}
+
+async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Each run gets a fresh store (a new PGlite instance, or a new PostgreSQL schema), so neither
+ * path inherits the other's table size, caches or bloat. The schema is dropped even on failure.
+ */
+async function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const schema =
+    kind === 'postgres' ? `ml_bench_${process.pid}_${randomBytes(4).toString('hex')}` : null;
+  const db =
+    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  try {
+    const engine = await createEngine({ db });
+    try {
+      await engine.init({ subject: SUBJECT });
+      for (const id of [WARMUP_SESSION, ...SESSIONS]) await engine.sessions.create({ id });
+      return await fn(engine);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    if (schema !== null)
+      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+  }
+}
+
+interface Round {
+  engine: number;
+  raw: number;
+  ratio: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
+};
+
+function positiveInt(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name} must be a whole number >= ${min}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      turns: { type: 'string', default: '5000' },
+      warmup: { type: 'string', default: '200' },
+      rounds: { type: 'string', default: '3' },
+      engines: { type: 'string', default: KINDS.join(',') },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const turns = positiveInt('turns', values.turns, 2);
+  const warmupCount = positiveInt('warmup', values.warmup, 0);
+  const roundCount = positiveInt('rounds', values.rounds, 1);
+  const kinds = values.engines.split(',').map((k) => k.trim());
+  for (const k of kinds)
+    if (!KINDS.some((known) => known === k)) throw new Error(`unknown engine "${k}"`);
+
+  // Fail before the long PGlite runs, not after them, when the server is missing.
+  if (kinds.includes('postgres')) {
+    await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
+      throw new Error(
+        `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
+          'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
+      );
+    });
+  }
+
+  // The same rows for every run; the raw path also reuses the same ids, each store being fresh.
+  const warmSpecs = workload(warmupCount, [WARMUP_SESSION]);
+  const specs = workload(turns, SESSIONS);
+  const warmRows = rawParams(warmSpecs);
+  const rows = rawParams(specs);
+  const rate = (ms: number): number => turns / (ms / 1000);
+
+  const results = [];
+  for (const kind of kinds as Kind[]) {
+    const rounds: Round[] = [];
+    // Alternating engine and raw runs spreads drift (thermal, other load) over both paths.
+    for (let r = 0; r < roundCount; r++) {
+      const viaEngine = await withStore(kind, async (engine) => {
+        await addAll(engine, warmSpecs);
+        const t0 = performance.now();
+        await addAll(engine, specs);
+        return { ms: performance.now() - t0, print: await fingerprint(engine) };
+      });
+      const viaRaw = await withStore(kind, async (engine) => {
+        await insertAll(engine, warmRows);
+        const t0 = performance.now();
+        await insertAll(engine, rows);
+        return { ms: performance.now() - t0, print: await fingerprint(engine) };
+      });
+      if (viaEngine.print !== viaRaw.print) {
+        throw new Error(
+          `${kind}: the paths stored different rows (${viaEngine.print} vs ${viaRaw.print})`,
+        );
+      }
+      const round = {
+        engine: rate(viaEngine.ms),
+        raw: rate(viaRaw.ms),
+        ratio: viaRaw.ms / viaEngine.ms,
+      };
+      rounds.push(round);
+      process.stderr.write(
+        `${kind} round ${r + 1}/${roundCount}: engine ${round.engine.toFixed(0)}/s, raw ${round.raw.toFixed(0)}/s\n`,
+      );
+    }
+    const engineRate = median(rounds.map((r) => r.engine));
+    const rawRate = median(rounds.map((r) => r.raw));
+    const ratio = engineRate / rawRate;
+    const roundRatio = median(rounds.map((r) => r.ratio));
+    results.push({
+      engine: kind,
+      engineTurnsPerSec: engineRate,
+      rawTurnsPerSec: rawRate,
+      ratio,
+      roundRatio,
+      rounds,
+    });
+  }
+
+  if (values.json) {
+    console.log(JSON.stringify({ turns, warmup: warmupCount, target: TARGET, results }, null, 2));
+    return;
+  }
+  const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').padStart(7);
+  console.log(
+    `ingest: ${turns} turns per run, ${warmupCount} warm-up, median of ${roundCount} rounds`,
+  );
+  for (const r of results) {
+    console.log(
+      `${r.engine.padEnd(9)} engine ${fmt(r.engineTurnsPerSec)} turns/s  raw ${fmt(r.rawTurnsPerSec)} turns/s  ` +
+        `ratio ${r.ratio.toFixed(2)} (per-round median ${r.roundRatio.toFixed(2)}, target >= ${TARGET.toFixed(2)})`,
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`ingest-bench: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});

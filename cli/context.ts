@@ -1,0 +1,42 @@
+import { createEngine, DEFAULT_DB, type Engine } from '../src/index.js';
+import type { CliIo } from './io.js';
+
+export interface CommandContext {
+  io: CliIo;
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  json: boolean;
+  /** The `--db` value, then MEMLEDGER_DB, then ./.memledger. */
+  db: string;
+  /** Opens the engine; only `init` and `demo` may create a store. */
+  withEngine<T>(create: boolean, fn: (engine: Engine) => Promise<T>): Promise<T>;
+  /** Prints one JSON document with --json, the text otherwise. */
+  print(json: unknown, text: () => string): void;
+}
+
+export function makeContext(
+  io: CliIo,
+  values: CommandContext['values'],
+  positionals: string[],
+): CommandContext {
+  const json = values.json === true;
+  const db = (typeof values.db === 'string' ? values.db : undefined) ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
+  return {
+    io,
+    values,
+    positionals,
+    json,
+    db,
+    async withEngine(create, fn) {
+      const engine = await createEngine({ db, create });
+      try {
+        return await fn(engine);
+      } finally {
+        await engine.close();
+      }
+    },
+    print(doc, text) {
+      io.stdout(json ? JSON.stringify(doc) + '\n' : text() + '\n');
+    },
+  };
+}

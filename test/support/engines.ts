@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
+
+/** The PostgreSQL server the suite runs against; every test file gets its own schema. */
+export const PG_URL = process.env.MEMLEDGER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export const ENGINES = ['pglite', 'postgres'] as const;
+export type EngineKind = (typeof ENGINES)[number];
+
+export function uniqueSchema(): string {
+  return `mlt_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+export function pgUrlWithSchema(schema: string): string {
+  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestStore {
+  kind: EngineKind;
+  /** The `--db` value naming this store. */
+  db: string;
+  cleanup(): Promise<void>;
+}
+
+/** A fresh store location of the given kind (a PostgreSQL schema, or `memory://`). */
+export function testStore(kind: EngineKind): TestStore {
+  if (kind === 'pglite') return { kind, db: 'memory://', cleanup: async () => undefined };
+  const schema = uniqueSchema();
+  return { kind, db: pgUrlWithSchema(schema), cleanup: () => dropSchema(schema) };
+}
+
+export interface TestEngine {
+  engine: Engine;
+  db: string;
+  close(): Promise<void>;
+}
+
+export async function openTestEngine(
+  kind: EngineKind,
+  config: Omit<EngineConfig, 'db'> = {},
+): Promise<TestEngine> {
+  const store = testStore(kind);
+  const engine = await createEngine({ ...config, db: store.db });
+  return {
+    engine,
+    db: store.db,
+    async close() {
+      await engine.close();
+      await store.cleanup();
+    },
+  };
+}
