@@ -17,7 +17,10 @@ export interface GlobalValues {
 }
 
 /** Splits argv into the command words (leading positionals) and the rest. */
-export function splitCommand(argv: readonly string[], words: number): { command: string[]; rest: string[] } {
+export function splitCommand(
+  argv: readonly string[],
+  words: number,
+): { command: string[]; rest: string[] } {
   const command: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -45,7 +48,10 @@ export function parseCommandArgs<O extends Options>(
       strict: true,
       allowPositionals,
     });
-    return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
+    return {
+      values: values as Record<string, string | boolean | string[] | undefined>,
+      positionals,
+    };
   } catch (err) {
     throw new EngineError('INVALID_ARGUMENT', (err as Error).message);
   }
@@ -71,11 +77,18 @@ export function listValue(values: Record<string, unknown>, name: string): string
   return items;
 }
 
-export function intValue(values: Record<string, unknown>, name: string, min: number): number | undefined {
+export function intValue(
+  values: Record<string, unknown>,
+  name: string,
+  min: number,
+): number | undefined {
   const v = stringValue(values, name);
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
-    throw new EngineError('INVALID_ARGUMENT', `--${name} must be a whole number of at least ${min}, not "${v}"`);
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `--${name} must be a whole number of at least ${min}, not "${v}"`,
+    );
   }
   return Number(v);
 }

@@ -20,7 +20,8 @@ export function makeContext(
   positionals: string[],
 ): CommandContext {
   const json = values.json === true;
-  const db = (typeof values.db === 'string' ? values.db : undefined) ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
+  const db =
+    (typeof values.db === 'string' ? values.db : undefined) ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
   return {
     io,
     values,

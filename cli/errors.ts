@@ -1,7 +1,11 @@
 import { isEngineError, type ErrorCode } from '../src/index.js';
 
 /** The one place the CLI turns a failure into `{"error":{"code","message"}}` and an exit code. */
-export function describeError(err: unknown): { code: ErrorCode; message: string; exitCode: number } {
+export function describeError(err: unknown): {
+  code: ErrorCode;
+  message: string;
+  exitCode: number;
+} {
   if (isEngineError(err)) {
     const usage = err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_COMMAND';
     return { code: err.code, message: err.message, exitCode: usage ? 2 : 1 };

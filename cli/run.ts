@@ -47,7 +47,8 @@ const COMMANDS: Command[] = [
     words: ['history'],
     options: HISTORY_OPTIONS,
     run: historyCommand,
-    summary: 'history --session S [--format text|json|messages] [--last N] [--budget CHARS] [--max-turn-chars N]',
+    summary:
+      'history --session S [--format text|json|messages] [--last N] [--budget CHARS] [--max-turn-chars N]',
   },
   { words: ['usage'], options: USAGE_OPTIONS, run: usageCommand, summary: 'usage --session S' },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
@@ -75,7 +76,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const command = COMMANDS.find((c) => c.words.every((w, i) => words[i] === w));
     if (command === undefined) {
-      throw new EngineError('UNKNOWN_COMMAND', `unknown command "${words.join(' ')}"; run \`memledger --help\``);
+      throw new EngineError(
+        'UNKNOWN_COMMAND',
+        `unknown command "${words.join(' ')}"; run \`memledger --help\``,
+      );
     }
     const { rest } = splitCommand(argv, command.words.length);
     const { values, positionals } = parseCommandArgs(rest, command.options, true);

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { EngineError } from './domain/errors.js';
 import { requireId, type Turn } from './domain/turn.js';
-import { historyMessages, renderHistory, type RenderHistoryOptions } from './history/render-history.js';
+import {
+  historyMessages,
+  renderHistory,
+  type RenderHistoryOptions,
+} from './history/render-history.js';
 import {
   sessionNotFound,
   TurnRecorder,
@@ -49,8 +53,14 @@ export interface Engine {
   };
   readonly history: {
     turns(sessionId: string | undefined, options?: HistoryOptions): Promise<Turn[]>;
-    render(sessionId: string | undefined, options?: HistoryOptions & RenderHistoryOptions): Promise<string>;
-    messages(sessionId: string | undefined, options?: HistoryOptions): Promise<ReturnType<typeof historyMessages>>;
+    render(
+      sessionId: string | undefined,
+      options?: HistoryOptions & RenderHistoryOptions,
+    ): Promise<string>;
+    messages(
+      sessionId: string | undefined,
+      options?: HistoryOptions,
+    ): Promise<ReturnType<typeof historyMessages>>;
   };
   readonly usage: {
     bySession(sessionId: string | undefined): Promise<UtilityUsage[]>;
@@ -61,7 +71,10 @@ export interface Engine {
 }
 
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
-  const client = await openSqlClient({ db: config.db ?? DEFAULT_DB, create: config.create ?? true });
+  const client = await openSqlClient({
+    db: config.db ?? DEFAULT_DB,
+    create: config.create ?? true,
+  });
   const clock = config.clock ?? (() => new Date());
   const newId = config.newId ?? randomUUID;
   const subjects = new SubjectSql(client);
@@ -81,7 +94,10 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     if (session === null) throw sessionNotFound(sessionId);
     return session;
   };
-  const historyTurns = async (id: string | undefined, options: HistoryOptions = {}): Promise<Turn[]> => {
+  const historyTurns = async (
+    id: string | undefined,
+    options: HistoryOptions = {},
+  ): Promise<Turn[]> => {
     const session = await requireSession(id);
     if (options.last !== undefined) {
       if (!Number.isInteger(options.last) || options.last < 1) {
@@ -108,7 +124,12 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
         const subjectId = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');
         const id = options.id === undefined ? newId() : requireId(options.id, 'session');
         const title = options.title?.trim() ?? '';
-        return sessionSql.create({ id, subjectId, title: title === '' ? null : title, at: clock() });
+        return sessionSql.create({
+          id,
+          subjectId,
+          title: title === '' ? null : title,
+          at: clock(),
+        });
       },
       get: requireSession,
       async list(options = {}) {

@@ -2,7 +2,12 @@ export { createEngine, DEFAULT_SUBJECT } from './engine.js';
 export type { Engine, EngineConfig, HistoryOptions } from './engine.js';
 export { EngineError, ERROR_CODES, isEngineError } from './domain/errors.js';
 export type { ErrorCode } from './domain/errors.js';
-export { RECEIPT_KINDS, RECEIPT_PREFIX, receiptFromReport, renderReceiptLine } from './domain/receipt.js';
+export {
+  RECEIPT_KINDS,
+  RECEIPT_PREFIX,
+  receiptFromReport,
+  renderReceiptLine,
+} from './domain/receipt.js';
 export type { HostReceiptReport, Receipt, ReceiptKind } from './domain/receipt.js';
 export { TURN_ROLES } from './domain/turn.js';
 export type { Turn, TurnRole } from './domain/turn.js';

@@ -152,4 +152,13 @@ describe('stripImitatedReceipts', () => {
       }
     }
   });
+
+  it('leaves an unterminated marker alone when another marker follows it, and strips the later one', () => {
+    const r = stripImitatedReceipts('Answer [[RECEIPT oops\nmore answer [[RECEIPT y]] tail');
+    expect(r).toEqual({ text: 'Answer [[RECEIPT oops\nmore answer tail', removed: 1 });
+  });
+
+  it('puts no space before punctuation that followed a receipt', () => {
+    expect(stripImitatedReceipts('I decided to [[RECEIPT x]].').text).toBe('I decided to.');
+  });
 });

@@ -122,11 +122,6 @@ describe('joinTextBlocks', () => {
     expect(joinTextBlocks([text(''), text('')])).toBe('');
     expect(joinTextBlocks([toolUse, toolResult])).toBe('');
   });
-
-  it('ignores a block typed text whose text is not a string', () => {
-    const odd = { type: 'text', text: 42 } as unknown as ResponseBlock;
-    expect(joinTextBlocks([text('A.'), odd, text('B.')])).toBe('A.B.');
-  });
 });
 
 describe('joinRounds', () => {

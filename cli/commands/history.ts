@@ -35,7 +35,10 @@ export async function historyCommand(ctx: CommandContext): Promise<void> {
   const budget = intValue(ctx.values, 'budget', 1);
   const maxTurnChars = intValue(ctx.values, 'max-turn-chars', 1);
   if (format !== 'text' && (budget !== undefined || maxTurnChars !== undefined)) {
-    throw new EngineError('INVALID_ARGUMENT', '--budget and --max-turn-chars apply to --format text');
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      '--budget and --max-turn-chars apply to --format text',
+    );
   }
   const sessionId = stringValue(ctx.values, 'session');
   const turns = await ctx.withEngine(false, (engine) =>

@@ -9,7 +9,13 @@ export async function initCommand(ctx: CommandContext): Promise<void> {
     const result = await engine.init(subject === undefined ? {} : { subject });
     ctx.print(
       // The owner's signing key arrives with the write gate; until then there is none.
-      { db: engine.location, engine: engine.kind, subject: result.subject, created: result.created, ownerKey: null },
+      {
+        db: engine.location,
+        engine: engine.kind,
+        subject: result.subject,
+        created: result.created,
+        ownerKey: null,
+      },
       () =>
         `${result.created ? 'Initialized' : 'Already initialized'}: subject "${result.subject}" in ${engine.location} (${engine.kind})`,
     );

@@ -19,7 +19,8 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 
 export async function sessionNewCommand(ctx: CommandContext): Promise<void> {
   const id = stringValue(ctx.values, 'id');
-  if (id !== undefined && id.trim() === '') throw new EngineError('INVALID_ARGUMENT', '--id is empty');
+  if (id !== undefined && id.trim() === '')
+    throw new EngineError('INVALID_ARGUMENT', '--id is empty');
   await ctx.withEngine(false, async (engine) => {
     const session = await engine.sessions.create({
       ...optional('subject', stringValue(ctx.values, 'subject')),
@@ -51,7 +52,9 @@ export async function sessionListCommand(ctx: CommandContext): Promise<void> {
         sessions.length === 0
           ? 'no sessions'
           : sessions
-              .map((s) => `${s.id}  ${s.turnCount} turns  ${s.createdAt.toISOString()}  ${s.title ?? ''}`.trimEnd())
+              .map((s) =>
+                `${s.id}  ${s.turnCount} turns  ${s.createdAt.toISOString()}  ${s.title ?? ''}`.trimEnd(),
+              )
               .join('\n'),
     );
   });

@@ -24,9 +24,15 @@ function parseBlocks(raw: string, path: string): ResponseBlock[] {
   const blocks = Array.isArray(parsed) ? parsed : (parsed as { content?: unknown } | null)?.content;
   if (
     !Array.isArray(blocks) ||
-    !blocks.every((b) => b !== null && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string')
+    !blocks.every(
+      (b) =>
+        b !== null && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string',
+    )
   ) {
-    throw new EngineError('INVALID_ARGUMENT', `${path} must hold an array of content blocks with a "type"`);
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `${path} must hold an array of content blocks with a "type"`,
+    );
   }
   return blocks as ResponseBlock[];
 }
@@ -60,7 +66,12 @@ export async function turnAddCommand(ctx: CommandContext): Promise<void> {
   const text = stringValue(values, 'text');
   let result: AddTurnResult;
   if (blocksFile !== undefined) {
-    if (text !== undefined || values.tools !== undefined || values.sources !== undefined || values['no-tools'] === true) {
+    if (
+      text !== undefined ||
+      values.tools !== undefined ||
+      values.sources !== undefined ||
+      values['no-tools'] === true
+    ) {
       throw new EngineError(
         'INVALID_ARGUMENT',
         '--blocks-file carries the text and the receipt; do not combine it with --text, --tools, --sources or --no-tools',
@@ -74,10 +85,15 @@ export async function turnAddCommand(ctx: CommandContext): Promise<void> {
     try {
       raw = await ctx.io.readFile(blocksFile);
     } catch (err) {
-      throw new EngineError('INVALID_ARGUMENT', `cannot read ${blocksFile}: ${(err as Error).message}`);
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `cannot read ${blocksFile}: ${(err as Error).message}`,
+      );
     }
     const blocks = parseBlocks(raw, blocksFile);
-    result = await ctx.withEngine(false, (engine) => engine.turns.recordResponse({ sessionId, blocks }));
+    result = await ctx.withEngine(false, (engine) =>
+      engine.turns.recordResponse({ sessionId, blocks }),
+    );
   } else {
     const tools = listValue(values, 'tools');
     const sources = listValue(values, 'sources');

@@ -5,9 +5,7 @@ import { EngineError } from './errors.js';
  * tool ran; `unknown` is the absence of any evidence. The two must never collapse into one.
  */
 export type Receipt =
-  | { kind: 'tools'; tools: string[]; sources: string[] }
-  | { kind: 'none' }
-  | { kind: 'unknown' };
+  { kind: 'tools'; tools: string[]; sources: string[] } | { kind: 'none' } | { kind: 'unknown' };
 
 export const RECEIPT_KINDS = ['tools', 'none', 'unknown'] as const;
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
@@ -28,7 +26,10 @@ function cleanList(values: readonly string[] | undefined, what: string): string[
     const value = raw.trim();
     if (value.length === 0) throw new EngineError('INVALID_ARGUMENT', `${what} must not be empty`);
     if (value.length > MAX_ITEM_LENGTH) {
-      throw new EngineError('INVALID_ARGUMENT', `${what} is longer than ${MAX_ITEM_LENGTH} characters`);
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `${what} is longer than ${MAX_ITEM_LENGTH} characters`,
+      );
     }
     if (/[\r\n]|\]\]/.test(value)) {
       throw new EngineError('INVALID_ARGUMENT', `${what} must not contain a newline or "]]"`);
@@ -44,10 +45,16 @@ export function receiptFromReport(report: HostReceiptReport | undefined): Receip
   const sources = cleanList(report?.sources, 'a source');
   const noTools = report?.noTools === true;
   if (noTools && (tools.length > 0 || sources.length > 0)) {
-    throw new EngineError('RECEIPT_CONFLICT', 'a turn cannot report tools and "no tools ran" at once');
+    throw new EngineError(
+      'RECEIPT_CONFLICT',
+      'a turn cannot report tools and "no tools ran" at once',
+    );
   }
   if (sources.length > 0 && tools.length === 0) {
-    throw new EngineError('RECEIPT_CONFLICT', 'sources were reported but no tool that returned them');
+    throw new EngineError(
+      'RECEIPT_CONFLICT',
+      'sources were reported but no tool that returned them',
+    );
   }
   if (noTools) return { kind: 'none' };
   if (tools.length > 0) return { kind: 'tools', tools, sources };

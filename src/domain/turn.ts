@@ -25,7 +25,10 @@ export function parseRole(value: string | undefined): TurnRole {
   }
   const role = TURN_ROLES.find((r) => r === value);
   if (role === undefined) {
-    throw new EngineError('UNKNOWN_ROLE', `unknown role "${value}": use one of ${TURN_ROLES.join(', ')}`);
+    throw new EngineError(
+      'UNKNOWN_ROLE',
+      `unknown role "${value}": use one of ${TURN_ROLES.join(', ')}`,
+    );
   }
   return role;
 }
@@ -37,7 +40,10 @@ export function requireText(content: string | undefined): string {
     throw new EngineError('EMPTY_TEXT', 'turn text is empty');
   }
   if (content.length > MAX_CONTENT_LENGTH) {
-    throw new EngineError('INVALID_ARGUMENT', `turn text is longer than ${MAX_CONTENT_LENGTH} characters`);
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `turn text is longer than ${MAX_CONTENT_LENGTH} characters`,
+    );
   }
   return content;
 }

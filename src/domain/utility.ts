@@ -10,7 +10,7 @@ const PREFIXES: ReadonlyArray<readonly [string, UtilityKind]> = [
   ['__insight__', 'insight'],
 ];
 
-/** The explicit flag wins; the prefixes are a fallback for older clients. */
+/** A prefix names the kind (a fallback for older clients); the explicit flag marks any other. */
 export function detectUtility(content: string, flagged: boolean): UtilityKind | null {
   const head = content.trimStart();
   for (const [prefix, kind] of PREFIXES) {

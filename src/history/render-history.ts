@@ -76,7 +76,6 @@ export function renderHistory(turns: readonly Turn[], options: RenderHistoryOpti
     const bodyRoom = budget - used - sep - finalNote - fixed;
     if (bodyRoom > SNIP.length) {
       kept.unshift({ ...piece, body: snip(piece.body, bodyRoom) });
-      used += fixed + bodyRoom + sep;
       const lines = kept.map(renderPiece);
       if (i > 0) lines.unshift(`[${i} earlier turns omitted]`);
       return lines.join('\n');
@@ -99,7 +98,8 @@ export function historyMessages(
       role: turn.role,
       content: turn.role === 'assistant' ? turn.content : defang(turn.content),
     });
-    if (turn.receipt !== null) out.push({ role: 'system', content: renderReceiptLine(turn.receipt) });
+    if (turn.receipt !== null)
+      out.push({ role: 'system', content: renderReceiptLine(turn.receipt) });
   }
   return out;
 }

@@ -7,7 +7,8 @@
  *   ", with …" arrives as three text blocks and must stay one sentence.
  * The one bit that tells the cases apart is whether a non-text block intervened.
  */
-export type ResponseBlock = { type: 'text'; text: string } | { type: string; [key: string]: unknown };
+export type ResponseBlock =
+  { type: 'text'; text: string } | { type: string; [key: string]: unknown };
 
 function isTextBlock(block: ResponseBlock): block is { type: 'text'; text: string } {
   return block.type === 'text' && typeof block.text === 'string';

@@ -55,7 +55,10 @@ export class TurnRecorder {
     }
 
     if (role !== 'assistant' && !isEmptyReport(input.receipt)) {
-      throw new EngineError('RECEIPT_NOT_ALLOWED', `only assistant turns carry a receipt, not ${role} turns`);
+      throw new EngineError(
+        'RECEIPT_NOT_ALLOWED',
+        `only assistant turns carry a receipt, not ${role} turns`,
+      );
     }
     if (input.corrective === true && role !== 'user') {
       throw new EngineError('INVALID_ARGUMENT', 'only a user turn can be marked corrective');
@@ -69,7 +72,10 @@ export class TurnRecorder {
       stored = stripped.text;
       strippedReceipts = stripped.removed;
       if (stored.trim().length === 0) {
-        throw new EngineError('EMPTY_TEXT', 'the reply held only an imitated receipt: there is no answer to record');
+        throw new EngineError(
+          'EMPTY_TEXT',
+          'the reply held only an imitated receipt: there is no answer to record',
+        );
       }
     }
 

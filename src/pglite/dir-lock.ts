@@ -40,13 +40,19 @@ export class DirLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx', 0o600);
-        const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+        const owner: LockOwner = {
+          pid: process.pid,
+          host: hostname(),
+          since: new Date().toISOString(),
+        };
         writeSync(fd, JSON.stringify(owner));
         closeSync(fd);
         return new DirLock(path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new EngineError('DB_UNUSABLE', `cannot create the lock file in ${dir}`, { cause: err });
+          throw new EngineError('DB_UNUSABLE', `cannot create the lock file in ${dir}`, {
+            cause: err,
+          });
         }
       }
       const owner = readOwner(path);

@@ -43,12 +43,18 @@ function prepareDirectory(dir: string, create: boolean): boolean {
       );
     }
     if (!create) {
-      throw new EngineError('NOT_INITIALIZED', `no memledger store at ${dir}; run \`memledger init\``);
+      throw new EngineError(
+        'NOT_INITIALIZED',
+        `no memledger store at ${dir}; run \`memledger init\``,
+      );
     }
     return true;
   }
   if (!create) {
-    throw new EngineError('NOT_INITIALIZED', `no memledger store at ${dir}; run \`memledger init\``);
+    throw new EngineError(
+      'NOT_INITIALIZED',
+      `no memledger store at ${dir}; run \`memledger init\``,
+    );
   }
   const parent = dirname(dir);
   if (!existsSync(parent) || !statSync(parent).isDirectory()) {
@@ -90,11 +96,16 @@ export class PgliteClient implements SqlClient {
     } catch (err) {
       lock.release();
       if (err instanceof EngineError) throw err;
-      throw new EngineError('DB_UNUSABLE', `cannot open the embedded store at ${dir}`, { cause: err });
+      throw new EngineError('DB_UNUSABLE', `cannot open the embedded store at ${dir}`, {
+        cause: err,
+      });
     }
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<T>> {
     return this.root.query<T>(sql, params);
   }
 

@@ -46,12 +46,17 @@ export class PostgresClient implements SqlClient {
     try {
       url = new URL(options.url);
     } catch (err) {
-      throw new EngineError('DB_UNUSABLE', `not a valid PostgreSQL URL: ${options.url}`, { cause: err });
+      throw new EngineError('DB_UNUSABLE', `not a valid PostgreSQL URL: ${options.url}`, {
+        cause: err,
+      });
     }
     const schema = url.searchParams.get('schema');
     url.searchParams.delete('schema');
     if (schema !== null && !SCHEMA_PATTERN.test(schema)) {
-      throw new EngineError('DB_UNUSABLE', `invalid schema name "${schema}" (lowercase letters, digits, _)`);
+      throw new EngineError(
+        'DB_UNUSABLE',
+        `invalid schema name "${schema}" (lowercase letters, digits, _)`,
+      );
     }
     const pool = new pg.Pool({
       connectionString: url.toString(),
@@ -70,7 +75,10 @@ export class PostgresClient implements SqlClient {
         );
         if (rows[0]?.present !== true) {
           if (!options.create) {
-            throw new EngineError('NOT_INITIALIZED', `no memledger store at ${location}; run \`memledger init\``);
+            throw new EngineError(
+              'NOT_INITIALIZED',
+              `no memledger store at ${location}; run \`memledger init\``,
+            );
           }
           await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         }
@@ -80,14 +88,21 @@ export class PostgresClient implements SqlClient {
     } catch (err) {
       await pool.end().catch(() => undefined);
       if (err instanceof EngineError) throw err;
-      throw new EngineError('DB_UNUSABLE', `cannot connect to ${location}: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new EngineError(
+        'DB_UNUSABLE',
+        `cannot connect to ${location}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     }
     return new PostgresClient(pool, location);
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>> {
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<T>> {
     return this.root.query<T>(sql, params);
   }
 

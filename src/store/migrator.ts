@@ -56,11 +56,10 @@ export async function migrate(
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue;
       await tx.exec(m.sql);
-      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        m.version,
-        m.name,
-        migrationChecksum(m),
-      ]);
+      await tx.query(
+        'INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)',
+        [m.version, m.name, migrationChecksum(m)],
+      );
       applied.push(m.version);
     }
     return applied;

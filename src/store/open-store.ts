@@ -24,22 +24,32 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     const { PostgresClient } = await import('../postgres/postgres-client.js');
     client = await PostgresClient.open({ url: db, create: options.create });
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db) && db !== 'memory://') {
-    throw new EngineError('DB_UNUSABLE', `unsupported --db "${db}": use a directory, memory:// or postgres://`);
+    throw new EngineError(
+      'DB_UNUSABLE',
+      `unsupported --db "${db}": use a directory, memory:// or postgres://`,
+    );
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
     client = await PgliteClient.open({ location: db, create: options.create });
   }
   try {
     if (!options.create && !(await isInitialized(client))) {
-      throw new EngineError('NOT_INITIALIZED', `no memledger store at ${client.location}; run \`memledger init\``);
+      throw new EngineError(
+        'NOT_INITIALIZED',
+        `no memledger store at ${client.location}; run \`memledger init\``,
+      );
     }
     await migrate(client);
     return client;
   } catch (err) {
     await client.close().catch(() => undefined);
     if (err instanceof EngineError) throw err;
-    throw new EngineError('DB_UNUSABLE', `cannot prepare the store at ${client.location}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new EngineError(
+      'DB_UNUSABLE',
+      `cannot prepare the store at ${client.location}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
   }
 }

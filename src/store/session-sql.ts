@@ -34,7 +34,12 @@ function toSession(row: SessionDbRow): Session {
 export class SessionSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  create(input: { id: string; subjectId: string; title: string | null; at: Date }): Promise<Session> {
+  create(input: {
+    id: string;
+    subjectId: string;
+    title: string | null;
+    at: Date;
+  }): Promise<Session> {
     return guard('creating a session', async () => {
       try {
         const { rows } = await this.db.query<SessionDbRow>(

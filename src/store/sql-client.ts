@@ -10,7 +10,10 @@ export interface QueryResult<T> {
 
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<T>>;
   /** Several statements, no parameters (migrations). */
   exec(sql: string): Promise<void>;
 }

@@ -6,7 +6,9 @@ export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof EngineError) throw err;
-    throw new EngineError('STORE_ERROR', `${what} failed: ${(err as Error).message}`, { cause: err });
+    throw new EngineError('STORE_ERROR', `${what} failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 

@@ -55,7 +55,9 @@ function toTurn(row: TurnDbRow): Turn {
 }
 
 /** Receipt columns as stored: lists only for "tools ran". */
-export function receiptColumns(receipt: Receipt | null): [string | null, string[] | null, string[] | null] {
+export function receiptColumns(
+  receipt: Receipt | null,
+): [string | null, string[] | null, string[] | null] {
   if (receipt === null) return [null, null, null];
   if (receipt.kind === 'tools') return ['tools', receipt.tools, receipt.sources];
   return [receipt.kind, null, null];
@@ -98,7 +100,10 @@ export class TurnSql {
     });
   }
 
-  listBySession(sessionId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<Turn[]> {
+  listBySession(
+    sessionId: string,
+    options: { afterSeq?: number; limit?: number } = {},
+  ): Promise<Turn[]> {
     return guard('reading history', async () => {
       const { rows } = await this.db.query<TurnDbRow>(
         `SELECT ${COLUMNS} FROM turns t

@@ -31,7 +31,9 @@ export default class EngineCountReporter implements Reporter {
     const lines = ['', 'Tests per engine:'];
     for (const name of ['pglite', 'postgres', 'engine-independent']) {
       const c = counts.get(name) ?? { passed: 0, failed: 0, skipped: 0 };
-      lines.push(`  ${name.padEnd(19)} ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`);
+      lines.push(
+        `  ${name.padEnd(19)} ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`,
+      );
     }
     lines.push(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
     process.stdout.write(lines.join('\n') + '\n');

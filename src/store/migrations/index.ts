@@ -7,4 +7,6 @@ export interface Migration {
 }
 
 /** One list for both engines; append only, never edit an applied migration. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'foundation', sql: foundation }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'foundation', sql: foundation },
+];

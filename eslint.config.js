@@ -1,0 +1,78 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Layers that must stay free of I/O and of any store implementation (see docs/ARCHITECTURE.md). */
+const PURE_LAYERS = ['src/domain/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.memledger/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: PURE_LAYERS,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'domain/ is pure: no node:* imports' },
+            { group: ['pg', '@electric-sql/*'], message: 'domain/ knows no database driver' },
+            { group: ['../*'], message: 'domain/ imports only from domain/' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'domain/ takes time from the injected clock, not new Date()',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'domain/ takes time from the injected clock, not Date.now()',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/history/**/*.ts', 'src/store/**/*.ts', 'src/engine.ts', 'src/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/pglite/*', '**/postgres/*'],
+              message: 'shared code does not import an engine implementation',
+            },
+            { group: ['**/cli/*'], message: 'src/ never imports the CLI' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../src/*/**', '../../src/*/**'],
+              message: 'the CLI calls the engine through src/index.ts only',
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

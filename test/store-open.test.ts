@@ -1,0 +1,197 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEngine, EngineError } from '../src/index.js';
+import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+
+const CLI = resolve(import.meta.dirname, '../dist/cli/main.js');
+const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-open-'));
+afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
+
+function freshDir(name: string): string {
+  return join(tmpRoot, name);
+}
+
+async function openCode(db: string, create: boolean): Promise<string> {
+  try {
+    const engine = await createEngine({ db, create });
+    await engine.close();
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  return 'OPENED';
+}
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, MEMLEDGER_DB: '' },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('embedded data directory [pglite]', () => {
+  it('survives a restart with every turn and receipt', async () => {
+    const dir = freshDir('restart');
+    const first = await createEngine({ db: dir });
+    await first.init();
+    const s = await first.sessions.create({ id: 'kept' });
+    await first.turns.add({ sessionId: s.id, role: 'user', content: 'remember me' });
+    await first.turns.add({
+      sessionId: s.id,
+      role: 'assistant',
+      content: 'I will.',
+      receipt: { tools: ['note'], sources: ['n-1'] },
+    });
+    const before = await first.history.turns(s.id);
+    await first.close();
+
+    const second = await createEngine({ db: dir, create: false });
+    const after = await second.history.turns('kept');
+    expect(after).toEqual(before);
+    const next = await second.turns.add({ sessionId: 'kept', role: 'user', content: 'again' });
+    expect(next.recorded && next.turn.seq).toBe(3);
+    const migrations = await second.sql.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM schema_migrations',
+    );
+    expect(migrations.rows[0]?.n).toBe(1);
+    await second.close();
+  });
+
+  it('gives a second process STORE_LOCKED while the directory is open, and works after', async () => {
+    const dir = freshDir('locked');
+    const holder = await createEngine({ db: dir });
+    await holder.init();
+    const s = await holder.sessions.create({ id: 'busy' });
+    await holder.turns.add({ sessionId: s.id, role: 'user', content: 'first' });
+
+    const blocked = cli([
+      'turn',
+      'add',
+      '--db',
+      dir,
+      '--session',
+      'busy',
+      '--role',
+      'user',
+      '--text',
+      'second',
+      '--json',
+    ]);
+    expect(blocked.status).not.toBe(0);
+    expect(JSON.parse(blocked.stderr)).toMatchObject({ error: { code: 'STORE_LOCKED' } });
+    expect(blocked.stdout).toBe('');
+    // the same process cannot open it twice either
+    expect(await openCode(dir, false)).toBe('STORE_LOCKED');
+    expect((await holder.history.turns('busy')).map((t) => t.content)).toEqual(['first']);
+    await holder.close();
+
+    const after = cli([
+      'turn',
+      'add',
+      '--db',
+      dir,
+      '--session',
+      'busy',
+      '--role',
+      'user',
+      '--text',
+      'second',
+      '--json',
+    ]);
+    expect(after.status).toBe(0);
+    expect(JSON.parse(after.stdout)).toMatchObject({ seq: 2, content: 'second' });
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const dir = freshDir('stale');
+    const e = await createEngine({ db: dir });
+    await e.init();
+    await e.close();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    writeFileSync(
+      join(dir, 'memledger.lock'),
+      JSON.stringify({ pid: Number(dead.stdout), host: (await import('node:os')).hostname() }),
+    );
+    expect(await openCode(dir, false)).toBe('OPENED');
+    expect(existsSync(join(dir, 'memledger.lock'))).toBe(false);
+  });
+
+  it('refuses an unusable --db and creates nothing', async () => {
+    const file = join(tmpRoot, 'a-file');
+    writeFileSync(file, 'not a store');
+    expect(await openCode(file, true)).toBe('DB_UNUSABLE');
+
+    const foreign = freshDir('foreign');
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'notes.txt'), 'mine');
+    expect(await openCode(foreign, true)).toBe('DB_UNUSABLE');
+    expect(readdirSync(foreign)).toEqual(['notes.txt']);
+
+    const orphan = join(tmpRoot, 'no-parent', 'store');
+    expect(await openCode(orphan, true)).toBe('DB_UNUSABLE');
+    expect(existsSync(join(tmpRoot, 'no-parent'))).toBe(false);
+
+    const missing = freshDir('never-initialized');
+    expect(await openCode(missing, false)).toBe('NOT_INITIALIZED');
+    expect(existsSync(missing)).toBe(false);
+
+    expect(await openCode('mysql://localhost/x', true)).toBe('DB_UNUSABLE');
+    expect(await openCode('   ', true)).toBe('DB_UNUSABLE');
+  });
+
+  it('refuses a store whose applied migration was altered', async () => {
+    const dir = freshDir('tampered');
+    const e = await createEngine({ db: dir });
+    await e.sql.query(`UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1`);
+    await e.close();
+    expect(await openCode(dir, false)).toBe('MIGRATION_MISMATCH');
+    expect(existsSync(join(dir, 'memledger.lock'))).toBe(false);
+  });
+
+  it('refuses a store from a newer memledger', async () => {
+    const dir = freshDir('newer');
+    const e = await createEngine({ db: dir });
+    await e.sql.query(
+      `INSERT INTO schema_migrations (version, name, checksum) VALUES (999, 'future', 'x')`,
+    );
+    await e.close();
+    expect(await openCode(dir, false)).toBe('STORE_TOO_NEW');
+  });
+});
+
+describe('server store [postgres]', () => {
+  it('applies migrations once and shares one store between engines', async () => {
+    const schema = uniqueSchema();
+    const url = pgUrlWithSchema(schema);
+    try {
+      expect(await openCode(url, false)).toBe('NOT_INITIALIZED');
+      const [a, b] = await Promise.all([createEngine({ db: url }), createEngine({ db: url })]);
+      await a.init();
+      const s = await a.sessions.create({ id: 'shared' });
+      await b.turns.add({ sessionId: s.id, role: 'user', content: 'from b' });
+      expect((await a.history.turns('shared')).map((t) => t.content)).toEqual(['from b']);
+      const m = await a.sql.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM schema_migrations',
+      );
+      expect(m.rows[0]?.n).toBe(1);
+      await a.sql.query(`UPDATE schema_migrations SET checksum = 'edited'`);
+      await Promise.all([a.close(), b.close()]);
+      expect(await openCode(url, false)).toBe('MIGRATION_MISMATCH');
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  it('reports an unreachable server as DB_UNUSABLE', async () => {
+    expect(await openCode('postgres://postgres@127.0.0.1:1/none', true)).toBe('DB_UNUSABLE');
+    expect(await openCode('postgres://postgres@127.0.0.1:5432/test?schema=Bad-Name', true)).toBe(
+      'DB_UNUSABLE',
+    );
+  });
+});
