@@ -12,6 +12,9 @@ export interface CommandContext {
   withEngine<T>(create: boolean, fn: (engine: Engine) => Promise<T>): Promise<T>;
   /** Prints one JSON document with --json, the text otherwise. */
   print(json: unknown, text: () => string): void;
+  /** A command whose check failed (not an error) sets a non-zero exit code. */
+  setExitCode(code: number): void;
+  readonly exitCode: number;
 }
 
 export function makeContext(
@@ -22,8 +25,15 @@ export function makeContext(
   const json = values.json === true;
   const db =
     (typeof values.db === 'string' ? values.db : undefined) ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
+  let exitCode = 0;
   return {
     io,
+    get exitCode() {
+      return exitCode;
+    },
+    setExitCode(code) {
+      exitCode = code;
+    },
     values,
     positionals,
     json,

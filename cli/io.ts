@@ -4,4 +4,10 @@ export interface CliIo {
   stderr(text: string): void;
   env: Readonly<Record<string, string | undefined>>;
   readFile(path: string): Promise<string>;
+  /** True when a person is at a terminal (stdin and stdout are TTYs). */
+  isTTY: boolean;
+  /** Asks a question at the terminal; `hidden` does not echo (passphrases). */
+  prompt(question: string, options?: { hidden?: boolean }): Promise<string>;
+  /** The user's home directory, for the default owner key location. */
+  homeDir: string;
 }

@@ -1,6 +1,29 @@
 import { EngineError } from '../src/index.js';
 import { parseCommandArgs, splitCommand } from './args.js';
 import { DEMO_OPTIONS, demoCommand } from './commands/demo.js';
+import {
+  DECIDE_OPTIONS,
+  decideCommand,
+  DROPPED_OPTIONS,
+  droppedCommand,
+  PILE_OPTIONS,
+  pileCommand,
+  PROPOSE_OPTIONS,
+  proposeCommand,
+} from './commands/gate.js';
+import {
+  CHAIN_VERIFY_OPTIONS,
+  chainVerifyCommand,
+  MEMORY_OPTIONS,
+  memoryCommand,
+} from './commands/memory.js';
+import { REVIEW_OPTIONS, reviewCommand } from './commands/review.js';
+import {
+  SLOT_DECLARE_OPTIONS,
+  SLOT_LIST_OPTIONS,
+  slotDeclareCommand,
+  slotListCommand,
+} from './commands/slot.js';
 import { HISTORY_OPTIONS, historyCommand } from './commands/history.js';
 import { INIT_OPTIONS, initCommand } from './commands/init.js';
 import {
@@ -20,10 +43,17 @@ interface Command {
   options: Parameters<typeof parseCommandArgs>[1];
   run(ctx: CommandContext): Promise<void>;
   summary: string;
+  /** How many positional arguments the command takes (default none). */
+  positionals?: number;
 }
 
 const COMMANDS: Command[] = [
-  { words: ['init'], options: INIT_OPTIONS, run: initCommand, summary: 'init [--subject S]' },
+  {
+    words: ['init'],
+    options: INIT_OPTIONS,
+    run: initCommand,
+    summary: 'init [--subject S] [--key F] [--passphrase-file P]',
+  },
   {
     words: ['session', 'new'],
     options: SESSION_NEW_OPTIONS,
@@ -51,6 +81,56 @@ const COMMANDS: Command[] = [
       'history --session S [--format text|json|messages] [--last N] [--budget CHARS] [--max-turn-chars N]',
   },
   { words: ['usage'], options: USAGE_OPTIONS, run: usageCommand, summary: 'usage --session S' },
+  {
+    words: ['propose'],
+    options: PROPOSE_OPTIONS,
+    run: proposeCommand,
+    summary: 'propose --session S --file proposals.json [--by reflection]',
+  },
+  { words: ['pile'], options: PILE_OPTIONS, run: pileCommand, summary: 'pile [--subject S]' },
+  {
+    words: ['dropped'],
+    options: DROPPED_OPTIONS,
+    run: droppedCommand,
+    summary: 'dropped [--subject S] [--limit N]',
+  },
+  {
+    words: ['decide'],
+    options: DECIDE_OPTIONS,
+    run: decideCommand,
+    positionals: 2,
+    summary: 'decide <proposalId> approve|reject [--key F] [--passphrase-file P] [--note N]',
+  },
+  {
+    words: ['review'],
+    options: REVIEW_OPTIONS,
+    run: reviewCommand,
+    summary: 'review [--subject S] [--key F] [--passphrase-file P]   (at a terminal)',
+  },
+  {
+    words: ['memory'],
+    options: MEMORY_OPTIONS,
+    run: memoryCommand,
+    summary: 'memory [--subject S] [--all]',
+  },
+  {
+    words: ['chain', 'verify'],
+    options: CHAIN_VERIFY_OPTIONS,
+    run: chainVerifyCommand,
+    summary: 'chain verify [--subject S]',
+  },
+  {
+    words: ['slot', 'declare'],
+    options: SLOT_DECLARE_OPTIONS,
+    run: slotDeclareCommand,
+    summary: 'slot declare --name N --rule user_fact|correction|action [--auto-live] [--subject S]',
+  },
+  {
+    words: ['slot', 'list'],
+    options: SLOT_LIST_OPTIONS,
+    run: slotListCommand,
+    summary: 'slot list [--subject S]',
+  },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
 ];
 
@@ -83,15 +163,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const { rest } = splitCommand(argv, command.words.length);
     const { values, positionals } = parseCommandArgs(rest, command.options, true);
-    if (positionals.length > 0) {
-      throw new EngineError('INVALID_ARGUMENT', `unexpected argument "${positionals[0] ?? ''}"`);
+    if (positionals.length > (command.positionals ?? 0)) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `unexpected argument "${positionals.at(-1) ?? ''}"`,
+      );
     }
     if (values.help === true) {
       io.stdout(`Usage: memledger ${command.summary}\n`);
       return 0;
     }
-    await command.run(makeContext(io, values, positionals));
-    return 0;
+    const ctx = makeContext(io, values, positionals);
+    await command.run(ctx);
+    return ctx.exitCode;
   } catch (err) {
     const { text, exitCode } = renderError(err);
     io.stderr(text);

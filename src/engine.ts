@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { nodeChainCrypto } from './crypto/owner-key.js';
 import { EngineError } from './domain/errors.js';
 import { requireId, type Turn } from './domain/turn.js';
 import {
@@ -13,6 +14,8 @@ import {
   type AddTurnResult,
   type RecordResponseInput,
 } from './history/turn-recorder.js';
+import { createGateApi, declareDefaultSlots, type GateApi } from './gate/gate-api.js';
+import type { GateConfig } from './gate/proposal-gate.js';
 import { DEFAULT_DB, openSqlClient } from './store/open-store.js';
 import { SessionSql, type Session } from './store/session-sql.js';
 import type { SqlClient } from './store/sql-client.js';
@@ -29,8 +32,10 @@ export interface EngineConfig {
   create?: boolean;
   /** The engine's clock; every recorded time comes from it. */
   clock?: () => Date;
-  /** Id generator for sessions and turns. */
+  /** Id generator for sessions, turns, facts and log rows. */
   newId?: () => string;
+  /** The gate's cue lists (correction cues, failure-to-recall cues); defaults are documented. */
+  gate?: Partial<GateConfig>;
 }
 
 export interface HistoryOptions {
@@ -38,7 +43,7 @@ export interface HistoryOptions {
   last?: number;
 }
 
-export interface Engine {
+export interface Engine extends GateApi {
   readonly kind: 'pglite' | 'postgres';
   readonly location: string;
   init(options?: { subject?: string }): Promise<{ subject: string; created: boolean }>;
@@ -83,6 +88,14 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const usageSql = new UsageSql(client);
   const recorder = new TurnRecorder({ turns: turnSql, usage: usageSql, clock, newId });
   let closed = false;
+  const gateApi = createGateApi({
+    client,
+    crypto: nodeChainCrypto,
+    clock,
+    newId,
+    defaultSubject: DEFAULT_SUBJECT,
+    ...(config.gate === undefined ? {} : { config: config.gate }),
+  });
 
   const open = (): void => {
     if (closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
@@ -109,13 +122,17 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   };
 
   return {
+    ...gateApi,
     kind: client.kind,
     location: client.location,
     sql: client,
     async init(options = {}) {
       open();
       const subject = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');
-      const created = await subjects.ensure(subject, clock());
+      const at = clock();
+      const created = await subjects.ensure(subject, at);
+      // A new subject starts with the default slots; an existing one keeps its declarations.
+      if (created) await declareDefaultSlots(client, subject, at);
       return { subject, created };
     },
     sessions: {

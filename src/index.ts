@@ -25,3 +25,38 @@ export type { Session } from './store/session-sql.js';
 export type { UtilityUsage } from './store/usage-sql.js';
 export type { SqlClient, SqlExecutor, SqlCapabilities, QueryResult } from './store/sql-client.js';
 export { DEFAULT_DB } from './store/open-store.js';
+export { FACT_ORIGINS, FACT_STATUSES, SLOT_RULES, DEFAULT_SLOTS } from './domain/fact.js';
+export type {
+  CitedTurn,
+  Fact,
+  FactOrigin,
+  FactStatus,
+  Proposal,
+  ProposalEvidence,
+  SlotDeclaration,
+  SlotRule,
+} from './domain/fact.js';
+export { renderFactLine } from './domain/fact-render.js';
+export {
+  DROP_CODES,
+  DEFAULT_CORRECTION_CUES,
+  DEFAULT_FAILURE_CUES,
+  checkProposal,
+} from './domain/gate-rules.js';
+export type { DropCode, GateContext, GateVerdict } from './domain/gate-rules.js';
+export { isAttestedBy, normalizeForQuote, quoteFoundIn } from './domain/text-normalize.js';
+export { verifyChain } from './domain/decision-chain.js';
+export type { ChainCrypto, ChainReport, Decision, DecisionLink } from './domain/decision-chain.js';
+export {
+  generateOwnerKey,
+  loadOwnerKey,
+  nodeChainCrypto,
+  readOwnerPublicKey,
+  readPassphrase,
+  writeOwnerKeyFile,
+} from './crypto/owner-key.js';
+export type { GateApi, PendingProposal } from './gate/gate-api.js';
+export type { DecideResult } from './gate/owner-decisions.js';
+export type { OwnerSigner } from './crypto/owner-key.js';
+export type { ProposeResult, GateConfig } from './gate/proposal-gate.js';
+export type { DroppedProposal } from './store/dropped-sql.js';

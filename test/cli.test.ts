@@ -11,7 +11,11 @@ afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
 describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
   const schema = uniqueSchema();
   const db = kind === 'pglite' ? join(tmpRoot, 'store') : pgUrlWithSchema(schema);
-  const run = (...args: string[]) => runCliCaptured([...args, '--db', db]);
+  const env = {
+    MEMLEDGER_OWNER_PASSPHRASE: 'correct horse battery staple',
+    MEMLEDGER_OWNER_KEY: join(tmpRoot, `owner-${kind}.key`),
+  };
+  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env);
   let session = '';
 
   async function historyJson(): Promise<unknown> {
@@ -25,7 +29,11 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
     expect(before.errorCode()).toBe('NOT_INITIALIZED');
     const init = await run('init', '--json');
     expect(init.code).toBe(0);
-    expect(init.json()).toMatchObject({ subject: 'owner', created: true, ownerKey: null });
+    expect(init.json()).toMatchObject({
+      subject: 'owner',
+      created: true,
+      ownerKey: { keyId: expect.stringMatching(/^ed25519:/), created: true },
+    });
     const s = await run('session', 'new', '--json');
     session = (s.json() as { sessionId: string }).sessionId;
   });
@@ -292,7 +300,11 @@ describe('memledger CLI without a store', () => {
 
   it('reads the store from MEMLEDGER_DB', async () => {
     const dir = join(tmpRoot, 'from-env');
-    const r = await runCliCaptured(['init', '--json'], { MEMLEDGER_DB: dir });
+    const r = await runCliCaptured(['init', '--json'], {
+      MEMLEDGER_DB: dir,
+      MEMLEDGER_OWNER_PASSPHRASE: 'pw',
+      MEMLEDGER_OWNER_KEY: join(tmpRoot, 'env-owner.key'),
+    });
     expect(r.json()).toMatchObject({ db: dir, engine: 'pglite' });
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, EngineError } from '../src/index.js';
+import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
 const CLI = resolve(import.meta.dirname, '../dist/cli/main.js');
@@ -57,7 +58,7 @@ describe('embedded data directory [pglite]', () => {
     const migrations = await second.sql.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM schema_migrations',
     );
-    expect(migrations.rows[0]?.n).toBe(1);
+    expect(migrations.rows[0]?.n).toBe(MIGRATIONS.length);
     await second.close();
   });
 
@@ -179,7 +180,7 @@ describe('server store [postgres]', () => {
       const m = await a.sql.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM schema_migrations',
       );
-      expect(m.rows[0]?.n).toBe(1);
+      expect(m.rows[0]?.n).toBe(MIGRATIONS.length);
       await a.sql.query(`UPDATE schema_migrations SET checksum = 'edited'`);
       await Promise.all([a.close(), b.close()]);
       expect(await openCode(url, false)).toBe('MIGRATION_MISMATCH');

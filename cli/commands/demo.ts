@@ -1,5 +1,6 @@
 import type { AddTurnResult, Engine } from '../../src/index.js';
 import type { CommandContext } from '../context.js';
+import { renderGateStory, runGateStory, type GateStory } from './demo-gate.js';
 
 export const DEMO_OPTIONS = {} as const;
 
@@ -121,6 +122,7 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
     otherSessionId: other.id,
     otherHistory,
     usage: usage.map((u) => ({ kind: u.kind, requests: u.requests })),
+    gate: await runGateStory(engine),
   };
 }
 
@@ -144,6 +146,8 @@ export async function demoCommand(ctx: CommandContext): Promise<void> {
       )
         .map((u) => `${u.kind} ×${u.requests}`)
         .join(', ')}`,
+      '',
+      renderGateStory(out.gate as GateStory),
     ].join('\n'),
   );
 }

@@ -20,6 +20,16 @@ export const ERROR_CODES = [
   'MIGRATION_MISMATCH',
   'STORE_ERROR',
   'ENGINE_CLOSED',
+  'CHAIN_BROKEN',
+  'BAD_PASSPHRASE',
+  'KEY_UNREADABLE',
+  'PASSPHRASE_REQUIRED',
+  'PROPOSAL_NOT_FOUND',
+  'NOT_PENDING',
+  'NO_OWNER_KEY',
+  'WRONG_KEY',
+  'NO_TERMINAL',
+  'UNKNOWN_SLOT_RULE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -4,6 +4,8 @@ import { guard } from './store-error.js';
 export interface SubjectRow {
   id: string;
   createdAt: Date;
+  ownerPublicKey: string | null;
+  ownerKeyId: string | null;
 }
 
 export class SubjectSql {
@@ -22,12 +24,33 @@ export class SubjectSql {
 
   get(id: string): Promise<SubjectRow | null> {
     return guard('reading a subject', async () => {
-      const { rows } = await this.db.query<{ id: string; created_at: Date }>(
-        'SELECT id, created_at FROM subjects WHERE id = $1',
-        [id],
-      );
+      const { rows } = await this.db.query<{
+        id: string;
+        created_at: Date;
+        owner_public_key: string | null;
+        owner_key_id: string | null;
+      }>('SELECT id, created_at, owner_public_key, owner_key_id FROM subjects WHERE id = $1', [id]);
       const row = rows[0];
-      return row === undefined ? null : { id: row.id, createdAt: row.created_at };
+      return row === undefined
+        ? null
+        : {
+            id: row.id,
+            createdAt: row.created_at,
+            ownerPublicKey: row.owner_public_key,
+            ownerKeyId: row.owner_key_id,
+          };
+    });
+  }
+
+  /** Stores the owner's public key once; a subject's key is never replaced silently. */
+  setOwnerKey(id: string, publicKeyPem: string, keyId: string): Promise<boolean> {
+    return guard('storing the owner key', async () => {
+      const { rows } = await this.db.query<{ id: string }>(
+        `UPDATE subjects SET owner_public_key = $2, owner_key_id = $3
+         WHERE id = $1 AND owner_public_key IS NULL RETURNING id`,
+        [id, publicKeyPem, keyId],
+      );
+      return rows.length === 1;
     });
   }
 }

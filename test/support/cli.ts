@@ -11,11 +11,19 @@ export interface CliResult {
   errorCode(): string;
 }
 
+export interface CliOptions {
+  /** Answers to terminal prompts, in order; a run with answers is a terminal session. */
+  answers?: string[];
+  homeDir?: string;
+}
+
 /** Runs the CLI in-process with captured output. */
 export async function runCliCaptured(
   argv: string[],
   env: Record<string, string> = {},
+  options: CliOptions = {},
 ): Promise<CliResult> {
+  const answers = [...(options.answers ?? [])];
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -27,6 +35,14 @@ export async function runCliCaptured(
     },
     env,
     readFile: (path) => readFile(path, 'utf8'),
+    isTTY: options.answers !== undefined,
+    prompt: async (question) => {
+      stdout += question;
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error(`unexpected prompt: ${question}`);
+      return answer;
+    },
+    homeDir: options.homeDir ?? '/nonexistent-home',
   });
   return {
     code,

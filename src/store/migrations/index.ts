@@ -1,4 +1,5 @@
 import { sql as foundation } from './0001-foundation.js';
+import { sql as factsGate } from './0002-facts-gate.js';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,5 @@ export interface Migration {
 /** One list for both engines; append only, never edit an applied migration. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
+  { version: 2, name: 'facts-gate', sql: factsGate },
 ];

@@ -1,0 +1,277 @@
+import { canonicalEncode } from './canonical.js';
+import { EngineError } from './errors.js';
+
+/**
+ * Owner decisions form one hash chain per subject. Each link hashes the canonical encoding of its
+ * fields (which include the previous link's hash) and is signed with the owner's Ed25519 key, so
+ * a process without the owner's private key can neither edit nor append a link that verifies.
+ * Hashing and signature checking are injected: this module stays pure.
+ */
+export const DECISIONS = ['approve', 'reject'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** The prevHash of the first link. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+export interface DecisionFields {
+  subjectId: string;
+  seq: number;
+  prevHash: string;
+  proposalId: string;
+  /** sha256Hex(proposalContentPayload(proposal)) at the time of the decision. */
+  contentHash: string;
+  decision: Decision;
+  /** ISO-8601 UTC, e.g. 2026-11-01T05:22:51.000Z. */
+  decidedAt: string;
+  note: string;
+  keyId: string;
+}
+
+export interface DecisionLink extends DecisionFields {
+  /** sha256Hex(decisionPayload(fields)). */
+  hash: string;
+  /** Base64 Ed25519 signature over decisionPayload(fields). */
+  signature: string;
+}
+
+export interface ChainCrypto {
+  sha256Hex(data: string): string;
+  /** Must return false, never throw, on a malformed key or signature. */
+  verify(publicKeyPem: string, data: string, signatureB64: string): boolean;
+}
+
+/** What the owner's signer must provide to seal a link (see src/crypto/owner-key.ts). */
+export interface LinkSigner {
+  keyId: string;
+  sign(data: string): string;
+}
+
+/** What the owner approves or rejects: the proposal as it stood when decided. */
+export interface ProposalContent {
+  id: string;
+  subjectId: string;
+  slot: string;
+  key: string | null;
+  text: string;
+  origin: string;
+  evidence: {
+    turnId: string | null;
+    seq: number | null;
+    quote: string | null;
+    tool: string | null;
+  };
+  attested: boolean;
+  /** World time (ISO-8601); absent is encoded as null, so callers that omit them agree. */
+  validFrom?: string | null;
+  validTo?: string | null;
+}
+
+export const CHAIN_BREAK_CODES = [
+  'SEQ_GAP',
+  'PREV_HASH_MISMATCH',
+  'HASH_MISMATCH',
+  'KEY_MISMATCH',
+  'BAD_SIGNATURE',
+  'CONTENT_CHANGED',
+  'DUPLICATE_DECISION',
+  'MISSING_DECISION',
+] as const;
+export type ChainBreakCode = (typeof CHAIN_BREAK_CODES)[number];
+
+export type ChainReport =
+  | { ok: true; length: number; headHash: string }
+  | {
+      ok: false;
+      length: number;
+      /** The seq of the first bad link (its stored seq when that is an integer, else its position). */
+      brokenAt: number;
+      code: ChainBreakCode;
+      reason: string;
+    };
+
+export interface VerifyChainOptions {
+  crypto: ChainCrypto;
+  /** The subject's owner public key, as stored. */
+  publicKeyPem: string;
+  keyId: string;
+  /** Hash of the proposal as stored now; null when the proposal is missing. */
+  currentContentHash?: (proposalId: string) => string | null;
+}
+
+/** The exact string that is hashed and signed for a link. Versioned, so the format can change. */
+export function decisionPayload(f: DecisionFields): string {
+  return canonicalEncode({
+    v: 1,
+    kind: 'memledger.decision',
+    subjectId: f.subjectId,
+    seq: f.seq,
+    prevHash: f.prevHash,
+    proposalId: f.proposalId,
+    contentHash: f.contentHash,
+    decision: f.decision,
+    decidedAt: f.decidedAt,
+    note: f.note,
+    keyId: f.keyId,
+  });
+}
+
+/** The canonical encoding of what the owner decides on; its sha256Hex is the contentHash. */
+export function proposalContentPayload(p: ProposalContent): string {
+  return canonicalEncode({
+    v: 1,
+    kind: 'memledger.proposal',
+    id: p.id,
+    subjectId: p.subjectId,
+    slot: p.slot,
+    key: p.key,
+    text: p.text,
+    origin: p.origin,
+    evidence: {
+      turnId: p.evidence.turnId,
+      seq: p.evidence.seq,
+      quote: p.evidence.quote,
+      tool: p.evidence.tool,
+    },
+    attested: p.attested,
+    validFrom: p.validFrom ?? null,
+    validTo: p.validTo ?? null,
+  });
+}
+
+export function proposalContentHash(
+  p: ProposalContent,
+  crypto: Pick<ChainCrypto, 'sha256Hex'>,
+): string {
+  return crypto.sha256Hex(proposalContentPayload(p));
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+function invalid(message: string): never {
+  throw new EngineError('INVALID_ARGUMENT', `decision: ${message}`);
+}
+
+/** The fields of the link that follows `prev` (or the first link); refuses malformed input. */
+export function nextLinkFields(
+  prev: DecisionLink | null,
+  input: Omit<DecisionFields, 'seq' | 'prevHash'>,
+): DecisionFields {
+  if (!(DECISIONS as readonly string[]).includes(input.decision)) {
+    invalid(`"${String(input.decision)}" is not one of ${DECISIONS.join(', ')}`);
+  }
+  if (input.subjectId.length === 0) invalid('subjectId is empty');
+  if (input.proposalId.length === 0) invalid('proposalId is empty');
+  if (input.keyId.length === 0) invalid('keyId is empty');
+  if (!HEX64.test(input.contentHash)) invalid('contentHash is not 64 lowercase hex characters');
+  if (!ISO_UTC.test(input.decidedAt)) invalid(`decidedAt "${input.decidedAt}" is not ISO-8601 UTC`);
+  if (prev !== null && prev.subjectId !== input.subjectId) {
+    invalid(`the chain belongs to subject ${prev.subjectId}, not ${input.subjectId}`);
+  }
+  return {
+    subjectId: input.subjectId,
+    seq: prev === null ? 1 : prev.seq + 1,
+    prevHash: prev === null ? GENESIS_HASH : prev.hash,
+    proposalId: input.proposalId,
+    contentHash: input.contentHash,
+    decision: input.decision,
+    decidedAt: input.decidedAt,
+    note: input.note,
+    keyId: input.keyId,
+  };
+}
+
+/** Hashes and signs a link's fields with the owner's signer. */
+export function sealLink(
+  fields: DecisionFields,
+  crypto: Pick<ChainCrypto, 'sha256Hex'>,
+  signer: LinkSigner,
+): DecisionLink {
+  if (signer.keyId !== fields.keyId) {
+    invalid(`the link names key ${fields.keyId} but the signer holds ${signer.keyId}`);
+  }
+  const payload = decisionPayload(fields);
+  return { ...fields, hash: crypto.sha256Hex(payload), signature: signer.sign(payload) };
+}
+
+type LinkCheck = { code: ChainBreakCode; reason: string } | null;
+
+function checkLink(
+  link: DecisionLink,
+  expectedSeq: number,
+  prev: DecisionLink | null,
+  opts: VerifyChainOptions,
+  decided: ReadonlyMap<string, number>,
+): LinkCheck {
+  if (link.seq !== expectedSeq) {
+    return { code: 'SEQ_GAP', reason: `expected seq ${expectedSeq}, found ${String(link.seq)}` };
+  }
+  const prevHash = prev === null ? GENESIS_HASH : prev.hash;
+  if (link.prevHash !== prevHash) {
+    return {
+      code: 'PREV_HASH_MISMATCH',
+      reason:
+        prev === null
+          ? 'the first link does not start from the genesis hash'
+          : `prevHash does not match the hash of link ${prev.seq}`,
+    };
+  }
+  let payload: string;
+  try {
+    payload = decisionPayload(link);
+  } catch {
+    return { code: 'HASH_MISMATCH', reason: 'the link holds a value that cannot be encoded' };
+  }
+  if (link.hash !== opts.crypto.sha256Hex(payload)) {
+    return { code: 'HASH_MISMATCH', reason: 'the stored hash does not match the link fields' };
+  }
+  if (link.keyId !== opts.keyId) {
+    return {
+      code: 'KEY_MISMATCH',
+      reason: `signed under key ${link.keyId}, but the subject's owner key is ${opts.keyId}`,
+    };
+  }
+  if (!opts.crypto.verify(opts.publicKeyPem, payload, link.signature)) {
+    return { code: 'BAD_SIGNATURE', reason: "the signature does not verify under the owner's key" };
+  }
+  if (opts.currentContentHash !== undefined) {
+    const current = opts.currentContentHash(link.proposalId);
+    if (current === null) {
+      return { code: 'CONTENT_CHANGED', reason: `proposal ${link.proposalId} is missing` };
+    }
+    if (current !== link.contentHash) {
+      return {
+        code: 'CONTENT_CHANGED',
+        reason: `proposal ${link.proposalId} was changed after the decision`,
+      };
+    }
+  }
+  const earlier = decided.get(link.proposalId);
+  if (earlier !== undefined) {
+    return {
+      code: 'DUPLICATE_DECISION',
+      reason: `proposal ${link.proposalId} was already decided at link ${earlier}`,
+    };
+  }
+  return null;
+}
+
+/**
+ * Walks the chain in stored order and reports the first link that fails, or the head hash.
+ * Never throws on bad link data: a malformed link is a broken chain, not a crash.
+ */
+export function verifyChain(links: readonly DecisionLink[], opts: VerifyChainOptions): ChainReport {
+  const decided = new Map<string, number>();
+  let prev: DecisionLink | null = null;
+  for (const [index, link] of links.entries()) {
+    const expectedSeq = index + 1;
+    const broken = checkLink(link, expectedSeq, prev, opts, decided);
+    if (broken !== null) {
+      const brokenAt = Number.isSafeInteger(link.seq) ? link.seq : expectedSeq;
+      return { ok: false, length: links.length, brokenAt, ...broken };
+    }
+    decided.set(link.proposalId, link.seq);
+    prev = link;
+  }
+  return { ok: true, length: links.length, headHash: prev === null ? GENESIS_HASH : prev.hash };
+}

@@ -1,0 +1,92 @@
+/**
+ * A fact carries its passport from the moment it is written: how it was learned (origin), where
+ * its evidence is, whether that evidence attests its text, and its place in time.
+ */
+export const FACT_ORIGINS = ['did', 'saw', 'inferred', 'summarized'] as const;
+export type FactOrigin = (typeof FACT_ORIGINS)[number];
+
+export const FACT_STATUSES = [
+  'proposed',
+  'active',
+  'rejected',
+  'superseded',
+  'retracted',
+  'expired',
+  'unverified',
+] as const;
+export type FactStatus = (typeof FACT_STATUSES)[number];
+
+/** How a slot's proposals are checked. */
+export const SLOT_RULES = ['user_fact', 'correction', 'action'] as const;
+export type SlotRule = (typeof SLOT_RULES)[number];
+
+export interface SlotDeclaration {
+  name: string;
+  rule: SlotRule;
+  /** Only for `action` slots: go live when the receipt checks out, without an owner decision. */
+  autoLive: boolean;
+}
+
+/** Slots every subject starts with. A slot that exists every night gets filled every night. */
+export const DEFAULT_SLOTS: readonly SlotDeclaration[] = [
+  { name: 'what_i_know_about_user', rule: 'user_fact', autoLive: false },
+  { name: 'stances', rule: 'user_fact', autoLive: false },
+  { name: 'corrections_received', rule: 'correction', autoLive: false },
+];
+
+/** What a proposal cites. A user quote for user facts and corrections; a tool for actions. */
+export interface ProposalEvidence {
+  /** The cited turn's seq in the proposal's session. */
+  turn?: number;
+  quote?: string;
+  tool?: string;
+}
+
+export interface Proposal {
+  slot: string;
+  key?: string;
+  text: string;
+  origin: FactOrigin;
+  evidence?: ProposalEvidence;
+  /** World time the fact holds from/to (ISO dates), kept apart from system time. */
+  validFrom?: string;
+  validTo?: string;
+}
+
+/** The part of a turn the gate needs to judge a citation. */
+export interface CitedTurn {
+  id: string;
+  seq: number;
+  sessionId: string;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  corrective: boolean;
+  /** Tools on the turn's receipt (assistant turns), or [] when none ran or unknown. */
+  receiptTools: readonly string[];
+  recordedAt: Date;
+}
+
+export interface Fact {
+  id: string;
+  subjectId: string;
+  slot: string;
+  key: string | null;
+  text: string;
+  origin: FactOrigin;
+  status: FactStatus;
+  /** False when the quote is real but the cited turn does not say what the text claims. */
+  attested: boolean;
+  evidence: {
+    turnId: string | null;
+    sessionId: string | null;
+    seq: number | null;
+    quote: string | null;
+    tool: string | null;
+  };
+  supersedesId: string | null;
+  supersededById: string | null;
+  validFrom: Date | null;
+  validTo: Date | null;
+  recordedAt: Date;
+  supersededAt: Date | null;
+}

@@ -1,0 +1,201 @@
+/**
+ * The word lists behind two gate rules: what makes a user turn a correction (NO_CORRECTION_EVENT)
+ * and what makes a memory claim the agent failed to recall something (ABSENT_REFERENT). All
+ * matching is on `normalizeForQuote`d text, on word boundaries, so cues are written in plain
+ * lowercase ASCII and still match curly apostrophes and any case.
+ */
+import { indexOfWords, normalizeForQuote } from './text-normalize.js';
+
+/**
+ * Phrases by which a user tells the agent it got something wrong. A quote may also correct by
+ * opening itself or a sentence with "no" used as an interjection (see `hasCorrectionCue`).
+ */
+export const DEFAULT_CORRECTION_CUES: readonly string[] = [
+  "that's wrong",
+  'that is wrong',
+  "that's not right",
+  'that is not right',
+  'not true',
+  'i never said',
+  "i didn't say",
+  'i did not say',
+  'you got it wrong',
+  'incorrect',
+  'not correct',
+  "that's not what i said",
+  'not what i said',
+  "you're wrong",
+  'you are wrong',
+  "you're mistaken",
+  'you are mistaken',
+  'you misunderstood',
+  'wrong',
+  'nope',
+];
+
+/**
+ * Phrases by which a memory claims the agent failed to recall, forgot, missed or left
+ * unanswered something earlier, drawn from the twelve stored lines of seed 001 ("a
+ * conversation I failed to recall", "missing an opportunity", "validating his memory over my
+ * records", "memory gaps", "records didn't align with his recollection") and the second plant
+ * ("a message I never replied to").
+ */
+export const DEFAULT_FAILURE_CUES: readonly string[] = [
+  'failed to recall',
+  'failing to recall',
+  'fail to recall',
+  'failure to recall',
+  'failed to remember',
+  'failing to remember',
+  "didn't remember",
+  'did not remember',
+  "couldn't remember",
+  'could not remember',
+  "didn't recall",
+  'did not recall',
+  "couldn't recall",
+  'could not recall',
+  'forgot',
+  'forgotten',
+  'forgetting',
+  'slipped my mind',
+  'lost track',
+  'missed your message',
+  'missed your messages',
+  'missed a message',
+  'missed the message',
+  'missed our conversation',
+  'missed the conversation',
+  'missed your question',
+  'missed the question',
+  'missed an opportunity',
+  'missing an opportunity',
+  'never replied',
+  'never responded',
+  "didn't reply",
+  'did not reply',
+  "didn't respond",
+  'did not respond',
+  'failed to reply',
+  'failed to respond',
+  'left unanswered',
+  'memory gap',
+  'memory gaps',
+  'gaps in my memory',
+  'failed to validate',
+  'failing to validate',
+  'fail to validate',
+  "records didn't align",
+  'records did not align',
+  "didn't align with my records",
+  'discrepancy between my records',
+];
+
+/**
+ * Words a failure claim uses about itself rather than about what was supposedly missed: who,
+ * through what channel, and the vocabulary of self-blame. What is left after removing these, the
+ * cue words and stopwords is the referent: the topic an earlier turn would have to mention.
+ */
+export const GENERIC_REFERENT_WORDS: readonly string[] = `
+  user users owner message messages conversation conversations chat talk talked discussion
+  discussed question questions asked ask asking said say told tell mention mentioned reply
+  replied replies respond responded response sent send recall recalled remember remembered
+  record records memory memories recollection earlier recently recent previous previously
+  before occurred happened failed failing fail failure forgot forgotten forget missed missing
+  miss corrected correction corrections correct validate validating validated acknowledge
+  acknowledging discrepancy pattern deeper deep significance significant gap gaps opportunity
+  trust over mine directly highlighting highlight continuous immediately after despite align
+  aligned internal agent assistant time thing things
+`
+  .trim()
+  .split(/\s+/u);
+
+/** A cue right after one of these words is not corrective: "nothing wrong", "went wrong". */
+const NOT_CORRECTIVE_BEFORE = new Set(
+  "not never nothing no isn't wasn't aren't weren't anything went go goes going gone what's".split(
+    ' ',
+  ),
+);
+/** Words that can follow an interjected "no" without punctuation: "No I said Tuesday". */
+const AFTER_INTERJECTED_NO = new Set(
+  "i i'm i've i'd it it's its that that's this you you're we we're they he she the my your actually wait sorry not never nope wrong".split(
+    ' ',
+  ),
+);
+/** "No, thanks" declines, it does not correct. */
+const POLITE_AFTER_NO = new Set(['thanks', 'thank', 'problem', 'worries', 'worry', 'need']);
+/** Words between a subject and a failure cue: "the user has often forgotten". */
+const SUBJECT_FILLERS = new Set(
+  'has had have was is also just often sometimes always apparently probably keeps kept then again'.split(
+    ' ',
+  ),
+);
+/** A failure attributed to the user is a fact about the user, not the agent's self-blame. */
+const USER_SUBJECTS = new Set(['user', 'users', 'owner', 'he', 'she', 'they']);
+
+const PREVIOUS_WORDS = /[\p{L}\p{N}']+/gu;
+
+function wordsBefore(text: string, at: number): string[] {
+  return (text.slice(0, at).match(PREVIOUS_WORDS) ?? []).reverse();
+}
+
+function* cueMatches(text: string, cue: string): Generator<number> {
+  const needle = normalizeForQuote(cue);
+  for (let at = indexOfWords(text, needle); at !== -1; at = indexOfWords(text, needle, at + 1)) {
+    yield at;
+  }
+}
+
+function correctiveCueIn(text: string, cue: string): boolean {
+  for (const at of cueMatches(text, cue)) {
+    const previous = wordsBefore(text, at)[0];
+    if (previous === undefined || !NOT_CORRECTIVE_BEFORE.has(previous)) return true;
+  }
+  return false;
+}
+
+/** Where an interjected "no" can stand: the start, after . ! ? ; : or after "well", "oh", … */
+const SENTENCE_NO =
+  /(?:^|[.!?;:]\s*|(?<![\p{L}\p{N}'])(?:well|oh|ah|uh|um|hmm|actually),?\s+)["'([]*no(?![\p{L}\p{N}'])/gu;
+
+function interjectedNo(text: string): boolean {
+  for (const match of text.matchAll(SENTENCE_NO)) {
+    const rest = text.slice(match.index + match[0].length);
+    const punctuated = /^\s*[,!.;:-]/u.test(rest) || rest.trim() === '';
+    const next = /[\p{L}\p{N}']+/u.exec(rest)?.[0];
+    if (/^\.\s*\d/u.test(rest)) continue; // "No. 5" is a number
+    if (punctuated && (next === undefined || !POLITE_AFTER_NO.has(next))) return true;
+    if (!punctuated && next !== undefined && AFTER_INTERJECTED_NO.has(next)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a quoted user sentence corrects the agent: it contains one of `cues` (not right after a
+ * negation or "went": "nothing wrong", "went wrong"), or it or one of its sentences opens (after "well", "oh",
+ * "actually" at most) with an interjected "no" — followed by punctuation ("No, …", "No!"), but not "No, thanks", or by a word
+ * that cannot follow the determiner "no" ("No I said Tuesday", "No it's Thursday"). "No record"
+ * and "I have no idea" do not correct.
+ */
+export function hasCorrectionCue(quote: string, cues: readonly string[]): boolean {
+  const text = normalizeForQuote(quote);
+  return cues.some((cue) => correctiveCueIn(text, cue)) || interjectedNo(text);
+}
+
+function isUserSubject(text: string, at: number): boolean {
+  const subject = wordsBefore(text, at).find((word) => !SUBJECT_FILLERS.has(word));
+  return subject !== undefined && USER_SUBJECTS.has(subject);
+}
+
+/**
+ * The cues by which `text` claims a failure of the agent's, in list order. A cue whose subject is
+ * the user ("the user forgot his keys", "they never replied") is a fact about the user and is
+ * not counted.
+ */
+export function findFailureCues(text: string, cues: readonly string[]): string[] {
+  const normalized = normalizeForQuote(text);
+  return cues.filter((cue) => {
+    for (const at of cueMatches(normalized, cue)) if (!isUserSubject(normalized, at)) return true;
+    return false;
+  });
+}

@@ -1,0 +1,279 @@
+/**
+ * The write gate's rules as one pure function: a proposal and what the caller looked up about it
+ * go in, a verdict comes out. The first rule that fails drops the proposal with a code and a
+ * sentence a reviewer can read. No model decides anything here.
+ */
+import { FACT_ORIGINS } from './fact.js';
+import type { CitedTurn, Proposal, SlotDeclaration } from './fact.js';
+import { findFailureCues, GENERIC_REFERENT_WORDS, hasCorrectionCue } from './gate-cues.js';
+import {
+  contentTokens,
+  isAttestedBy,
+  normalizeForQuote,
+  quoteFoundIn,
+  RETRACTED_SIMILARITY_THRESHOLD,
+  similarity,
+} from './text-normalize.js';
+
+export {
+  DEFAULT_CORRECTION_CUES,
+  DEFAULT_FAILURE_CUES,
+  GENERIC_REFERENT_WORDS,
+} from './gate-cues.js';
+
+export const DROP_CODES = [
+  'UNKNOWN_SLOT',
+  'NO_EVIDENCE',
+  'ORIGIN_MISMATCH',
+  'TURN_NOT_FOUND',
+  'EVIDENCE_NOT_USER_TURN',
+  'QUOTE_NOT_FOUND',
+  'RECEIPT_NOT_FOUND',
+  'NO_CORRECTION_EVENT',
+  'ABSENT_REFERENT',
+  'RETRACTED_CLAIM',
+  'DUPLICATE',
+  'INVALID_PROPOSAL',
+] as const;
+export type DropCode = (typeof DROP_CODES)[number];
+
+/** Longest proposal text, in characters (code points). A memory line, not a document. */
+export const MAX_PROPOSAL_TEXT_LENGTH = 2000;
+
+/** What the caller looked up for one proposal. The rules read nothing else. */
+export interface GateContext {
+  /** The declared slot the proposal names, or null when the subject declares no such slot. */
+  slot: SlotDeclaration | null;
+  /** The turn `evidence.turn` points at; null = not in this subject's record. */
+  citedTurn: CitedTurn | null;
+  correctionCues: readonly string[];
+  failureCues: readonly string[];
+  /**
+   * Contents of this subject's turns recorded before the cited turn (any role), for
+   * ABSENT_REFERENT; the caller may pre-filter them with `mentionsReferent`.
+   */
+  earlierTurnTexts: readonly string[];
+  retractedClaims: ReadonlyArray<{ text: string; retractedAt: Date }>;
+  /** Texts already active or proposed in the same slot (compared after `normalizeForQuote`). */
+  liveOrPendingTexts: readonly string[];
+}
+
+export type GateVerdict =
+  { ok: true; attested: boolean } | { ok: false; code: DropCode; reason: string };
+
+type Drop = Extract<GateVerdict, { ok: false }>;
+type Rule = (p: Proposal, ctx: GateContext) => Drop | null;
+
+const drop = (code: DropCode, reason: string): Drop => ({ ok: false, code, reason });
+
+const GENERIC_TOKENS: ReadonlySet<string> = new Set(
+  contentTokens(GENERIC_REFERENT_WORDS.join(' ')),
+);
+
+/**
+ * Whether the text claims the agent failed to recall, forgot, missed or left unanswered
+ * something (a failure cue whose subject is not the user); such a claim needs a referent.
+ */
+export function claimsFailure(text: string, cues: readonly string[]): boolean {
+  return findFailureCues(text, cues).length > 0;
+}
+
+/**
+ * The topic a failure claim says was missed: its content tokens minus the words of `cues`, minus
+ * `GENERIC_REFERENT_WORDS`. "I failed to recall the user's question about the vendor contract"
+ * → ['vendor', 'contract'].
+ */
+export function referentTokens(text: string, cues: readonly string[]): string[] {
+  const cueTokens = new Set(contentTokens(cues.join(' ')));
+  return contentTokens(text).filter((t) => !cueTokens.has(t) && !GENERIC_TOKENS.has(t));
+}
+
+/** Whether a turn mentions a referent: at least half (rounded up) of its tokens, stemmed. */
+export function mentionsReferent(turnText: string, referent: readonly string[]): boolean {
+  if (referent.length === 0) return false;
+  const tokens = new Set(contentTokens(turnText));
+  const found = referent.filter((t) => tokens.has(t)).length;
+  return found >= Math.ceil(referent.length / 2);
+}
+
+function isBlank(value: unknown): boolean {
+  return typeof value !== 'string' || value.trim() === '';
+}
+
+const invalidProposal: Rule = (p) => {
+  if (isBlank(p.text)) return drop('INVALID_PROPOSAL', 'the proposal has no text');
+  if ([...p.text].length > MAX_PROPOSAL_TEXT_LENGTH) {
+    return drop(
+      'INVALID_PROPOSAL',
+      `the text is longer than ${MAX_PROPOSAL_TEXT_LENGTH} characters`,
+    );
+  }
+  if (!(FACT_ORIGINS as readonly unknown[]).includes(p.origin)) {
+    return drop(
+      'INVALID_PROPOSAL',
+      `unknown origin "${String(p.origin)}": use one of ${FACT_ORIGINS.join(', ')}`,
+    );
+  }
+  return null;
+};
+
+const unknownSlot: Rule = (p, ctx) =>
+  ctx.slot === null
+    ? drop(
+        'UNKNOWN_SLOT',
+        `slot "${p.slot}" is not declared; a slot that exists every night gets filled every night`,
+      )
+    : null;
+
+const noEvidence: Rule = (p) => {
+  if (p.evidence === undefined || p.evidence === null || typeof p.evidence !== 'object') {
+    return drop('NO_EVIDENCE', 'the proposal cites no evidence');
+  }
+  const turn: unknown = p.evidence.turn;
+  if (typeof turn !== 'number' || !Number.isInteger(turn)) {
+    return drop('NO_EVIDENCE', 'the evidence names no turn');
+  }
+  return null;
+};
+
+const originMismatch: Rule = (p, ctx) => {
+  const action = ctx.slot?.rule === 'action';
+  if (action && p.origin !== 'did') {
+    return drop(
+      'ORIGIN_MISMATCH',
+      `slot "${p.slot}" records the agent's actions; its origin must be "did", not "${p.origin}"`,
+    );
+  }
+  if (!action && p.origin === 'did') {
+    return drop(
+      'ORIGIN_MISMATCH',
+      `origin "did" is only for action slots, and "${p.slot}" is not one`,
+    );
+  }
+  return null;
+};
+
+const turnNotFound: Rule = (p, ctx) =>
+  ctx.citedTurn === null
+    ? drop(
+        'TURN_NOT_FOUND',
+        `evidence turn ${String(p.evidence?.turn)} is not in this subject's record`,
+      )
+    : null;
+
+function describeRole(turn: CitedTurn): string {
+  return turn.role === 'assistant'
+    ? `evidence turn ${turn.seq} is an assistant turn; the agent's own replies are never evidence`
+    : `evidence turn ${turn.seq} is a ${turn.role} turn; only the user's own words are evidence`;
+}
+
+const quoteRules: Rule = (p, ctx) => {
+  const turn = ctx.citedTurn;
+  if (turn === null || ctx.slot?.rule === 'action') return null;
+  if (turn.role !== 'user') return drop('EVIDENCE_NOT_USER_TURN', describeRole(turn));
+  const quote: unknown = p.evidence?.quote;
+  if (typeof quote !== 'string' || isBlank(quote)) {
+    return drop('QUOTE_NOT_FOUND', `the evidence quotes nothing from turn ${turn.seq}`);
+  }
+  return quoteFoundIn(quote, turn.content)
+    ? null
+    : drop('QUOTE_NOT_FOUND', `the quote is not in turn ${turn.seq}: "${quote}"`);
+};
+
+const receiptRule: Rule = (p, ctx) => {
+  const turn = ctx.citedTurn;
+  if (turn === null || ctx.slot?.rule !== 'action') return null;
+  const tool: unknown = p.evidence?.tool;
+  if (typeof tool !== 'string' || isBlank(tool)) {
+    return drop('RECEIPT_NOT_FOUND', 'an action must name the tool whose receipt shows it ran');
+  }
+  if (turn.role !== 'assistant') {
+    return drop(
+      'RECEIPT_NOT_FOUND',
+      `turn ${turn.seq} is a ${turn.role} turn; receipts are on assistant turns`,
+    );
+  }
+  return turn.receiptTools.includes(tool.trim())
+    ? null
+    : drop('RECEIPT_NOT_FOUND', `turn ${turn.seq}'s receipt shows no run of tool "${tool}"`);
+};
+
+const correctionEvent: Rule = (p, ctx) => {
+  if (ctx.slot?.rule !== 'correction' || ctx.citedTurn === null) return null;
+  if (ctx.citedTurn.corrective) return null;
+  return hasCorrectionCue(p.evidence?.quote ?? '', ctx.correctionCues)
+    ? null
+    : drop(
+        'NO_CORRECTION_EVENT',
+        `turn ${ctx.citedTurn.seq} corrects nothing: the quote has no correction cue and the turn is not recorded as corrective`,
+      );
+};
+
+const absentReferent: Rule = (p, ctx) => {
+  const cues = findFailureCues(p.text, ctx.failureCues);
+  const cue = cues[0];
+  if (cue === undefined) return null;
+  const referent = referentTokens(p.text, ctx.failureCues);
+  if (referent.length === 0) {
+    return drop('ABSENT_REFERENT', `claims "${cue}" but names nothing the record could contain`);
+  }
+  return ctx.earlierTurnTexts.some((t) => mentionsReferent(t, referent))
+    ? null
+    : drop(
+        'ABSENT_REFERENT',
+        `claims "${cue}", but no earlier turn mentions ${referent.join(' ')}: there was nothing to recall`,
+      );
+};
+
+const retractedClaim: Rule = (p, ctx) => {
+  const citedAt = ctx.citedTurn?.recordedAt.getTime() ?? Number.NEGATIVE_INFINITY;
+  const claim = ctx.retractedClaims.find(
+    (c) =>
+      similarity(p.text, c.text) >= RETRACTED_SIMILARITY_THRESHOLD &&
+      !(citedAt > c.retractedAt.getTime()),
+  );
+  return claim === undefined
+    ? null
+    : drop(
+        'RETRACTED_CLAIM',
+        `re-asserts a retracted claim ("${claim.text}") on evidence no newer than its retraction`,
+      );
+};
+
+const duplicate: Rule = (p, ctx) => {
+  const text = normalizeForQuote(p.text);
+  return ctx.liveOrPendingTexts.some((t) => normalizeForQuote(t) === text)
+    ? drop('DUPLICATE', `slot "${p.slot}" already holds this text, live or pending`)
+    : null;
+};
+
+/** In order; the first that fails decides. */
+const RULES: readonly Rule[] = [
+  invalidProposal,
+  unknownSlot,
+  noEvidence,
+  originMismatch,
+  turnNotFound,
+  quoteRules,
+  receiptRule,
+  correctionEvent,
+  absentReferent,
+  retractedClaim,
+  duplicate,
+];
+
+/**
+ * Judge one proposal. A proposal that passes every rule is `ok`, with `attested` saying whether
+ * the cited turn says what the text claims (seed 000 `isAttestedBy`); an unattested proposal still
+ * reaches the pile, flagged, because a real quote can be used to prove a relation it never stated.
+ */
+export function checkProposal(p: Proposal, ctx: GateContext): GateVerdict {
+  for (const rule of RULES) {
+    const verdict = rule(p, ctx);
+    if (verdict !== null) return verdict;
+  }
+  return {
+    ok: true,
+    attested: ctx.citedTurn !== null && isAttestedBy(p.text, ctx.citedTurn.content),
+  };
+}

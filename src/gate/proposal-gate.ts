@@ -1,0 +1,231 @@
+import { EngineError } from '../domain/errors.js';
+import { FACT_ORIGINS, type Fact, type Proposal, type SlotDeclaration } from '../domain/fact.js';
+import {
+  checkProposal,
+  claimsFailure,
+  referentTokens,
+  type DropCode,
+} from '../domain/gate-rules.js';
+import { normalizeForQuote } from '../domain/text-normalize.js';
+import type { DroppedSql } from '../store/dropped-sql.js';
+import type { FactSql } from '../store/fact-sql.js';
+import type { GateTurnSql } from '../store/gate-turn-sql.js';
+import type { SlotSql } from '../store/slot-sql.js';
+
+export interface GateConfig {
+  correctionCues: readonly string[];
+  failureCues: readonly string[];
+}
+
+export interface ProposeInput {
+  sessionId: string;
+  subjectId: string;
+  /** Raw items (a reflection's JSON output); malformed items are dropped, not thrown. */
+  proposals: readonly unknown[];
+  /** Who proposes: reflection, extraction, agent, host… */
+  proposedBy: string;
+}
+
+export interface ProposeResult {
+  proposed: Array<{
+    id: string;
+    slot: string;
+    text: string;
+    attested: boolean;
+    status: Fact['status'];
+  }>;
+  dropped: Array<{ slot: string; text: string; code: DropCode; reason: string }>;
+}
+
+export interface ProposalGateDeps {
+  slots: SlotSql;
+  facts: FactSql;
+  dropped: DroppedSql;
+  turns: GateTurnSql;
+  clock: () => Date;
+  newId: () => string;
+  config: GateConfig;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Reads one raw item into a Proposal, or explains why it is not one. */
+export function readProposal(
+  raw: unknown,
+): { proposal: Proposal } | { reason: string; slot: string; text: string } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { reason: 'a proposal must be an object', slot: '', text: '' };
+  }
+  const o = raw as Record<string, unknown>;
+  const slot = str(o.slot) ?? '';
+  const text = str(o.text) ?? '';
+  const origin = str(o.origin);
+  if (slot === '' || text.trim() === '')
+    return { reason: 'a proposal needs a slot and a text', slot, text };
+  if (origin === undefined || !(FACT_ORIGINS as readonly string[]).includes(origin)) {
+    return { reason: `origin must be one of ${FACT_ORIGINS.join(', ')}`, slot, text };
+  }
+  const proposal: Proposal = { slot, text, origin: origin as Proposal['origin'] };
+  const key = str(o.key);
+  if (key !== undefined && key !== '') proposal.key = key;
+  for (const field of ['validFrom', 'validTo'] as const) {
+    const v = str(o[field]);
+    if (v === undefined) continue;
+    if (Number.isNaN(Date.parse(v)))
+      return { reason: `${field} is not a date: "${v}"`, slot, text };
+    proposal[field] = v;
+  }
+  const ev = o.evidence;
+  if (ev !== undefined && ev !== null) {
+    if (typeof ev !== 'object' || Array.isArray(ev))
+      return { reason: 'evidence must be an object', slot, text };
+    const e = ev as Record<string, unknown>;
+    proposal.evidence = {};
+    if (e.turn !== undefined) {
+      if (typeof e.turn !== 'number' || !Number.isInteger(e.turn) || e.turn < 1) {
+        return { reason: 'evidence.turn must be a turn number (seq) from 1', slot, text };
+      }
+      proposal.evidence.turn = e.turn;
+    }
+    const quote = str(e.quote);
+    if (quote !== undefined) proposal.evidence.quote = quote;
+    const tool = str(e.tool);
+    if (tool !== undefined) proposal.evidence.tool = tool;
+  }
+  return { proposal };
+}
+
+/**
+ * The write gate: everything that wants to become memory comes through `propose`. What passes
+ * is stored `proposed` (or `active` for an auto-live action slot); every drop is logged with its
+ * code and reason.
+ */
+export class ProposalGate {
+  constructor(private readonly deps: ProposalGateDeps) {}
+
+  async propose(input: ProposeInput): Promise<ProposeResult> {
+    const { deps } = this;
+    const at = deps.clock();
+    const slots = new Map<string, SlotDeclaration>(
+      (await deps.slots.list(input.subjectId)).map((s) => [s.name, s]),
+    );
+    const retracted = await deps.facts.retractedClaims(input.subjectId);
+    const slotTexts = new Map<string, string[]>();
+    const result: ProposeResult = { proposed: [], dropped: [] };
+
+    for (const raw of input.proposals) {
+      const read = readProposal(raw);
+      if (!('proposal' in read)) {
+        await this.drop(
+          input,
+          raw,
+          read.slot,
+          read.text,
+          'INVALID_PROPOSAL',
+          read.reason,
+          at,
+          result,
+        );
+        continue;
+      }
+      const p = read.proposal;
+      const slot = slots.get(p.slot) ?? null;
+      const cited =
+        p.evidence?.turn === undefined
+          ? null
+          : await deps.turns.cited(input.sessionId, p.evidence.turn);
+      let texts = slotTexts.get(p.slot);
+      if (texts === undefined) {
+        texts = (await deps.facts.liveOrPendingTexts(input.subjectId, p.slot)).map(
+          normalizeForQuote,
+        );
+        slotTexts.set(p.slot, texts);
+      }
+      let earlier: string[] = [];
+      if (cited !== null && claimsFailure(p.text, deps.config.failureCues)) {
+        const tokens = referentTokens(p.text, deps.config.failureCues);
+        if (tokens.length > 0)
+          earlier = await deps.turns.earlierMentions(input.subjectId, cited, tokens);
+      }
+      const verdict = checkProposal(p, {
+        slot,
+        citedTurn: cited,
+        correctionCues: deps.config.correctionCues,
+        failureCues: deps.config.failureCues,
+        earlierTurnTexts: earlier,
+        retractedClaims: retracted,
+        liveOrPendingTexts: texts,
+      });
+      if (!verdict.ok) {
+        await this.drop(input, raw, p.slot, p.text, verdict.code, verdict.reason, at, result);
+        continue;
+      }
+      const autoLive = slot?.rule === 'action' && slot.autoLive;
+      const fact = await deps.facts.insert({
+        id: deps.newId(),
+        subjectId: input.subjectId,
+        slot: p.slot,
+        key: p.key ?? null,
+        text: p.text,
+        origin: p.origin,
+        status: 'proposed',
+        attested: verdict.attested,
+        evidence: {
+          turnId: cited?.id ?? null,
+          sessionId: cited?.sessionId ?? null,
+          seq: cited?.seq ?? null,
+          quote: p.evidence?.quote ?? null,
+          tool: p.evidence?.tool ?? null,
+        },
+        proposedBy: input.proposedBy,
+        validFrom: p.validFrom === undefined ? (cited?.recordedAt ?? null) : new Date(p.validFrom),
+        validTo: p.validTo === undefined ? null : new Date(p.validTo),
+        at,
+      });
+      // An action slot set to auto-live goes live on its checked receipt, with no decision.
+      if (autoLive) await deps.facts.promote(input.subjectId, fact.id, at, 'receipt');
+      texts.push(normalizeForQuote(p.text));
+      result.proposed.push({
+        id: fact.id,
+        slot: fact.slot,
+        text: fact.text,
+        attested: fact.attested,
+        status: autoLive ? 'active' : 'proposed',
+      });
+    }
+    return result;
+  }
+
+  private async drop(
+    input: ProposeInput,
+    raw: unknown,
+    slot: string,
+    text: string,
+    code: DropCode,
+    reason: string,
+    at: Date,
+    result: ProposeResult,
+  ): Promise<void> {
+    await this.deps.dropped.insert(input.subjectId, {
+      id: this.deps.newId(),
+      sessionId: input.sessionId,
+      slot,
+      text,
+      proposal: raw ?? null,
+      code,
+      reason,
+      proposedBy: input.proposedBy,
+      droppedAt: at,
+    });
+    result.dropped.push({ slot, text, code, reason });
+  }
+}
+
+export function requireProposalList(value: unknown): unknown[] {
+  if (!Array.isArray(value)) {
+    throw new EngineError('INVALID_ARGUMENT', 'proposals must be a JSON array of objects');
+  }
+  return value;
+}

@@ -1,0 +1,222 @@
+import type { Fact, FactOrigin, FactStatus } from '../domain/fact.js';
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+interface FactDbRow {
+  subject_id: string;
+  id: string;
+  slot: string;
+  key: string | null;
+  text: string;
+  origin: FactOrigin;
+  status: FactStatus;
+  attested: boolean;
+  evidence_turn_id: string | null;
+  evidence_session_id: string | null;
+  evidence_seq: number | null;
+  evidence_quote: string | null;
+  evidence_tool: string | null;
+  supersedes_id: string | null;
+  superseded_by_id: string | null;
+  valid_from: Date | null;
+  valid_to: Date | null;
+  recorded_at: Date;
+  superseded_at: Date | null;
+}
+
+export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, attested,
+  evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
+  supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at`;
+
+export function toFact(r: FactDbRow): Fact {
+  return {
+    id: r.id,
+    subjectId: r.subject_id,
+    slot: r.slot,
+    key: r.key,
+    text: r.text,
+    origin: r.origin,
+    status: r.status,
+    attested: r.attested,
+    evidence: {
+      turnId: r.evidence_turn_id,
+      sessionId: r.evidence_session_id,
+      seq: r.evidence_seq,
+      quote: r.evidence_quote,
+      tool: r.evidence_tool,
+    },
+    supersedesId: r.supersedes_id,
+    supersededById: r.superseded_by_id,
+    validFrom: r.valid_from,
+    validTo: r.valid_to,
+    recordedAt: r.recorded_at,
+    supersededAt: r.superseded_at,
+  };
+}
+
+export interface NewFactRow {
+  id: string;
+  subjectId: string;
+  slot: string;
+  key: string | null;
+  text: string;
+  origin: FactOrigin;
+  status: 'proposed' | 'active';
+  attested: boolean;
+  evidence: Fact['evidence'];
+  proposedBy: string;
+  validFrom: Date | null;
+  validTo: Date | null;
+  at: Date;
+}
+
+export class FactSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  insert(f: NewFactRow): Promise<Fact> {
+    return guard('storing a fact', async () => {
+      const { rows } = await this.db.query<FactDbRow>(
+        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested,
+           evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
+           proposed_by, valid_from, valid_to, recorded_at, status_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+         RETURNING ${FACT_COLUMNS}`,
+        [
+          f.subjectId,
+          f.id,
+          f.slot,
+          f.key,
+          f.text,
+          f.origin,
+          f.status,
+          f.attested,
+          f.evidence.turnId,
+          f.evidence.sessionId,
+          f.evidence.seq,
+          f.evidence.quote,
+          f.evidence.tool,
+          f.proposedBy,
+          f.validFrom,
+          f.validTo,
+          f.at,
+        ],
+      );
+      return toFact(rows[0] as FactDbRow);
+    });
+  }
+
+  get(subjectId: string, id: string): Promise<Fact | null> {
+    return guard('reading a fact', async () => {
+      const { rows } = await this.db.query<FactDbRow>(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
+      );
+      return rows[0] === undefined ? null : toFact(rows[0]);
+    });
+  }
+
+  /** Finds a fact by id alone (ids are unique across subjects). */
+  find(id: string): Promise<Fact | null> {
+    return guard('reading a fact', async () => {
+      const { rows } = await this.db.query<FactDbRow>(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE id = $1`,
+        [id],
+      );
+      return rows[0] === undefined ? null : toFact(rows[0]);
+    });
+  }
+
+  byStatus(subjectId: string, statuses: readonly FactStatus[]): Promise<Fact[]> {
+    return guard('listing facts', async () => {
+      const { rows } = await this.db.query<FactDbRow>(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE subject_id = $1 AND status = ANY($2::text[])
+         ORDER BY recorded_at, id`,
+        [subjectId, statuses],
+      );
+      return rows.map(toFact);
+    });
+  }
+
+  /** Texts already live or pending in a slot, for the DUPLICATE rule. */
+  liveOrPendingTexts(subjectId: string, slot: string): Promise<string[]> {
+    return guard('reading slot texts', async () => {
+      const { rows } = await this.db.query<{ text: string }>(
+        `SELECT text FROM facts WHERE subject_id = $1 AND slot = $2 AND status IN ('proposed', 'active')`,
+        [subjectId, slot],
+      );
+      return rows.map((r) => r.text);
+    });
+  }
+
+  /** Claims that were retracted, with when, for the RETRACTED_CLAIM rule. */
+  retractedClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
+    return guard('reading retracted claims', async () => {
+      const { rows } = await this.db.query<{ text: string; status_at: Date }>(
+        `SELECT text, status_at FROM facts WHERE subject_id = $1 AND status = 'retracted'`,
+        [subjectId],
+      );
+      return rows.map((r) => ({ text: r.text, retractedAt: r.status_at }));
+    });
+  }
+
+  /**
+   * Facts that only an owner decision can have moved out of `proposed`: everything but the
+   * receipt-promoted actions. Each must have a link in the chain (a cut head is caught here).
+   */
+  ownerDecided(subjectId: string): Promise<string[]> {
+    return guard('reading decided facts', async () => {
+      const { rows } = await this.db.query<{ id: string }>(
+        `SELECT id FROM facts
+         WHERE subject_id = $1 AND status <> 'proposed'
+           AND NOT (promoted_by = 'receipt' AND origin = 'did' AND evidence_tool IS NOT NULL)
+         ORDER BY recorded_at, id`,
+        [subjectId],
+      );
+      return rows.map((r) => r.id);
+    });
+  }
+
+  setStatus(subjectId: string, id: string, status: FactStatus, at: Date): Promise<void> {
+    return guard('changing a fact status', async () => {
+      await this.db.query(
+        'UPDATE facts SET status = $3, status_at = $4 WHERE subject_id = $1 AND id = $2',
+        [subjectId, id, status, at],
+      );
+    });
+  }
+
+  /**
+   * Makes a proposed (or receipt-checked) fact live. A new value for a live slot+key supersedes
+   * the older fact; both rows stay, linked both ways.
+   */
+  promote(
+    subjectId: string,
+    id: string,
+    at: Date,
+    by: 'owner' | 'receipt',
+  ): Promise<{ superseded: string | null }> {
+    return guard('making a fact live', async () => {
+      const { rows } = await this.db.query<{ id: string }>(
+        `SELECT old.id FROM facts f
+         JOIN facts old ON old.subject_id = f.subject_id AND old.slot = f.slot AND old.key = f.key
+                       AND old.status = 'active' AND old.id <> f.id
+         WHERE f.subject_id = $1 AND f.id = $2 AND f.key IS NOT NULL`,
+        [subjectId, id],
+      );
+      const old = rows[0]?.id ?? null;
+      await this.db.query(
+        `UPDATE facts SET status = 'active', status_at = $3, supersedes_id = $4, promoted_by = $5
+         WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id, at, old, by],
+      );
+      for (const r of rows) {
+        await this.db.query(
+          `UPDATE facts SET status = 'superseded', status_at = $4, superseded_at = $4, superseded_by_id = $3
+           WHERE subject_id = $1 AND id = $2`,
+          [subjectId, r.id, id, at],
+        );
+      }
+      return { superseded: old };
+    });
+  }
+}
