@@ -6,6 +6,8 @@
  */
 import { indexOfWords, normalizeForQuote } from './text-normalize.js';
 
+const words = (list: string): string[] => list.trim().split(/\s+/u);
+
 /**
  * Phrases by which a user tells the agent it got something wrong. A quote may also correct by
  * opening itself or a sentence with "no" used as an interjection (see `hasCorrectionCue`).
@@ -96,7 +98,7 @@ export const DEFAULT_FAILURE_CUES: readonly string[] = [
  * through what channel, and the vocabulary of self-blame. What is left after removing these, the
  * cue words and stopwords is the referent: the topic an earlier turn would have to mention.
  */
-export const GENERIC_REFERENT_WORDS: readonly string[] = `
+export const GENERIC_REFERENT_WORDS: readonly string[] = words(`
   user users owner message messages conversation conversations chat talk talked discussion
   discussed question questions asked ask asking said say told tell mention mentioned reply
   replied replies respond responded response sent send recall recalled remember remembered
@@ -106,29 +108,29 @@ export const GENERIC_REFERENT_WORDS: readonly string[] = `
   acknowledging discrepancy pattern deeper deep significance significant gap gaps opportunity
   trust over mine directly highlighting highlight continuous immediately after despite align
   aligned internal agent assistant time thing things
-`
-  .trim()
-  .split(/\s+/u);
+`);
 
 /** A cue right after one of these words is not corrective: "nothing wrong", "went wrong". */
 const NOT_CORRECTIVE_BEFORE = new Set(
-  "not never nothing no isn't wasn't aren't weren't anything went go goes going gone what's".split(
-    ' ',
-  ),
+  words(`
+    not never nothing no isn't wasn't aren't weren't anything went go goes going gone what's
+  `),
 );
 /** Words that can follow an interjected "no" without punctuation: "No I said Tuesday". */
 const AFTER_INTERJECTED_NO = new Set(
-  "i i'm i've i'd it it's its that that's this you you're we we're they he she the my your actually wait sorry not never nope wrong".split(
-    ' ',
-  ),
+  words(`
+    i i'm i've i'd it it's its that that's this you you're we we're they he she the my your
+    actually wait sorry not never nope wrong
+  `),
 );
 /** "No, thanks" declines, it does not correct. */
 const POLITE_AFTER_NO = new Set(['thanks', 'thank', 'problem', 'worries', 'worry', 'need']);
 /** Words between a subject and a failure cue: "the user has often forgotten". */
 const SUBJECT_FILLERS = new Set(
-  'has had have was is also just often sometimes always apparently probably keeps kept then again'.split(
-    ' ',
-  ),
+  words(`
+    has had have was is also just often sometimes always apparently probably keeps kept then
+    again
+  `),
 );
 /** A failure attributed to the user is a fact about the user, not the agent's self-blame. */
 const USER_SUBJECTS = new Set(['user', 'users', 'owner', 'he', 'she', 'they']);
@@ -139,8 +141,21 @@ function wordsBefore(text: string, at: number): string[] {
   return (text.slice(0, at).match(PREVIOUS_WORDS) ?? []).reverse();
 }
 
+/** Cue lists are configuration, normalized once; the cap keeps an odd caller from growing it. */
+const NORMALIZED_CUES = new Map<string, string>();
+
+function normalizedCue(cue: string): string {
+  let needle = NORMALIZED_CUES.get(cue);
+  if (needle === undefined) {
+    if (NORMALIZED_CUES.size >= 10_000) NORMALIZED_CUES.clear();
+    needle = normalizeForQuote(cue);
+    NORMALIZED_CUES.set(cue, needle);
+  }
+  return needle;
+}
+
 function* cueMatches(text: string, cue: string): Generator<number> {
-  const needle = normalizeForQuote(cue);
+  const needle = normalizedCue(cue);
   for (let at = indexOfWords(text, needle); at !== -1; at = indexOfWords(text, needle, at + 1)) {
     yield at;
   }
@@ -172,10 +187,10 @@ function interjectedNo(text: string): boolean {
 
 /**
  * Whether a quoted user sentence corrects the agent: it contains one of `cues` (not right after a
- * negation or "went": "nothing wrong", "went wrong"), or it or one of its sentences opens (after "well", "oh",
- * "actually" at most) with an interjected "no" — followed by punctuation ("No, …", "No!"), but not "No, thanks", or by a word
- * that cannot follow the determiner "no" ("No I said Tuesday", "No it's Thursday"). "No record"
- * and "I have no idea" do not correct.
+ * negation or "went": "nothing wrong", "went wrong"), or it or one of its sentences opens (after
+ * "well", "oh", "actually" at most) with an interjected "no": followed by punctuation ("No, …",
+ * "No!", but not "No, thanks"), or by a word that cannot follow the determiner "no" ("No I said
+ * Tuesday", "No it's Thursday"). "No record" and "I have no idea" do not correct.
  */
 export function hasCorrectionCue(quote: string, cues: readonly string[]): boolean {
   const text = normalizeForQuote(quote);

@@ -70,6 +70,18 @@ const GENERIC_TOKENS: ReadonlySet<string> = new Set(
   contentTokens(GENERIC_REFERENT_WORDS.join(' ')),
 );
 
+const CUE_TOKENS = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** The words of a cue list, tokenized once per list. */
+function cueTokensOf(cues: readonly string[]): ReadonlySet<string> {
+  let tokens = CUE_TOKENS.get(cues);
+  if (tokens === undefined) {
+    tokens = new Set(contentTokens(cues.join(' ')));
+    CUE_TOKENS.set(cues, tokens);
+  }
+  return tokens;
+}
+
 /**
  * Whether the text claims the agent failed to recall, forgot, missed or left unanswered
  * something (a failure cue whose subject is not the user); such a claim needs a referent.
@@ -84,7 +96,7 @@ export function claimsFailure(text: string, cues: readonly string[]): boolean {
  * → ['vendor', 'contract'].
  */
 export function referentTokens(text: string, cues: readonly string[]): string[] {
-  const cueTokens = new Set(contentTokens(cues.join(' ')));
+  const cueTokens = cueTokensOf(cues);
   return contentTokens(text).filter((t) => !cueTokens.has(t) && !GENERIC_TOKENS.has(t));
 }
 
@@ -205,7 +217,7 @@ const correctionEvent: Rule = (p, ctx) => {
     ? null
     : drop(
         'NO_CORRECTION_EVENT',
-        `turn ${ctx.citedTurn.seq} corrects nothing: the quote has no correction cue and the turn is not recorded as corrective`,
+        `turn ${ctx.citedTurn.seq} corrects nothing: no correction cue in the quote, and not recorded as corrective`,
       );
 };
 
@@ -221,7 +233,7 @@ const absentReferent: Rule = (p, ctx) => {
     ? null
     : drop(
         'ABSENT_REFERENT',
-        `claims "${cue}", but no earlier turn mentions ${referent.join(' ')}: there was nothing to recall`,
+        `claims "${cue}", but no earlier turn mentions "${referent.join(' ')}": nothing to recall`,
       );
 };
 

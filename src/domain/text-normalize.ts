@@ -17,6 +17,8 @@ const PUNCTUATION_MAP: ReadonlyArray<readonly [RegExp, string]> = [
 /** Invisible characters that split a word without showing: soft hyphen, zero-width, BOM. */
 const INVISIBLE = /\u00AD|\u200B|\u200C|\u200D|\u2060|\uFEFF/gu;
 
+const PLAIN_ASCII = /^[\t\n\r\u0020-\u005F\u0061-\u007E]*$/u;
+
 function mapPunctuation(s: string): string {
   let out = s;
   for (const [pattern, replacement] of PUNCTUATION_MAP) out = out.replace(pattern, replacement);
@@ -38,7 +40,8 @@ function mapPunctuation(s: string): string {
  * Nothing else changes: words, their order and all other punctuation must match.
  */
 export function normalizeForQuote(s: string): string {
-  const folded = mapPunctuation(mapPunctuation(s).normalize('NFKC'));
+  // Plain ASCII without a backtick is already folded: skip the mapping and NFKC passes.
+  const folded = PLAIN_ASCII.test(s) ? s : mapPunctuation(mapPunctuation(s).normalize('NFKC'));
   return folded.toLowerCase().replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
 }
 

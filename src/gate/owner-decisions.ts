@@ -128,15 +128,6 @@ export class OwnerDecisions {
           `subject "${subjectId}" has no owner key; run \`memledger init\``,
         );
       }
-      if (
-        input.signer.keyId !== subject.ownerKeyId ||
-        input.signer.publicKeyPem !== subject.ownerPublicKey
-      ) {
-        throw new EngineError(
-          'WRONG_KEY',
-          `this key (${input.signer.keyId}) is not the owner key of "${subjectId}"`,
-        );
-      }
       const report = await this.verify(subjectId, tx);
       if (!report.ok) {
         throw new EngineError(
@@ -145,6 +136,15 @@ export class OwnerDecisions {
           {
             data: { brokenAt: report.brokenAt, chainCode: report.code },
           },
+        );
+      }
+      if (
+        input.signer.keyId !== subject.ownerKeyId ||
+        input.signer.publicKeyPem !== subject.ownerPublicKey
+      ) {
+        throw new EngineError(
+          'WRONG_KEY',
+          `this key (${input.signer.keyId}) is not the owner key of "${subjectId}"`,
         );
       }
       const facts = new FactSql(tx);

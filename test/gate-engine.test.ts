@@ -1,0 +1,523 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EngineError,
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+} from '../src/index.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+
+const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
+afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
+
+function makeSigner(name: string): OwnerSigner {
+  const file = join(keyDir, `${name}.key`);
+  writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
+  return loadOwnerKey(file, 'pw');
+}
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  throw new Error('expected an EngineError');
+}
+
+let counter = 0;
+
+/** A subject with an owner key and a session holding the seed-001 day. */
+async function setup(engine: Engine, signer: OwnerSigner) {
+  const subject = `s${++counter}-${Date.now().toString(36)}`;
+  await engine.init({ subject });
+  await engine.owner.setKey({ subject, publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+  const session = await engine.sessions.create({ subject });
+  const day = [
+    ['user', 'Remind me what we decided last week about the vendor contract'],
+    ['assistant', "I don't have any record of a conversation about the vendor contract."],
+    ['user', 'You sent me a message earlier that I never replied to.'],
+    ['assistant', "I have no record of a message from me that you didn't reply to."],
+    ['user', 'OK. Keep your answers short, I read these on my phone.'],
+    ['assistant', 'Will do.'],
+  ] as const;
+  for (const [role, content] of day) {
+    await engine.turns.add({
+      sessionId: session.id,
+      role,
+      content,
+      ...(role === 'assistant' ? { receipt: { noTools: true } } : {}),
+    });
+  }
+  return { subject, sessionId: session.id };
+}
+
+describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let owner: OwnerSigner;
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    engine = t.engine;
+    owner = makeSigner(`owner-${kind}`);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('keeps a day with no corrections out of live memory (the false confession)', async () => {
+    const { subject, sessionId } = await setup(engine, owner);
+    const reflection: Array<[unknown, string]> = [
+      [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user recently asked about the vendor contract, a conversation I failed to recall.',
+          origin: 'inferred',
+          evidence: { turn: 1, quote: 'what we decided last week about the vendor contract' },
+        },
+        'ABSENT_REFERENT',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: "I was corrected for failing to recall the user's question about the vendor contract.",
+          origin: 'inferred',
+          evidence: { turn: 2, quote: "I don't have any record" },
+        },
+        'EVIDENCE_NOT_USER_TURN',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: "I failed to validate the user's memory and acknowledge the significance of those gaps.",
+          origin: 'inferred',
+        },
+        'NO_EVIDENCE',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: "I was corrected for missing the user's message.",
+          origin: 'inferred',
+          evidence: { turn: 3, quote: 'You sent me a message earlier' },
+        },
+        'NO_CORRECTION_EVENT',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: 'I was corrected about the contract.',
+          origin: 'inferred',
+          evidence: { turn: 1, quote: 'you were wrong about the contract' },
+        },
+        'QUOTE_NOT_FOUND',
+      ],
+      [
+        {
+          slot: 'stances',
+          text: "Trust the user's memory over my records.",
+          origin: 'inferred',
+          evidence: { turn: 4, quote: 'I have no record' },
+        },
+        'EVIDENCE_NOT_USER_TURN',
+      ],
+      [
+        {
+          slot: 'self_model',
+          text: 'I tend to forget things.',
+          origin: 'inferred',
+          evidence: { turn: 1, quote: 'Remind me' },
+        },
+        'UNKNOWN_SLOT',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: 'I missed your message.',
+          origin: 'inferred',
+          evidence: { turn: 42, quote: 'message' },
+        },
+        'TURN_NOT_FOUND',
+      ],
+      [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'I have memory gaps about our chats.',
+          origin: 'inferred',
+          evidence: { turn: 3, quote: 'I never replied to' },
+        },
+        'ABSENT_REFERENT',
+      ],
+      [
+        {
+          slot: 'corrections_received',
+          text: 'I was corrected for my reply.',
+          origin: 'inferred',
+          evidence: { turn: 5, quote: 'Keep your answers short' },
+        },
+        'NO_CORRECTION_EVENT',
+      ],
+      [
+        {
+          slot: 'stances',
+          text: 'Keep answers short.',
+          origin: 'did',
+          evidence: { turn: 5, quote: 'Keep your answers short' },
+        },
+        'ORIGIN_MISMATCH',
+      ],
+      [42, 'INVALID_PROPOSAL'],
+    ];
+    const wire = {
+      slot: 'what_i_know_about_user',
+      text: 'The user authorized wire transfers.',
+      origin: 'saw',
+      evidence: { turn: 5, quote: 'Keep your answers short, I read these on my phone' },
+    };
+    const result = await engine.propose({
+      sessionId,
+      proposals: [...reflection.map(([p]) => p), wire],
+      proposedBy: 'reflection',
+    });
+    expect(result.dropped.map((d) => [d.text, d.code])).toEqual(
+      reflection.map(([p, c]) => [(p as { text?: string }).text ?? '', c]),
+    );
+    for (const d of result.dropped) expect(d.reason.length).toBeGreaterThan(10);
+    expect(result.proposed).toEqual([
+      {
+        id: expect.any(String),
+        slot: wire.slot,
+        text: wire.text,
+        attested: false,
+        status: 'proposed',
+      },
+    ]);
+    expect(await engine.memory.live({ subject })).toEqual([]);
+    const pile = await engine.pile({ subject });
+    expect(pile.map((p) => [p.fact.text, p.fact.attested, p.fact.status])).toEqual([
+      [wire.text, false, 'proposed'],
+    ]);
+    expect(pile[0]?.citedTurn?.content).toBe(
+      'OK. Keep your answers short, I read these on my phone.',
+    );
+    const logged = await engine.dropped({ subject });
+    expect(logged.map((d) => d.code).sort()).toEqual(reflection.map(([, c]) => c).sort());
+  });
+
+  it('makes a proposal live only through a verified owner decision, and supersedes by slot+key', async () => {
+    const { subject, sessionId } = await setup(engine, owner);
+    await engine.turns.add({
+      sessionId,
+      role: 'user',
+      content: 'Actually I read them on my laptop now.',
+    });
+    const first = await engine.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'stances',
+          key: 'device',
+          text: 'The user reads on a phone.',
+          origin: 'saw',
+          evidence: { turn: 5, quote: 'I read these on my phone' },
+        },
+      ],
+    });
+    const firstId = first.proposed[0]?.id ?? '';
+    expect(
+      (await engine.decide({ proposalId: firstId, decision: 'approve', signer: owner })).status,
+    ).toBe('active');
+    const second = await engine.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'stances',
+          key: 'device',
+          text: 'The user reads on a laptop.',
+          origin: 'saw',
+          evidence: { turn: 7, quote: 'I read them on my laptop now' },
+        },
+      ],
+    });
+    const secondId = second.proposed[0]?.id ?? '';
+    const d = await engine.decide({ proposalId: secondId, decision: 'approve', signer: owner });
+    expect(d.superseded).toBe(firstId);
+    expect((await engine.memory.live({ subject })).map((f) => f.text)).toEqual([
+      'The user reads on a laptop.',
+    ]);
+    const all = await engine.memory.all({ subject });
+    const old = all.find((f) => f.id === firstId);
+    const fresh = all.find((f) => f.id === secondId);
+    expect(old).toMatchObject({ status: 'superseded', supersededById: secondId });
+    expect(old?.supersededAt).not.toBeNull();
+    expect(fresh).toMatchObject({ status: 'active', supersedesId: firstId });
+    expect(
+      await code(engine.decide({ proposalId: secondId, decision: 'approve', signer: owner })),
+    ).toBe('NOT_PENDING');
+    expect(
+      await code(engine.decide({ proposalId: 'nope', decision: 'approve', signer: owner })),
+    ).toBe('PROPOSAL_NOT_FOUND');
+    const stranger = makeSigner(`stranger-${kind}`);
+    const third = await engine.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'stances',
+          text: 'Short answers.',
+          origin: 'saw',
+          evidence: { turn: 5, quote: 'Keep your answers short' },
+        },
+      ],
+    });
+    expect(
+      await code(
+        engine.decide({
+          proposalId: third.proposed[0]?.id ?? '',
+          decision: 'approve',
+          signer: stranger,
+        }),
+      ),
+    ).toBe('WRONG_KEY');
+    expect((await engine.chain.verify({ subject })).ok).toBe(true);
+    expect(await engine.chain.verify({ subject, ownerKey: stranger })).toMatchObject({
+      ok: false,
+      brokenAt: 1,
+      code: 'KEY_MISMATCH',
+    });
+  });
+
+  it('checks action receipts, and goes live on a receipt only where the slot says so', async () => {
+    const { subject, sessionId } = await setup(engine, owner);
+    await engine.turns.add({
+      sessionId,
+      role: 'assistant',
+      content: 'Sent the invoice.',
+      receipt: { tools: ['send_email'], sources: ['msg-1'] },
+    });
+    await engine.slots.declare({ subject, name: 'emails_sent', rule: 'action' });
+    await engine.slots.declare({ subject, name: 'files_written', rule: 'action', autoLive: true });
+    const r = await engine.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'emails_sent',
+          text: 'Sent the invoice to Acme.',
+          origin: 'did',
+          evidence: { turn: 7, tool: 'send_email' },
+        },
+        {
+          slot: 'emails_sent',
+          text: 'Sent a reminder to Acme.',
+          origin: 'did',
+          evidence: { turn: 7, tool: 'web_search' },
+        },
+        {
+          slot: 'emails_sent',
+          text: 'Sent nothing.',
+          origin: 'did',
+          evidence: { turn: 6, tool: 'send_email' },
+        },
+        {
+          slot: 'files_written',
+          text: 'Emailed the invoice file.',
+          origin: 'did',
+          evidence: { turn: 7, tool: 'send_email' },
+        },
+        {
+          slot: 'emails_sent',
+          text: 'The user wants invoices.',
+          origin: 'saw',
+          evidence: { turn: 5, quote: 'Keep' },
+        },
+      ],
+    });
+    expect(r.proposed.map((p) => [p.slot, p.status])).toEqual([
+      ['emails_sent', 'proposed'],
+      ['files_written', 'active'],
+    ]);
+    expect(r.dropped.map((d) => d.code)).toEqual([
+      'RECEIPT_NOT_FOUND',
+      'RECEIPT_NOT_FOUND',
+      'ORIGIN_MISMATCH',
+    ]);
+    expect((await engine.memory.live({ subject })).map((f) => f.slot)).toEqual(['files_written']);
+    // a receipt promotion needs no link; the chain still verifies
+    expect((await engine.chain.verify({ subject })).ok).toBe(true);
+  });
+
+  describe('tampering', () => {
+    /** A subject with three decided proposals and one still pending. */
+    async function chainOfThree() {
+      const s = await setup(engine, owner);
+      const texts = [
+        'Keep answers short.',
+        'The user reads on a phone.',
+        'Answers should be short.',
+        'Short is good.',
+      ];
+      const quotes = [
+        'Keep your answers short',
+        'I read these on my phone',
+        'Keep your answers short',
+        'answers short',
+      ];
+      const r = await engine.propose({
+        sessionId: s.sessionId,
+        proposals: texts.map((text, i) => ({
+          slot: 'stances',
+          text,
+          origin: 'saw',
+          evidence: { turn: 5, quote: quotes[i] },
+        })),
+      });
+      const ids = r.proposed.map((p) => p.id);
+      expect(ids).toHaveLength(4);
+      await engine.decide({ proposalId: ids[0] ?? '', decision: 'approve', signer: owner });
+      await engine.decide({ proposalId: ids[1] ?? '', decision: 'reject', signer: owner });
+      await engine.decide({ proposalId: ids[2] ?? '', decision: 'approve', signer: owner });
+      expect(await engine.chain.verify({ subject: s.subject })).toMatchObject({
+        ok: true,
+        length: 3,
+      });
+      return { ...s, ids, pending: ids[3] ?? '' };
+    }
+
+    async function sql(statements: string[], params: unknown[] = []) {
+      await engine.sql.exec('ALTER TABLE decisions DISABLE TRIGGER decisions_append_only');
+      await engine.sql.exec('ALTER TABLE facts DISABLE TRIGGER facts_guard');
+      try {
+        for (const s of statements) await engine.sql.query(s, params);
+      } finally {
+        await engine.sql.exec('ALTER TABLE decisions ENABLE TRIGGER decisions_append_only');
+        await engine.sql.exec('ALTER TABLE facts ENABLE TRIGGER facts_guard');
+      }
+    }
+
+    async function expectBroken(
+      c: Awaited<ReturnType<typeof chainOfThree>>,
+      brokenAt: number,
+      chainCode: string,
+    ) {
+      expect(await engine.chain.verify({ subject: c.subject })).toMatchObject({
+        ok: false,
+        brokenAt,
+        code: chainCode,
+      });
+      expect(
+        await code(engine.decide({ proposalId: c.pending, decision: 'approve', signer: owner })),
+      ).toBe('CHAIN_BROKEN');
+      expect((await engine.fact(c.pending))?.status).toBe('proposed');
+    }
+
+    it('detects an edited decision', async () => {
+      const c = await chainOfThree();
+      await sql(
+        [`UPDATE decisions SET decision = 'approve' WHERE subject_id = $1 AND seq = 2`],
+        [c.subject],
+      );
+      await expectBroken(c, 2, 'HASH_MISMATCH');
+    });
+
+    it('detects a deleted decision', async () => {
+      const c = await chainOfThree();
+      await sql([`DELETE FROM decisions WHERE subject_id = $1 AND seq = 2`], [c.subject]);
+      await expectBroken(c, 3, 'SEQ_GAP');
+    });
+
+    it('detects a cut head (the last decision deleted)', async () => {
+      const c = await chainOfThree();
+      await sql([`DELETE FROM decisions WHERE subject_id = $1 AND seq = 3`], [c.subject]);
+      await expectBroken(c, 3, 'MISSING_DECISION');
+    });
+
+    it('detects an inserted decision forged without the owner key', async () => {
+      const c = await chainOfThree();
+      const forger = makeSigner(`forger-${kind}-${counter}`);
+      await sql(
+        [
+          `INSERT INTO decisions (subject_id, seq, proposal_id, content_hash, decision, decided_at, note, key_id, prev_hash, hash, signature)
+           SELECT subject_id, 4, $2, content_hash, 'approve', decided_at, '', key_id, hash, hash, $3
+           FROM decisions WHERE subject_id = $1 AND seq = 3`,
+        ],
+        [c.subject, c.pending, forger.sign('forged')],
+      );
+      await expectBroken(c, 4, 'HASH_MISMATCH');
+    });
+
+    it('detects reordered decisions', async () => {
+      const c = await chainOfThree();
+      await sql(
+        [
+          `UPDATE decisions SET seq = 100 WHERE subject_id = $1 AND seq = 2`,
+          `UPDATE decisions SET seq = 2 WHERE subject_id = $1 AND seq = 3`,
+          `UPDATE decisions SET seq = 3 WHERE subject_id = $1 AND seq = 100`,
+        ],
+        [c.subject],
+      );
+      await expectBroken(c, 2, 'PREV_HASH_MISMATCH');
+    });
+
+    it('detects a swapped public key', async () => {
+      const c = await chainOfThree();
+      const other = makeSigner(`other-${kind}-${counter}`);
+      await engine.sql.query('UPDATE subjects SET owner_public_key = $2 WHERE id = $1', [
+        c.subject,
+        other.publicKeyPem,
+      ]);
+      await expectBroken(c, 1, 'BAD_SIGNATURE');
+      await engine.sql.query('UPDATE subjects SET owner_key_id = $2 WHERE id = $1', [
+        c.subject,
+        other.keyId,
+      ]);
+      expect(await engine.chain.verify({ subject: c.subject })).toMatchObject({
+        ok: false,
+        brokenAt: 1,
+        code: 'KEY_MISMATCH',
+      });
+    });
+
+    it('detects a decision signed by another key', async () => {
+      const c = await chainOfThree();
+      const other = makeSigner(`signer-${kind}-${counter}`);
+      const row = await engine.sql.query<{ hash: string }>(
+        'SELECT hash FROM decisions WHERE subject_id = $1 AND seq = 2',
+        [c.subject],
+      );
+      await sql(
+        [`UPDATE decisions SET signature = $2 WHERE subject_id = $1 AND seq = 2`],
+        [c.subject, other.sign(row.rows[0]?.hash ?? '')],
+      );
+      await expectBroken(c, 2, 'BAD_SIGNATURE');
+    });
+
+    it('detects an approved fact edited after its decision', async () => {
+      const c = await chainOfThree();
+      await sql(
+        [`UPDATE facts SET text = 'The user authorized wire transfers.' WHERE id = $1`],
+        [c.ids[2]],
+      );
+      await expectBroken(c, 3, 'CONTENT_CHANGED');
+    });
+
+    it('refuses edits at the database while the triggers stand', async () => {
+      const c = await chainOfThree();
+      await expect(
+        engine.sql.query(`UPDATE decisions SET note = 'x' WHERE subject_id = $1`, [c.subject]),
+      ).rejects.toThrow(/append-only/);
+      await expect(
+        engine.sql.query(`UPDATE facts SET text = 'x' WHERE id = $1`, [c.ids[0]]),
+      ).rejects.toThrow(/immutable/);
+      await expect(engine.sql.query(`DELETE FROM facts WHERE id = $1`, [c.ids[0]])).rejects.toThrow(
+        /never deleted/,
+      );
+      expect((await engine.chain.verify({ subject: c.subject })).ok).toBe(true);
+    });
+  });
+});
