@@ -4,7 +4,7 @@
  * matching is on `normalizeForQuote`d text, on word boundaries, so cues are written in plain
  * lowercase ASCII and still match curly apostrophes and any case.
  */
-import { indexOfWords, normalizeForQuote } from './text-normalize.js';
+import { contentTokens, indexOfWords, normalizeForQuote } from './text-normalize.js';
 
 const words = (list: string): string[] => list.trim().split(/\s+/u);
 
@@ -203,14 +203,62 @@ function isUserSubject(text: string, at: number): boolean {
 }
 
 /**
- * The cues by which `text` claims a failure of the agent's, in list order. A cue whose subject is
- * the user ("the user forgot his keys", "they never replied") is a fact about the user and is
- * not counted.
+ * The cues by which `text` claims a failure of the agent's, in list order. A cue is not counted
+ * where its subject in the text is the user AND the user's own quoted words contain the same cue:
+ * "The user forgot his keys" quoting "I forgot my keys" reports the user's lapse in their words.
+ * Without such a quote ("The user has memory gaps"), the claim is the agent's and is counted.
  */
-export function findFailureCues(text: string, cues: readonly string[]): string[] {
+export function findFailureCues(text: string, cues: readonly string[], userWords = ''): string[] {
   const normalized = normalizeForQuote(text);
+  const quoted = normalizeForQuote(userWords);
   return cues.filter((cue) => {
-    for (const at of cueMatches(normalized, cue)) if (!isUserSubject(normalized, at)) return true;
+    const userSaidIt = indexOfWords(quoted, normalizedCue(cue)) !== -1;
+    for (const at of cueMatches(normalized, cue)) {
+      if (!userSaidIt || !isUserSubject(normalized, at)) return true;
+    }
     return false;
   });
+}
+
+const GENERIC_TOKENS: ReadonlySet<string> = new Set(
+  contentTokens(GENERIC_REFERENT_WORDS.join(' ')),
+);
+
+const CUE_TOKENS = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** The words of a cue list, tokenized once per list. */
+function cueTokensOf(cues: readonly string[]): ReadonlySet<string> {
+  let tokens = CUE_TOKENS.get(cues);
+  if (tokens === undefined) {
+    tokens = new Set(contentTokens(cues.join(' ')));
+    CUE_TOKENS.set(cues, tokens);
+  }
+  return tokens;
+}
+
+/**
+ * Whether the text claims the agent failed to recall, forgot, missed or left unanswered
+ * something; such a claim needs a referent. Without `userWords` (the proposal's quote) every cue
+ * counts, so a caller pre-filtering earlier turns with it fetches a superset of what is needed.
+ */
+export function claimsFailure(text: string, cues: readonly string[], userWords?: string): boolean {
+  return findFailureCues(text, cues, userWords).length > 0;
+}
+
+/**
+ * The topic a failure claim says was missed: its content tokens minus the words of `cues`, minus
+ * `GENERIC_REFERENT_WORDS`. "I failed to recall the user's question about the vendor contract"
+ * → ['vendor', 'contract'].
+ */
+export function referentTokens(text: string, cues: readonly string[]): string[] {
+  const cueTokens = cueTokensOf(cues);
+  return contentTokens(text).filter((t) => !cueTokens.has(t) && !GENERIC_TOKENS.has(t));
+}
+
+/** Whether a turn mentions a referent: at least half (rounded up) of its tokens, stemmed. */
+export function mentionsReferent(turnText: string, referent: readonly string[]): boolean {
+  if (referent.length === 0) return false;
+  const tokens = new Set(contentTokens(turnText));
+  const found = referent.filter((t) => tokens.has(t)).length;
+  return found >= Math.ceil(referent.length / 2);
 }

@@ -5,9 +5,13 @@
  */
 import { FACT_ORIGINS } from './fact.js';
 import type { CitedTurn, Proposal, SlotDeclaration } from './fact.js';
-import { findFailureCues, GENERIC_REFERENT_WORDS, hasCorrectionCue } from './gate-cues.js';
 import {
-  contentTokens,
+  findFailureCues,
+  hasCorrectionCue,
+  mentionsReferent,
+  referentTokens,
+} from './gate-cues.js';
+import {
   isAttestedBy,
   normalizeForQuote,
   quoteFoundIn,
@@ -16,9 +20,12 @@ import {
 } from './text-normalize.js';
 
 export {
+  claimsFailure,
   DEFAULT_CORRECTION_CUES,
   DEFAULT_FAILURE_CUES,
   GENERIC_REFERENT_WORDS,
+  mentionsReferent,
+  referentTokens,
 } from './gate-cues.js';
 
 export const DROP_CODES = [
@@ -65,48 +72,6 @@ type Drop = Extract<GateVerdict, { ok: false }>;
 type Rule = (p: Proposal, ctx: GateContext) => Drop | null;
 
 const drop = (code: DropCode, reason: string): Drop => ({ ok: false, code, reason });
-
-const GENERIC_TOKENS: ReadonlySet<string> = new Set(
-  contentTokens(GENERIC_REFERENT_WORDS.join(' ')),
-);
-
-const CUE_TOKENS = new WeakMap<readonly string[], ReadonlySet<string>>();
-
-/** The words of a cue list, tokenized once per list. */
-function cueTokensOf(cues: readonly string[]): ReadonlySet<string> {
-  let tokens = CUE_TOKENS.get(cues);
-  if (tokens === undefined) {
-    tokens = new Set(contentTokens(cues.join(' ')));
-    CUE_TOKENS.set(cues, tokens);
-  }
-  return tokens;
-}
-
-/**
- * Whether the text claims the agent failed to recall, forgot, missed or left unanswered
- * something (a failure cue whose subject is not the user); such a claim needs a referent.
- */
-export function claimsFailure(text: string, cues: readonly string[]): boolean {
-  return findFailureCues(text, cues).length > 0;
-}
-
-/**
- * The topic a failure claim says was missed: its content tokens minus the words of `cues`, minus
- * `GENERIC_REFERENT_WORDS`. "I failed to recall the user's question about the vendor contract"
- * → ['vendor', 'contract'].
- */
-export function referentTokens(text: string, cues: readonly string[]): string[] {
-  const cueTokens = cueTokensOf(cues);
-  return contentTokens(text).filter((t) => !cueTokens.has(t) && !GENERIC_TOKENS.has(t));
-}
-
-/** Whether a turn mentions a referent: at least half (rounded up) of its tokens, stemmed. */
-export function mentionsReferent(turnText: string, referent: readonly string[]): boolean {
-  if (referent.length === 0) return false;
-  const tokens = new Set(contentTokens(turnText));
-  const found = referent.filter((t) => tokens.has(t)).length;
-  return found >= Math.ceil(referent.length / 2);
-}
 
 function isBlank(value: unknown): boolean {
   return typeof value !== 'string' || value.trim() === '';
@@ -222,7 +187,7 @@ const correctionEvent: Rule = (p, ctx) => {
 };
 
 const absentReferent: Rule = (p, ctx) => {
-  const cues = findFailureCues(p.text, ctx.failureCues);
+  const cues = findFailureCues(p.text, ctx.failureCues, p.evidence?.quote);
   const cue = cues[0];
   if (cue === undefined) return null;
   const referent = referentTokens(p.text, ctx.failureCues);
@@ -278,12 +243,14 @@ const RULES: readonly Rule[] = [
  * Judge one proposal. A proposal that passes every rule is `ok`, with `attested` saying whether
  * the cited turn says what the text claims (seed 000 `isAttestedBy`); an unattested proposal still
  * reaches the pile, flagged, because a real quote can be used to prove a relation it never stated.
+ * An action is attested by its checked receipt, never by the wording of the agent's own reply.
  */
 export function checkProposal(p: Proposal, ctx: GateContext): GateVerdict {
   for (const rule of RULES) {
     const verdict = rule(p, ctx);
     if (verdict !== null) return verdict;
   }
+  if (ctx.slot?.rule === 'action') return { ok: true, attested: true };
   return {
     ok: true,
     attested: ctx.citedTurn !== null && isAttestedBy(p.text, ctx.citedTurn.content),

@@ -12,6 +12,7 @@ import { requireId, type Turn } from '../domain/turn.js';
 import { DroppedSql, type DroppedProposal } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { GateTurnSql } from '../store/gate-turn-sql.js';
+import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -95,6 +96,7 @@ export function createGateApi(deps: GateApiDeps): GateApi {
   const gate = new ProposalGate({
     slots,
     facts,
+    retractions: new RetractionSql(client),
     dropped,
     turns: new GateTurnSql(client),
     clock,

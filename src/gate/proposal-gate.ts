@@ -10,6 +10,7 @@ import { normalizeForQuote } from '../domain/text-normalize.js';
 import type { DroppedSql } from '../store/dropped-sql.js';
 import type { FactSql } from '../store/fact-sql.js';
 import type { GateTurnSql } from '../store/gate-turn-sql.js';
+import type { RetractionSql } from '../store/retraction-sql.js';
 import type { SlotSql } from '../store/slot-sql.js';
 
 export interface GateConfig {
@@ -40,6 +41,7 @@ export interface ProposeResult {
 export interface ProposalGateDeps {
   slots: SlotSql;
   facts: FactSql;
+  retractions: RetractionSql;
   dropped: DroppedSql;
   turns: GateTurnSql;
   clock: () => Date;
@@ -111,7 +113,7 @@ export class ProposalGate {
     const slots = new Map<string, SlotDeclaration>(
       (await deps.slots.list(input.subjectId)).map((s) => [s.name, s]),
     );
-    const retracted = await deps.facts.retractedClaims(input.subjectId);
+    const retracted = await deps.retractions.standingClaims(input.subjectId);
     const slotTexts = new Map<string, string[]>();
     const result: ProposeResult = { proposed: [], dropped: [] };
 

@@ -148,20 +148,10 @@ export class FactSql {
     });
   }
 
-  /** Claims that were retracted, with when, for the RETRACTED_CLAIM rule. */
-  retractedClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
-    return guard('reading retracted claims', async () => {
-      const { rows } = await this.db.query<{ text: string; status_at: Date }>(
-        `SELECT text, status_at FROM facts WHERE subject_id = $1 AND status = 'retracted'`,
-        [subjectId],
-      );
-      return rows.map((r) => ({ text: r.text, retractedAt: r.status_at }));
-    });
-  }
-
   /**
    * Facts that only an owner decision can have moved out of `proposed`: everything but the
-   * receipt-promoted actions. Each must have a link in the chain (a cut head is caught here).
+   * receipt-promoted actions and the restorations of overturned retractions. Each must have a
+   * link in the chain (a cut head is caught here).
    */
   ownerDecided(subjectId: string): Promise<string[]> {
     return guard('reading decided facts', async () => {
@@ -169,6 +159,9 @@ export class FactSql {
         `SELECT id FROM facts
          WHERE subject_id = $1 AND status <> 'proposed'
            AND NOT (promoted_by = 'receipt' AND origin = 'did' AND evidence_tool IS NOT NULL)
+           AND NOT (promoted_by = 'restoration' AND EXISTS (
+             SELECT 1 FROM retractions r
+             WHERE r.restored_fact_id = facts.id AND r.verdict = 'overturned'))
          ORDER BY recorded_at, id`,
         [subjectId],
       );
@@ -185,6 +178,34 @@ export class FactSql {
     });
   }
 
+  /** Takes a live fact down: it stays, labelled retracted, linked to its ledger row. */
+  retract(subjectId: string, id: string, retractionId: string, at: Date): Promise<boolean> {
+    return guard('retracting a fact', async () => {
+      const { rows } = await this.db.query<{ id: string }>(
+        `UPDATE facts SET status = 'retracted', status_at = $4, retraction_id = $3
+         WHERE subject_id = $1 AND id = $2 AND status = 'active' RETURNING id`,
+        [subjectId, id, retractionId, at],
+      );
+      return rows.length === 1;
+    });
+  }
+
+  /** A copy of a retracted fact, restored by an overturned retraction, lineage kept. */
+  insertRestored(original: Fact, id: string, at: Date): Promise<void> {
+    return guard('restoring a fact', async () => {
+      await this.db.query(
+        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+           valid_to, recorded_at, status_at, restored_from_id)
+         SELECT subject_id, $3, slot, key, text, origin, 'proposed', attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, 'restoration', valid_from,
+           valid_to, $4, $4, id
+         FROM facts WHERE subject_id = $1 AND id = $2`,
+        [original.subjectId, original.id, id, at],
+      );
+    });
+  }
+
   /**
    * Makes a proposed (or receipt-checked) fact live. A new value for a live slot+key supersedes
    * the older fact; both rows stay, linked both ways.
@@ -193,7 +214,7 @@ export class FactSql {
     subjectId: string,
     id: string,
     at: Date,
-    by: 'owner' | 'receipt',
+    by: 'owner' | 'receipt' | 'restoration',
   ): Promise<{ superseded: string | null }> {
     return guard('making a fact live', async () => {
       const { rows } = await this.db.query<{ id: string }>(

@@ -42,7 +42,9 @@ export class GateTurnSql {
 
   /**
    * Contents of this subject's turns recorded before the cited one that mention any of the
-   * referent tokens (a coarse SQL filter; the gate rule decides what counts as a mention).
+   * referent tokens (a coarse SQL filter; the gate rule decides what counts as a mention). The
+   * agent's own replies are left out: echoing a topic ("I have no record of the vendor
+   * contract") is not a record of having discussed it.
    */
   earlierMentions(
     subjectId: string,
@@ -53,7 +55,7 @@ export class GateTurnSql {
       const patterns = tokens.map((t) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       const { rows } = await this.db.query<{ content: string }>(
         `SELECT content FROM turns
-         WHERE subject_id = $1
+         WHERE subject_id = $1 AND role <> 'assistant'
            AND (recorded_at < $2 OR (session_id = $3 AND seq < $4))
            AND content ILIKE ANY ($5::text[])
          ORDER BY recorded_at DESC LIMIT 200`,

@@ -37,8 +37,9 @@ CREATE TABLE facts (
   recorded_at         timestamptz NOT NULL,
   status_at           timestamptz NOT NULL,
   superseded_at       timestamptz,
-  -- who made it live: the owner's signed decision, or (action slots set to auto-live) its receipt
-  promoted_by         text CHECK (promoted_by IN ('owner', 'receipt')),
+  -- who made it live: the owner's signed decision, its receipt (action slots set to auto-live),
+  -- or the settlement of a retraction that was overturned (a restoration)
+  promoted_by         text CHECK (promoted_by IN ('owner', 'receipt', 'restoration')),
   PRIMARY KEY (subject_id, id),
   FOREIGN KEY (subject_id, slot) REFERENCES slots (subject_id, name),
   CONSTRAINT facts_did_has_tool CHECK (origin <> 'did' OR evidence_tool IS NOT NULL),

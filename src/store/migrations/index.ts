@@ -1,5 +1,6 @@
 import { sql as foundation } from './0001-foundation.js';
 import { sql as factsGate } from './0002-facts-gate.js';
+import { sql as retractions } from './0004-retractions.js';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'foundation', sql: foundation },
   { version: 2, name: 'facts-gate', sql: factsGate },
+  { version: 4, name: 'retractions', sql: retractions },
 ];

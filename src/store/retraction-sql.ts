@@ -1,0 +1,213 @@
+import type { CaughtBy, RetractionVerdict } from '../domain/retraction.js';
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+export interface Retraction {
+  id: string;
+  subjectId: string;
+  claim: string;
+  claimedAt: Date | null;
+  claimSurface: string | null;
+  claimRef: string | null;
+  stoodOn: string;
+  whyWrong: string;
+  correctedClaim: string;
+  correctedAt: Date;
+  caughtBy: CaughtBy;
+  tags: string[];
+  procedure: string;
+  passObservation: string;
+  overturnCondition: string;
+  probe: { spec: unknown; standsIf: string; overturnsIf: string } | null;
+  dueAt: Date;
+  factId: string | null;
+  verdict: RetractionVerdict;
+  settledAt: Date | null;
+  settledOutcome: string | null;
+  settledBy: string | null;
+  settledProbeRecordId: string | null;
+  restoredFactId: string | null;
+  recordedAt: Date;
+}
+
+interface Row {
+  id: string;
+  subject_id: string;
+  claim: string;
+  claimed_at: Date | null;
+  claim_surface: string | null;
+  claim_ref: string | null;
+  stood_on: string;
+  why_wrong: string;
+  corrected_claim: string;
+  corrected_at: Date;
+  caught_by: CaughtBy;
+  tags: string[];
+  procedure: string;
+  pass_observation: string;
+  overturn_condition: string;
+  probe_spec: unknown;
+  probe_stands_verdict: string | null;
+  probe_overturns_verdict: string | null;
+  due_at: Date;
+  fact_id: string | null;
+  verdict: RetractionVerdict;
+  settled_at: Date | null;
+  settled_outcome: string | null;
+  settled_by: string | null;
+  settled_probe_record_id: string | null;
+  restored_fact_id: string | null;
+  recorded_at: Date;
+}
+
+const COLUMNS = `id, subject_id, claim, claimed_at, claim_surface, claim_ref, stood_on, why_wrong,
+  corrected_claim, corrected_at, caught_by, tags, procedure, pass_observation, overturn_condition,
+  probe_spec, probe_stands_verdict, probe_overturns_verdict, due_at, fact_id, verdict, settled_at,
+  settled_outcome, settled_by, settled_probe_record_id, restored_fact_id, recorded_at`;
+
+function toRetraction(r: Row): Retraction {
+  return {
+    id: r.id,
+    subjectId: r.subject_id,
+    claim: r.claim,
+    claimedAt: r.claimed_at,
+    claimSurface: r.claim_surface,
+    claimRef: r.claim_ref,
+    stoodOn: r.stood_on,
+    whyWrong: r.why_wrong,
+    correctedClaim: r.corrected_claim,
+    correctedAt: r.corrected_at,
+    caughtBy: r.caught_by,
+    tags: r.tags,
+    procedure: r.procedure,
+    passObservation: r.pass_observation,
+    overturnCondition: r.overturn_condition,
+    probe:
+      r.probe_spec === null || r.probe_stands_verdict === null || r.probe_overturns_verdict === null
+        ? null
+        : {
+            spec: r.probe_spec,
+            standsIf: r.probe_stands_verdict,
+            overturnsIf: r.probe_overturns_verdict,
+          },
+    dueAt: r.due_at,
+    factId: r.fact_id,
+    verdict: r.verdict,
+    settledAt: r.settled_at,
+    settledOutcome: r.settled_outcome,
+    settledBy: r.settled_by,
+    settledProbeRecordId: r.settled_probe_record_id,
+    restoredFactId: r.restored_fact_id,
+    recordedAt: r.recorded_at,
+  };
+}
+
+export type NewRetraction = Omit<
+  Retraction,
+  | 'verdict'
+  | 'settledAt'
+  | 'settledOutcome'
+  | 'settledBy'
+  | 'settledProbeRecordId'
+  | 'restoredFactId'
+>;
+
+export interface Settlement {
+  verdict: Exclude<RetractionVerdict, 'unchecked'>;
+  at: Date;
+  outcome: string;
+  by: string;
+  probeRecordId: string | null;
+  restoredFactId: string | null;
+}
+
+export class RetractionSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  insert(r: NewRetraction): Promise<Retraction> {
+    return guard('recording a retraction', async () => {
+      const { rows } = await this.db.query<Row>(
+        `INSERT INTO retractions (subject_id, id, claim, claimed_at, claim_surface, claim_ref, stood_on,
+           why_wrong, corrected_claim, corrected_at, caught_by, tags, procedure, pass_observation,
+           overturn_condition, probe_spec, probe_stands_verdict, probe_overturns_verdict, due_at, fact_id,
+           recorded_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::text[], $13, $14, $15, $16::jsonb, $17,
+                 $18, $19, $20, $21)
+         RETURNING ${COLUMNS}`,
+        [
+          r.subjectId,
+          r.id,
+          r.claim,
+          r.claimedAt,
+          r.claimSurface,
+          r.claimRef,
+          r.stoodOn,
+          r.whyWrong,
+          r.correctedClaim,
+          r.correctedAt,
+          r.caughtBy,
+          r.tags,
+          r.procedure,
+          r.passObservation,
+          r.overturnCondition,
+          r.probe === null ? null : JSON.stringify(r.probe.spec),
+          r.probe?.standsIf ?? null,
+          r.probe?.overturnsIf ?? null,
+          r.dueAt,
+          r.factId,
+          r.recordedAt,
+        ],
+      );
+      return toRetraction(rows[0] as Row);
+    });
+  }
+
+  get(id: string): Promise<Retraction | null> {
+    return guard('reading a retraction', async () => {
+      const { rows } = await this.db.query<Row>(
+        `SELECT ${COLUMNS} FROM retractions WHERE id = $1`,
+        [id],
+      );
+      return rows[0] === undefined ? null : toRetraction(rows[0]);
+    });
+  }
+
+  list(
+    subjectId: string,
+    options: { verdict?: RetractionVerdict; dueBy?: Date; limit?: number } = {},
+  ): Promise<Retraction[]> {
+    return guard('listing retractions', async () => {
+      const { rows } = await this.db.query<Row>(
+        `SELECT ${COLUMNS} FROM retractions
+         WHERE subject_id = $1 AND ($2::text IS NULL OR verdict = $2) AND ($3::timestamptz IS NULL OR due_at <= $3)
+         ORDER BY corrected_at DESC, id LIMIT $4`,
+        [subjectId, options.verdict ?? null, options.dueBy ?? null, options.limit ?? 1000],
+      );
+      return rows.map(toRetraction);
+    });
+  }
+
+  /** Claims that stay retracted (every verdict but overturned), for the gate's RETRACTED_CLAIM rule. */
+  standingClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
+    return guard('reading retracted claims', async () => {
+      const { rows } = await this.db.query<{ claim: string; corrected_at: Date }>(
+        `SELECT claim, corrected_at FROM retractions WHERE subject_id = $1 AND verdict <> 'overturned'`,
+        [subjectId],
+      );
+      return rows.map((r) => ({ text: r.claim, retractedAt: r.corrected_at }));
+    });
+  }
+
+  /** Writes a settlement once; returns false when the row was already settled. */
+  settle(id: string, s: Settlement): Promise<boolean> {
+    return guard('settling a retraction', async () => {
+      const { rows } = await this.db.query<{ id: string }>(
+        `UPDATE retractions SET verdict = $2, settled_at = $3, settled_outcome = $4, settled_by = $5,
+                settled_probe_record_id = $6, restored_fact_id = $7
+         WHERE id = $1 AND verdict = 'unchecked' RETURNING id`,
+        [id, s.verdict, s.at, s.outcome, s.by, s.probeRecordId, s.restoredFactId],
+      );
+      return rows.length === 1;
+    });
+  }
+}

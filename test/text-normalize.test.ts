@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ATTESTATION_MIN_OVERLAP,
+  ATTESTATION_MIN_RATIO,
+  RETRACTED_SIMILARITY_THRESHOLD,
+  STOPWORDS,
+  containsWords,
+  contentTokens,
+  isAttestedBy,
+  normalizeForQuote,
+  quoteFoundIn,
+  similarity,
+  stemToken,
+} from '../src/domain/text-normalize.js';
+
+describe('normalizeForQuote', () => {
+  it('folds typographic quotes, apostrophes and primes to ASCII', () => {
+    expect(normalizeForQuote('\u201CDon\u2019t\u201D')).toBe('"don\'t"');
+    expect(normalizeForQuote('\u201Eja\u201F \u00ABoui\u00BB \u2018x\u2019 \u201By\u2032')).toBe(
+      '"ja" "oui" \'x\' \'y\'',
+    );
+    expect(normalizeForQuote('6\u2033 tall')).toBe('6" tall');
+  });
+
+  it('folds dashes and the minus sign to a hyphen and the ellipsis to three dots', () => {
+    expect(normalizeForQuote('Tuesday\u2014not Thursday')).toBe('tuesday-not thursday');
+    expect(normalizeForQuote('9\u20135 \u2212 1 \u2010 \u2011 \u2012 \u2015')).toBe(
+      '9-5 - 1 - - - -',
+    );
+    expect(normalizeForQuote('well\u2026')).toBe('well...');
+  });
+
+  it('lowercases, applies NFKC and collapses and trims whitespace', () => {
+    expect(normalizeForQuote('  Keep\tYOUR\n\nanswers\u00A0 SHORT  ')).toBe(
+      'keep your answers short',
+    );
+    expect(normalizeForQuote('\uFF2B\uFF45\uFF45\uFF50 \uFB01le')).toBe('keep file');
+    expect(normalizeForQuote('con\u00ADtract\u200B')).toBe('contract');
+  });
+
+  it('is idempotent and changes nothing else', () => {
+    const once = normalizeForQuote(
+      '\u201CNo,\u201D she said \u2014 \u201Cit\u2019s Tuesday!\u201D',
+    );
+    expect(normalizeForQuote(once)).toBe(once);
+    expect(once).toBe('"no," she said - "it\'s tuesday!"');
+    expect(normalizeForQuote('')).toBe('');
+    expect(normalizeForQuote(' \n\t ')).toBe('');
+  });
+});
+
+describe('quoteFoundIn', () => {
+  const turn =
+    'Remind me what we decided last week about the vendor\u2019s contract \u2014 quickly.';
+
+  it('finds a quote across case, whitespace, quotes and dashes', () => {
+    expect(quoteFoundIn("what we decided last week about the vendor's contract", turn)).toBe(true);
+    expect(quoteFoundIn('WHAT  WE DECIDED\nlast week', turn)).toBe(true);
+    expect(quoteFoundIn("vendor's contract - quickly", turn)).toBe(true);
+  });
+
+  it('does not find a misquote, a reordering or a blank quote', () => {
+    expect(quoteFoundIn('what we agreed last week', turn)).toBe(false);
+    expect(quoteFoundIn('last week we decided', turn)).toBe(false);
+    expect(quoteFoundIn('', turn)).toBe(false);
+    expect(quoteFoundIn('   ', turn)).toBe(false);
+    expect(quoteFoundIn('', '')).toBe(false);
+  });
+
+  it('does not find a fragment of a word', () => {
+    expect(quoteFoundIn('no', 'I know')).toBe(false);
+    expect(quoteFoundIn('contract', 'two contracts')).toBe(false);
+    expect(quoteFoundIn('contract', 'the contract.')).toBe(true);
+    expect(containsWords('the vendor', 'vendor')).toBe(true);
+  });
+});
+
+describe('contentTokens', () => {
+  it('drops stopwords, possessives and contractions, keeps distinct words in order', () => {
+    expect(contentTokens("The user's question about the vendor contract")).toEqual([
+      'user',
+      'question',
+      'vendor',
+      'contract',
+    ]);
+    expect(contentTokens("I didn't say it; you're wrong, it's Tuesday")).toEqual([
+      'say',
+      'wrong',
+      'tuesday',
+    ]);
+    expect(contentTokens('contract CONTRACT contracts')).toEqual(['contract']);
+    expect(contentTokens('the and of')).toEqual([]);
+    expect(contentTokens("O'Brien paid 3 invoices")).toEqual(["o'brien", 'paid', '3', 'invoic']);
+    expect(STOPWORDS.has('the')).toBe(true);
+    expect(STOPWORDS.size).toBeGreaterThanOrEqual(150);
+  });
+
+  it('stems inflections of one word to the same token', () => {
+    const same = (...words: string[]) => new Set(words.map(stemToken)).size;
+    expect(same('contract', 'contracts')).toBe(1);
+    expect(same('decide', 'decided', 'deciding', 'decides')).toBe(1);
+    expect(same('recent', 'recently')).toBe(1);
+    expect(same('plan', 'planned', 'planning')).toBe(1);
+    expect(same('company', 'companies')).toBe(1);
+    expect(same('reply', 'replied', 'replies')).toBe(1);
+    expect(same('business', 'businesses')).toBe(1);
+    expect(same('meet', 'meeting', 'meetings')).toBe(1);
+  });
+
+  it('stays conservative on words that only look inflected', () => {
+    expect(stemToken('early')).toBe('early');
+    expect(stemToken('thing')).toBe('thing');
+    expect(stemToken('string')).toBe('string');
+    expect(stemToken('business')).toBe('business');
+    expect(stemToken('status')).toBe('status');
+    expect(stemToken('need')).toBe('need');
+    expect(stemToken('add')).toBe('add');
+    expect(stemToken('added')).toBe('add');
+  });
+});
+
+describe('isAttestedBy', () => {
+  const turn = 'I signed the vendor contract with Acme on Friday and the renewal is due in March';
+
+  it('exports the thresholds of seed 000', () => {
+    expect(ATTESTATION_MIN_OVERLAP).toBe(2);
+    expect(ATTESTATION_MIN_RATIO).toBe(0.6);
+  });
+
+  it('attests a normalized substring', () => {
+    expect(isAttestedBy('The Vendor Contract with ACME', turn)).toBe(true);
+  });
+
+  it('attests at 60% or more content-token overlap with at least 2 tokens', () => {
+    // signed, contract, acme of signed, contract, acme, lawyer, review: 3 of 5 = 60%
+    expect(isAttestedBy('Acme contract signed; lawyer review', turn)).toBe(true);
+    // contracts, renewal, budget, march: 3 of 4 = 75%, with "contracts" matching "contract"
+    expect(isAttestedBy('Contracts renewal budget for March', turn)).toBe(true);
+  });
+
+  it('does not attest a single shared token, even at 100%', () => {
+    expect(isAttestedBy('Acme!', turn)).toBe(false);
+    expect(isAttestedBy('the Acme people', turn)).toBe(false);
+  });
+
+  it('does not attest 50% overlap', () => {
+    // vendor, contract of vendor, contract, terminated, lawsuit
+    expect(isAttestedBy('Vendor contract terminated after lawsuit', turn)).toBe(false);
+  });
+
+  it('does not attest an unrelated or empty text', () => {
+    expect(isAttestedBy('The user authorized wire transfers', turn)).toBe(false);
+    expect(isAttestedBy('', turn)).toBe(false);
+    expect(isAttestedBy('the and of', turn)).toBe(false);
+  });
+});
+
+describe('similarity', () => {
+  it('is 1 for texts equal after normalization', () => {
+    expect(similarity('The meeting is on Tuesday', '  the MEETING is on tuesday ')).toBe(1);
+    expect(similarity('It\u2019s Tuesday', "it's tuesday")).toBe(1);
+  });
+
+  it('is the Dice coefficient over distinct content tokens, and symmetric', () => {
+    const a = 'The meeting moved to Tuesday';
+    const b = 'The meeting moved to Thursday';
+    expect(similarity(a, b)).toBeCloseTo(2 / 3);
+    expect(similarity(b, a)).toBeCloseTo(similarity(a, b));
+    expect(similarity(a, b)).toBeLessThan(RETRACTED_SIMILARITY_THRESHOLD);
+  });
+
+  it('stays above the threshold for the same claim reworded with one word more', () => {
+    const claim = 'The user prefers morning calls with the London team';
+    const reworded = 'User prefers morning calls with the London team, always';
+    expect(similarity(claim, reworded)).toBeGreaterThanOrEqual(RETRACTED_SIMILARITY_THRESHOLD);
+  });
+
+  it('is 0 for unrelated or empty texts', () => {
+    expect(similarity('vendor contract', 'wire transfers')).toBe(0);
+    expect(similarity('', '')).toBe(0);
+    expect(similarity('the', 'of')).toBe(0);
+  });
+});
