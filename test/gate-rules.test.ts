@@ -7,7 +7,7 @@ import {
   type SlotDeclaration,
 } from '../src/domain/fact.js';
 import { findFailureCues, hasCorrectionCue } from '../src/domain/gate-cues.js';
-import { contentTokens } from '../src/domain/text-normalize.js';
+import { contentTokens, normalizeForQuote } from '../src/domain/text-normalize.js';
 import {
   DEFAULT_CORRECTION_CUES,
   DEFAULT_FAILURE_CUES,
@@ -505,9 +505,10 @@ describe('RETRACTED_CLAIM', () => {
 
 describe('DUPLICATE', () => {
   it('drops a text already live or pending in the slot, after normalization', () => {
+    // the caller passes the slot's texts normalized once (see GateContext)
     const live = ['the user has standup at 9:30 on tuesdays'];
     expectDrop(checkProposal(GOOD, context({ liveOrPendingTexts: live })), 'DUPLICATE');
-    const curly = ['  The USER has standup at 9:30 on Tuesdays '];
+    const curly = ['  The USER has standup at 9:30 on Tuesdays '].map(normalizeForQuote);
     expectDrop(checkProposal(GOOD, context({ liveOrPendingTexts: curly })), 'DUPLICATE');
   });
 
@@ -538,7 +539,7 @@ describe('rule order', () => {
     );
     const both = proposal(GOOD.text, { turn: 1, quote: GOOD.evidence?.quote ?? '' });
     const ctx = context({
-      liveOrPendingTexts: [GOOD.text],
+      liveOrPendingTexts: [normalizeForQuote(GOOD.text)],
       retractedClaims: [{ text: GOOD.text, retractedAt: new Date(DAY.getTime() + 3_600_000) }],
     });
     expectDrop(checkProposal(both, ctx), 'RETRACTED_CLAIM');

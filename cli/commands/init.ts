@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EngineError, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../../src/index.js';
 import { stringValue } from '../args.js';
@@ -31,46 +31,59 @@ async function hasOwnerKey(ctx: CommandContext, subject: string): Promise<boolea
 export async function initCommand(ctx: CommandContext): Promise<void> {
   const subject = stringValue(ctx.values, 'subject') ?? 'owner';
   const path = keyPath(ctx, subject);
-  let secret = passphraseIfGiven(ctx);
-  const keyed = await hasOwnerKey(ctx, subject);
-  if (!keyed) {
+  let key: ReturnType<typeof generateOwnerKey> | null = null;
+  if (!(await hasOwnerKey(ctx, subject))) {
     if (existsSync(path)) {
       throw new EngineError(
         'INVALID_ARGUMENT',
         `${path} already exists; choose another --key or move it away`,
       );
     }
-    if (secret === null && !ctx.io.isTTY) await passphrase(ctx, ''); // throws PASSPHRASE_REQUIRED
-    secret ??= await passphrase(ctx, `Choose a passphrase for the owner key (${path}): `);
-  }
-  await ctx.withEngine(true, async (engine: Engine) => {
-    const result = await engine.init({ subject });
-    let owner = await engine.owner.key({ subject });
-    let keyFile: string | null = null;
-    if (owner === null) {
-      const key = generateOwnerKey(secret ?? (await passphrase(ctx, 'Owner passphrase: ')));
+    const given = passphraseIfGiven(ctx);
+    const secret =
+      given ?? (await passphrase(ctx, `Choose a passphrase for the owner key (${path}): `));
+    key = generateOwnerKey(secret);
+    // The key file is written before the store is touched: a key path that cannot be written
+    // refuses the init with nothing created.
+    try {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       writeOwnerKeyFile(path, key.keyFile);
-      await engine.owner.setKey({ subject, publicKeyPem: key.publicKeyPem, keyId: key.keyId });
-      owner = { keyId: key.keyId, publicKeyPem: key.publicKeyPem };
-      keyFile = path;
+    } catch (err) {
+      if (err instanceof EngineError) throw err;
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `cannot create the owner key file ${path}: ${(err as Error).message}`,
+      );
     }
-    const keyId = owner.keyId;
-    ctx.print(
-      {
-        db: engine.location,
-        engine: engine.kind,
-        subject,
-        created: result.created,
-        ownerKey: { keyId, keyFile, created: keyFile !== null },
-      },
-      () =>
-        [
-          `${result.created ? 'Initialized' : 'Already initialized'}: subject "${subject}" in ${engine.location} (${engine.kind})`,
-          keyFile === null
-            ? `Owner key ${keyId} (already set)`
-            : `Owner key ${keyId} written to ${keyFile} (encrypted; keep the passphrase)`,
-        ].join('\n'),
-    );
-  });
+  }
+  try {
+    await ctx.withEngine(true, async (engine: Engine) => {
+      const result = await engine.init({ subject });
+      if (key !== null)
+        await engine.owner.setKey({ subject, publicKeyPem: key.publicKeyPem, keyId: key.keyId });
+      const owner = await engine.owner.key({ subject });
+      const keyId = owner?.keyId ?? '';
+      const keyFile = key === null ? null : path;
+      ctx.print(
+        {
+          db: engine.location,
+          engine: engine.kind,
+          subject,
+          created: result.created,
+          ownerKey: { keyId, keyFile, created: keyFile !== null },
+        },
+        () =>
+          [
+            `${result.created ? 'Initialized' : 'Already initialized'}: subject "${subject}" in ${engine.location} (${engine.kind})`,
+            keyFile === null
+              ? `Owner key ${keyId} (already set)`
+              : `Owner key ${keyId} written to ${keyFile} (encrypted; keep the passphrase)`,
+          ].join('\n'),
+      );
+    });
+  } catch (err) {
+    // The store refused: take back the key file this run wrote, so nothing is left half-made.
+    if (key !== null) rmSync(path, { force: true });
+    throw err;
+  }
 }

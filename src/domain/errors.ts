@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'NO_PROBE',
   'INSTRUMENT_NOT_CALIBRATED',
   'PROBE_INCONCLUSIVE',
+  'UNKNOWN_INSTRUMENT',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

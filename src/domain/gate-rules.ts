@@ -61,7 +61,10 @@ export interface GateContext {
    */
   earlierTurnTexts: readonly string[];
   retractedClaims: ReadonlyArray<{ text: string; retractedAt: Date }>;
-  /** Texts already active or proposed in the same slot (compared after `normalizeForQuote`). */
+  /**
+   * Texts already active or proposed in the same slot, ALREADY passed through
+   * `normalizeForQuote` (the caller normalizes each once, not once per proposal).
+   */
   liveOrPendingTexts: readonly string[];
 }
 
@@ -206,8 +209,8 @@ const retractedClaim: Rule = (p, ctx) => {
   const citedAt = ctx.citedTurn?.recordedAt.getTime() ?? Number.NEGATIVE_INFINITY;
   const claim = ctx.retractedClaims.find(
     (c) =>
-      similarity(p.text, c.text) >= RETRACTED_SIMILARITY_THRESHOLD &&
-      !(citedAt > c.retractedAt.getTime()),
+      !(citedAt > c.retractedAt.getTime()) &&
+      similarity(p.text, c.text) >= RETRACTED_SIMILARITY_THRESHOLD,
   );
   return claim === undefined
     ? null
@@ -219,7 +222,7 @@ const retractedClaim: Rule = (p, ctx) => {
 
 const duplicate: Rule = (p, ctx) => {
   const text = normalizeForQuote(p.text);
-  return ctx.liveOrPendingTexts.some((t) => normalizeForQuote(t) === text)
+  return ctx.liveOrPendingTexts.includes(text)
     ? drop('DUPLICATE', `slot "${p.slot}" already holds this text, live or pending`)
     : null;
 };

@@ -40,9 +40,34 @@ function mapPunctuation(s: string): string {
  * Nothing else changes: words, their order and all other punctuation must match.
  */
 export function normalizeForQuote(s: string): string {
-  // Plain ASCII without a backtick is already folded: skip the mapping and NFKC passes.
-  const folded = PLAIN_ASCII.test(s) ? s : mapPunctuation(mapPunctuation(s).normalize('NFKC'));
-  return folded.toLowerCase().replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
+  return memo(NORMALIZED, s, () => {
+    // Plain ASCII without a backtick is already folded: skip the mapping and NFKC passes.
+    const folded = PLAIN_ASCII.test(s) ? s : mapPunctuation(mapPunctuation(s).normalize('NFKC'));
+    return folded.toLowerCase().replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
+  });
+}
+
+/**
+ * A batch of proposals cites the same few turns again and again: both functions below are pure,
+ * so their results are remembered for the most recent inputs (bounded, cleared when full).
+ */
+const MEMO_LIMIT = 2048;
+const NORMALIZED = new Map<string, string>();
+const TOKENS = new Map<string, readonly string[]>();
+
+/** Forgets every remembered result (benchmarks start each round cold with it). */
+export function resetTextMemo(): void {
+  NORMALIZED.clear();
+  TOKENS.clear();
+}
+
+function memo<T>(cache: Map<string, T>, key: string, compute: () => T): T {
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const value = compute();
+  if (cache.size >= MEMO_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
@@ -166,12 +191,15 @@ function contentToken(raw: string): string | null {
  * removed, then stemmed (`stemToken`).
  */
 export function contentTokens(s: string): string[] {
-  const out = new Set<string>();
-  for (const match of normalizeForQuote(s).matchAll(TOKEN)) {
-    const token = contentToken(match[0]);
-    if (token !== null) out.add(token);
-  }
-  return [...out];
+  const tokens = memo(TOKENS, s, () => {
+    const out = new Set<string>();
+    for (const match of normalizeForQuote(s).matchAll(TOKEN)) {
+      const token = contentToken(match[0]);
+      if (token !== null) out.add(token);
+    }
+    return [...out];
+  });
+  return [...tokens];
 }
 
 /** Seed 000: at least this many of the text's distinct content tokens must be in the turn… */
