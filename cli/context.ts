@@ -1,4 +1,4 @@
-import { createEngine, DEFAULT_DB, type Engine } from '../src/index.js';
+import { createEngine, DEFAULT_DB, type Engine, type EngineConfig } from '../src/index.js';
 import type { CliIo } from './io.js';
 
 export interface CommandContext {
@@ -8,8 +8,12 @@ export interface CommandContext {
   json: boolean;
   /** The `--db` value, then MEMLEDGER_DB, then ./.memledger. */
   db: string;
-  /** Opens the engine; only `init` and `demo` may create a store. */
-  withEngine<T>(create: boolean, fn: (engine: Engine) => Promise<T>): Promise<T>;
+  /** Opens the engine; only `init` and `demo` may create a store. `extra`: probe settings. */
+  withEngine<T>(
+    create: boolean,
+    fn: (engine: Engine) => Promise<T>,
+    extra?: Pick<EngineConfig, 'probes'>,
+  ): Promise<T>;
   /** Prints one JSON document with --json, the text otherwise. */
   print(json: unknown, text: () => string): void;
   /** A command whose check failed (not an error) sets a non-zero exit code. */
@@ -38,8 +42,8 @@ export function makeContext(
     positionals,
     json,
     db,
-    async withEngine(create, fn) {
-      const engine = await createEngine({ db, create });
+    async withEngine(create, fn, extra = {}) {
+      const engine = await createEngine({ ...extra, db, create });
       try {
         return await fn(engine);
       } finally {

@@ -1,6 +1,29 @@
 import { EngineError } from '../src/index.js';
 import { parseCommandArgs, splitCommand } from './args.js';
+import {
+  ARRIVAL_DIFF_OPTIONS,
+  ARRIVAL_OPTIONS,
+  arrivalCommand,
+  arrivalDiffCommand,
+} from './commands/arrival.js';
 import { DEMO_OPTIONS, demoCommand } from './commands/demo.js';
+import {
+  ACTION_RECORD_OPTIONS,
+  actionRecordCommand,
+  COMMITMENT_ADD_OPTIONS,
+  COMMITMENT_CLOSE_OPTIONS,
+  COMMITMENT_LIST_OPTIONS,
+  commitmentAddCommand,
+  commitmentDoneCommand,
+  commitmentDropCommand,
+  commitmentListCommand,
+  TIMEZONE_OPTIONS,
+  timezoneCommand,
+  TOOL_LIST_OPTIONS,
+  TOOL_REGISTER_OPTIONS,
+  toolListCommand,
+  toolRegisterCommand,
+} from './commands/ground-truth.js';
 import {
   DECIDE_OPTIONS,
   decideCommand,
@@ -17,6 +40,28 @@ import {
   MEMORY_OPTIONS,
   memoryCommand,
 } from './commands/memory.js';
+import {
+  RETRACT_DUE_OPTIONS,
+  RETRACT_LIST_OPTIONS,
+  RETRACT_OPTIONS,
+  RETRACT_SETTLE_OPTIONS,
+  retractCommand,
+  retractDueCommand,
+  retractListCommand,
+  retractSettleCommand,
+} from './commands/retract.js';
+import {
+  PROBE_CALIBRATE_OPTIONS,
+  PROBE_FILE_OPTIONS,
+  PROBE_HTTP_OPTIONS,
+  PROBE_LOG_OPTIONS,
+  PROBE_SQL_OPTIONS,
+  probeCalibrateCommand,
+  probeFileCommand,
+  probeHttpCommand,
+  probeLogCommand,
+  probeSqlCommand,
+} from './commands/probe.js';
 import { REVIEW_OPTIONS, reviewCommand } from './commands/review.js';
 import {
   SLOT_DECLARE_OPTIONS,
@@ -131,6 +176,130 @@ const COMMANDS: Command[] = [
     run: slotListCommand,
     summary: 'slot list [--subject S]',
   },
+  {
+    words: ['retract', 'list'],
+    options: RETRACT_LIST_OPTIONS,
+    run: retractListCommand,
+    summary: 'retract list [--subject S] [--verdict unchecked|stands|overturned|unresolvable]',
+  },
+  {
+    words: ['retract', 'due'],
+    options: RETRACT_DUE_OPTIONS,
+    run: retractDueCommand,
+    summary: 'retract due [--subject S]',
+  },
+  {
+    words: ['retract', 'settle'],
+    options: RETRACT_SETTLE_OPTIONS,
+    run: retractSettleCommand,
+    positionals: 1,
+    summary:
+      'retract settle <id> (--run-probe | --verdict stands|overturned|unresolvable --outcome TEXT) [--by WHO]',
+  },
+  {
+    words: ['retract'],
+    options: RETRACT_OPTIONS,
+    run: retractCommand,
+    summary:
+      'retract --claim C --stood-on S --why-wrong W --corrected C2 --procedure P --pass-obs O1 --overturn-if O2\n' +
+      '       [--fact ID] [--probe-file spec.json] [--caught-by self|owner|together|reality] [--corrected-at ISO]\n' +
+      '       [--due-days N] [--claimed-at ISO] [--surface S] [--ref R] [--tags a,b] [--subject S]',
+  },
+  {
+    words: ['probe', 'file'],
+    options: PROBE_FILE_OPTIONS,
+    run: probeFileCommand,
+    summary:
+      'probe file --path P (--exists | --missing | --contains X [--negate]) [--root DIR ...] [--subject S] [--purpose T]',
+  },
+  {
+    words: ['probe', 'sql'],
+    options: PROBE_SQL_OPTIONS,
+    run: probeSqlCommand,
+    summary: 'probe sql --query Q --op eq|ne|lt|le|gt|ge --expect V   (negative: --expect=-1)',
+  },
+  {
+    words: ['probe', 'http'],
+    options: PROBE_HTTP_OPTIONS,
+    run: probeHttpCommand,
+    summary: 'probe http --url U [--status N] [--contains X] [--allow host,...] [--timeout-ms N]',
+  },
+  {
+    words: ['probe', 'calibrate'],
+    options: PROBE_CALIBRATE_OPTIONS,
+    run: probeCalibrateCommand,
+    summary: 'probe calibrate [--instrument NAME] [--root DIR ...]',
+  },
+  {
+    words: ['probe', 'log'],
+    options: PROBE_LOG_OPTIONS,
+    run: probeLogCommand,
+    summary: 'probe log [--limit N]',
+  },
+  {
+    words: ['arrival', 'diff'],
+    options: ARRIVAL_DIFF_OPTIONS,
+    run: arrivalDiffCommand,
+    summary: 'arrival diff (--surface S [--subject S] | --id MANIFEST)',
+  },
+  {
+    words: ['arrival'],
+    options: ARRIVAL_OPTIONS,
+    run: arrivalCommand,
+    summary:
+      'arrival --surface chat|wake (--session S | --subject S) [--format text|json|anthropic]',
+  },
+  {
+    words: ['commitment', 'add'],
+    options: COMMITMENT_ADD_OPTIONS,
+    run: commitmentAddCommand,
+    summary: 'commitment add --title T [--due YYYY-MM-DD] [--subject S]',
+  },
+  {
+    words: ['commitment', 'done'],
+    options: COMMITMENT_CLOSE_OPTIONS,
+    run: commitmentDoneCommand,
+    positionals: 1,
+    summary: 'commitment done <id>',
+  },
+  {
+    words: ['commitment', 'drop'],
+    options: COMMITMENT_CLOSE_OPTIONS,
+    run: commitmentDropCommand,
+    positionals: 1,
+    summary: 'commitment drop <id>',
+  },
+  {
+    words: ['commitment', 'list'],
+    options: COMMITMENT_LIST_OPTIONS,
+    run: commitmentListCommand,
+    summary: 'commitment list [--status open|done|dropped] [--subject S] [--limit N]',
+  },
+  {
+    words: ['action', 'record'],
+    options: ACTION_RECORD_OPTIONS,
+    run: actionRecordCommand,
+    summary:
+      'action record --tool T --surface S --target TEXT [--status pending|confirmed|failed] [--completed-at ISO] [--subject S]',
+  },
+  {
+    words: ['tool', 'register'],
+    options: TOOL_REGISTER_OPTIONS,
+    run: toolRegisterCommand,
+    summary: 'tool register --name N --surfaces chat,wake [--description D] [--subject S]',
+  },
+  {
+    words: ['tool', 'list'],
+    options: TOOL_LIST_OPTIONS,
+    run: toolListCommand,
+    summary: 'tool list [--surface S] [--subject S]',
+  },
+  {
+    words: ['timezone'],
+    options: TIMEZONE_OPTIONS,
+    run: timezoneCommand,
+    summary: 'timezone [--zone Europe/Stockholm|default] [--subject S]',
+  },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
 ];
 
@@ -141,7 +310,8 @@ Usage: memledger <command> [--db DIR|memory://|postgres://…] [--json]
 ${COMMANDS.map((c) => `  memledger ${c.summary}`).join('\n')}
 
 --db defaults to $MEMLEDGER_DB, then ./.memledger (embedded). With --json, stdout is one JSON
-document; errors are {"error":{"code","message"}} on stderr with a non-zero exit.`;
+document; errors are {"error":{"code","message"}} on stderr with a non-zero exit. A probe
+exits 3 when falsified and 4 when it could not look (verdict error); calibrate exits 3 on a FAIL.`;
 
 /** Runs one CLI invocation and returns its exit code; all output goes through `io`. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

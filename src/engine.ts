@@ -14,8 +14,12 @@ import {
   type AddTurnResult,
   type RecordResponseInput,
 } from './history/turn-recorder.js';
+import { createArrivalApi, type ArrivalApi, type ArrivalConfig } from './arrival/arrival-api.js';
 import { createGateApi, declareDefaultSlots, type GateApi } from './gate/gate-api.js';
+import { RetractionLedger } from './ledger/retraction-ledger.js';
 import type { GateConfig } from './gate/proposal-gate.js';
+import { resolveProbeConfig, type ProbeConfig } from './probes/probe-config.js';
+import { createProbeService, type ProbeApi } from './probes/probe-service.js';
 import { DEFAULT_DB, openSqlClient } from './store/open-store.js';
 import { SessionSql, type Session } from './store/session-sql.js';
 import type { SqlClient } from './store/sql-client.js';
@@ -36,6 +40,12 @@ export interface EngineConfig {
   newId?: () => string;
   /** The gate's cue lists (correction cues, failure-to-recall cues); defaults are documented. */
   gate?: Partial<GateConfig>;
+  /** Probe roots, build fallback, http allowlist and timeouts, extra instruments. */
+  probes?: ProbeConfig;
+  /** Days after a correction that its falsifier matures (default 3). */
+  ledger?: { dueDays?: number };
+  /** The host's identity text, host blocks, default time zone, block timeout. */
+  arrival?: ArrivalConfig;
 }
 
 export interface HistoryOptions {
@@ -43,7 +53,7 @@ export interface HistoryOptions {
   last?: number;
 }
 
-export interface Engine extends GateApi {
+export interface Engine extends GateApi, ArrivalApi {
   readonly kind: 'pglite' | 'postgres';
   readonly location: string;
   init(options?: { subject?: string }): Promise<{ subject: string; created: boolean }>;
@@ -72,10 +82,15 @@ export interface Engine extends GateApi {
   };
   /** The SQL port, for hosts that read their own tables in the same store. */
   readonly sql: SqlClient;
+  /** Claim probes (file, sql, http) and their dual-needle calibration. */
+  readonly probes: ProbeApi;
+  /** The typed retraction ledger: retract, list, due, settle. */
+  readonly ledger: RetractionLedger;
   close(): Promise<void>;
 }
 
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
+  const probeConfig = resolveProbeConfig(config.probes);
   const client = await openSqlClient({
     db: config.db ?? DEFAULT_DB,
     create: config.create ?? true,
@@ -100,6 +115,13 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const open = (): void => {
     if (closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
   };
+  const probes = createProbeService({
+    client,
+    config: probeConfig,
+    clock,
+    newId,
+    assertOpen: open,
+  });
   const requireSession = async (id: string | undefined): Promise<Session> => {
     open();
     const sessionId = requireId(id, 'session');
@@ -123,9 +145,26 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
 
   return {
     ...gateApi,
+    ...createArrivalApi({
+      client,
+      clock,
+      newId,
+      sha256Hex: nodeChainCrypto.sha256Hex,
+      defaultSubject: DEFAULT_SUBJECT,
+      ...(config.arrival === undefined ? {} : { config: config.arrival }),
+    }),
     kind: client.kind,
     location: client.location,
     sql: client,
+    probes,
+    ledger: new RetractionLedger({
+      client,
+      probes,
+      clock,
+      newId,
+      defaultSubject: DEFAULT_SUBJECT,
+      ...(config.ledger?.dueDays === undefined ? {} : { dueDays: config.ledger.dueDays }),
+    }),
     async init(options = {}) {
       open();
       const subject = requireId(options.subject ?? DEFAULT_SUBJECT, 'subject');

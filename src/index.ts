@@ -60,3 +60,67 @@ export type { DecideResult } from './gate/owner-decisions.js';
 export type { OwnerSigner } from './crypto/owner-key.js';
 export type { ProposeResult, GateConfig } from './gate/proposal-gate.js';
 export type { DroppedProposal } from './store/dropped-sql.js';
+export {
+  COMPARE_OPS,
+  FILE_PROBE_MODES,
+  PROBE_ERROR_CODES,
+  PROBE_KINDS,
+  PROBE_VERDICTS,
+  compareNumbers,
+  controlsDiverge,
+  countOccurrences,
+  fileVerdict,
+  httpVerdict,
+  sqlVerdict,
+} from './domain/probe.js';
+export type {
+  CompareOp,
+  FileObservation,
+  FileProbeMode,
+  FileProbeSpec,
+  FileVerdict,
+  HttpProbeSpec,
+  ProbeErrorCode,
+  ProbeKind,
+  ProbeOutcome,
+  ProbeSpec,
+  ProbeVerdict,
+  SqlProbeSpec,
+} from './domain/probe.js';
+export { parseProbeSpec } from './domain/probe-spec.js';
+export type {
+  ProbeContext,
+  ProbeControls,
+  ProbeInstrument,
+  RecordedOutcome,
+  SourceFallback,
+} from './probes/instruments.js';
+export { createFileInstrument, FILE_CONTROL_DIR } from './probes/file-probe.js';
+export { createSqlInstrument } from './probes/sql-probe.js';
+export { createHttpInstrument } from './probes/http-probe.js';
+export type { HttpInstrumentOptions } from './probes/http-probe.js';
+export { calibrate, instrumentFingerprint } from './probes/calibration.js';
+export type { CalibrationResult } from './probes/calibration.js';
+export type { ProbeConfig } from './probes/probe-config.js';
+export type { CalibrationSummary, ProbeApi, ProbeRunOptions } from './probes/probe-service.js';
+export type { ProbeRecord } from './store/probe-sql.js';
+export { RetractionLedger } from './ledger/retraction-ledger.js';
+export type { FalsifierProbes, RetractInput, SettleInput } from './ledger/retraction-ledger.js';
+export type { Retraction } from './store/retraction-sql.js';
+export {
+  CAUGHT_BY,
+  RETRACTION_VERDICTS,
+  DEFAULT_DUE_DAYS,
+  checkPolarity,
+  normalizeObservation,
+} from './domain/retraction.js';
+export type { CaughtBy, RetractionVerdict, Falsifier } from './domain/retraction.js';
+export { TIERS } from './arrival/blocks.js';
+export type { ArrivalBlock, BlockContext, RenderedBlock, Tier } from './arrival/blocks.js';
+export type { Arrival, ArrivalApi, ArrivalConfig } from './arrival/arrival-api.js';
+export type { HostBlockDef } from './arrival/host-blocks.js';
+export type { ArrivalManifest, ManifestDiff } from './arrival/manifest.js';
+export { anthropicSystem, arrivalText, openAISystem } from './arrival/prompt-formats.js';
+export type { Commitment, CommitmentStatus } from './store/commitment-sql.js';
+export type { ActionRecord, ActionStatus } from './store/action-sql.js';
+export type { ToolRegistration } from './store/tool-sql.js';

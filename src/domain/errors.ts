@@ -40,6 +40,9 @@ export const ERROR_CODES = [
   'INSTRUMENT_NOT_CALIBRATED',
   'PROBE_INCONCLUSIVE',
   'UNKNOWN_INSTRUMENT',
+  'COMMITMENT_NOT_FOUND',
+  'COMMITMENT_NOT_OPEN',
+  'MANIFEST_NOT_FOUND',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -59,10 +59,13 @@ export interface HttpProbeSpec {
 
 export type ProbeSpec = FileProbeSpec | SqlProbeSpec | HttpProbeSpec;
 
-/** What an instrument reports for one run. `errorCode` is set exactly when the verdict is `error`. */
+/**
+ * What an instrument reports for one run. `errorCode` goes with an `error` verdict and with no
+ * other (an instrument may omit it otherwise; the engine records null).
+ */
 export interface ProbeOutcome {
   verdict: ProbeVerdict;
-  errorCode: string | null;
+  errorCode?: string | null;
   evidence: Record<string, unknown>;
 }
 

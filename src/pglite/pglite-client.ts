@@ -14,7 +14,7 @@ function executor(db: PGlite | Transaction): SqlExecutor {
   return {
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
       const result = await db.query<T>(sql, params as unknown[]);
-      return { rows: result.rows };
+      return { rows: result.rows, columns: result.fields.map((f) => f.name) };
     },
     async exec(sql: string): Promise<void> {
       await db.exec(sql);

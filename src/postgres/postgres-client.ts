@@ -21,7 +21,7 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
     async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
       const result = await client.query(sql, params as unknown[]);
-      return { rows: result.rows as T[] };
+      return { rows: result.rows as T[], columns: result.fields.map((f) => f.name) };
     },
     async exec(sql: string): Promise<void> {
       await client.query(sql);

@@ -47,10 +47,15 @@ export interface ProbeInstrument {
   controls(ctx: ProbeContext): Promise<ProbeControls>;
 }
 
+/** An outcome as recorded: `errorCode` stated, null unless the verdict is `error`. */
+export interface RecordedOutcome extends ProbeOutcome {
+  errorCode: string | null;
+}
+
 export function errorOutcome(
   errorCode: string,
   message: string,
   evidence: Record<string, unknown> = {},
-): ProbeOutcome {
+): RecordedOutcome {
   return { verdict: 'error', errorCode, evidence: { ...evidence, message } };
 }

@@ -46,11 +46,18 @@ function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException).code;
 }
 
-/**
- * The real path of the deepest existing ancestor joined with the rest, and the first dangling
- * symbolic link on the way if there is one (its target must be checked too).
- */
-function realpathDeepest(path: string): { real: string; exists: boolean; link: string | null } {
+/** The first symbolic link that does not resolve, and the path parts after it. */
+interface DanglingLink {
+  at: string;
+  rest: string[];
+}
+
+/** The real path of the deepest existing ancestor joined with the rest, and any dangling link. */
+function realpathDeepest(path: string): {
+  real: string;
+  exists: boolean;
+  link: DanglingLink | null;
+} {
   try {
     return { real: realpathSync(path), exists: true, link: null };
   } catch {
@@ -64,36 +71,44 @@ function realpathDeepest(path: string): { real: string; exists: boolean; link: s
     } catch {
       continue;
     }
-    const next = join(base, parts[i] as string);
+    const at = join(base, parts[i] as string);
     const rest = parts.slice(i + 1);
     try {
-      if (lstatSync(next).isSymbolicLink()) return { real: next, exists: false, link: next };
+      if (lstatSync(at).isSymbolicLink()) return { real: at, exists: false, link: { at, rest } };
     } catch (err) {
       if (errno(err) !== 'ENOENT' && errno(err) !== 'ENOTDIR') throw err;
     }
-    return { real: join(next, ...rest), exists: false, link: null };
+    return { real: join(at, ...rest), exists: false, link: null };
   }
   return { real: path, exists: false, link: null };
 }
 
+interface Confined {
+  ok: true;
+  real: string;
+  root: string;
+  exists: boolean;
+}
+
 /** Follows `path` hop by hop; every hop, dangling or not, must stay inside a root. */
-function confine(
-  path: string,
-  roots: readonly string[],
-): Failure | { ok: true; real: string; root: string; exists: boolean } {
+function confine(path: string, roots: readonly string[]): Failure | Confined {
   let current = path;
   for (let hop = 0; hop <= MAX_LINK_HOPS; hop++) {
     let step: ReturnType<typeof realpathDeepest>;
     try {
       step = realpathDeepest(current);
     } catch (err) {
-      return { ok: false, errorCode: 'UNREADABLE', message: `cannot inspect ${path}: ${errno(err)}` };
+      return {
+        ok: false,
+        errorCode: 'UNREADABLE',
+        message: `cannot inspect ${path}: ${errno(err)}`,
+      };
     }
     const root = roots.find((r) => inside(step.real, r));
+    // A dangling link outside the roots is refused too: "missing" must not leak what lies there.
     if (root === undefined) return outside(path);
     if (step.link === null) return { ok: true, real: step.real, root, exists: step.exists };
-    const rest = relative(step.link, current.startsWith(step.link) ? current : step.link);
-    current = join(resolve(dirname(step.link), readlinkSync(step.link)), rest);
+    current = join(resolve(dirname(step.link.at), readlinkSync(step.link.at)), ...step.link.rest);
   }
   return { ok: false, errorCode: 'UNREADABLE', message: `too many symbolic links in ${path}` };
 }
@@ -104,9 +119,25 @@ function rebuild(rel: string, fallback: SourceFallback): string | null {
   return `${fallback.to}${middle}${fallback.toExt}`;
 }
 
+/** The first base where `rel` exists, else where it would be in the first base. */
+function lookup(bases: readonly string[], rel: string, roots: readonly string[]): SandboxedPath {
+  let first: SandboxedPath | null = null;
+  for (const base of bases) {
+    const found = confine(join(base, rel), roots);
+    if (!found.ok) return found;
+    const hit: SandboxedPath = {
+      ...found,
+      rel: relative(found.root, found.real).split(sep).join('/'),
+    };
+    if (found.exists) return hit;
+    first ??= hit;
+  }
+  return first ?? outside(rel);
+}
+
 /**
  * Resolves a probe path inside the allowed roots. `..` segments are refused outright (a probe
- * path names something below a root; it never climbs); absolute paths must lie in a root; every
+ * path names something below a root; it never climbs); an absolute path must lie in a root; every
  * symbolic link on the way must stay in a root. A relative path is looked up in each root in
  * order; the configured source-to-build fallback applies only when the source exists in none.
  */
@@ -116,43 +147,31 @@ export function resolveInRoots(
   fallback: SourceFallback | null,
 ): SandboxedPath {
   if (path.split(/[\\/]/).includes('..')) return outside(path);
-  const real = roots.map(realOrResolved);
-  let rels: string[];
+  const realRoots = roots.map(realOrResolved);
+  let bases: readonly string[] = realRoots;
+  let rel = path;
   if (isAbsolute(path)) {
     const abs = resolve(path);
-    const i = roots.findIndex((r, k) => inside(abs, resolve(r)) || inside(abs, real[k] as string));
-    if (i === -1) return outside(path);
-    const base = inside(abs, real[i] as string) ? (real[i] as string) : resolve(roots[i] as string);
-    rels = [relative(base, abs)];
-    real.unshift(...real.splice(i, 1));
-  } else {
-    rels = [path];
+    const k = roots.findIndex(
+      (r, i) => inside(abs, realRoots[i] as string) || inside(abs, resolve(r)),
+    );
+    if (k === -1) return outside(path);
+    const real = realRoots[k] as string;
+    const base = inside(abs, real) ? real : resolve(roots[k] as string);
+    bases = [base];
+    rel = relative(base, abs);
   }
-  const lookup = (rel: string): Extract<SandboxedPath, { ok: true }> | Failure | null => {
-    let first: Extract<SandboxedPath, { ok: true }> | null = null;
-    for (const root of rels.length === 1 && isAbsolute(path) ? real.slice(0, 1) : real) {
-      const found = confine(join(root, rel), real);
-      if (!found.ok) return found;
-      const hit = {
-        ok: true as const,
-        real: found.real,
-        root: found.root,
-        rel: relative(found.root, found.real).split(sep).join('/'),
-        exists: found.exists,
-      };
-      if (hit.exists) return hit;
-      first ??= hit;
-    }
-    return first;
-  };
-  const rel = (rels[0] as string).split(sep).join('/');
-  const primary = lookup(rel);
-  if (primary === null || !primary.ok || primary.exists || fallback === null) {
-    return primary ?? outside(path);
-  }
-  const built = rebuild(rel.replace(/^\.\//, ''), fallback);
+  const primary = lookup(bases, rel, realRoots);
+  if (!primary.ok || primary.exists || fallback === null) return primary;
+  const built = rebuild(
+    rel
+      .split(sep)
+      .join('/')
+      .replace(/^(\.\/)+/, ''),
+    fallback,
+  );
   if (built === null) return primary;
-  const alternate = lookup(built);
-  if (alternate === null || !alternate.ok || !alternate.exists) return primary;
-  return { ...alternate, fallbackFrom: primary.rel };
+  const alternate = lookup(bases, built, realRoots);
+  if (!alternate.ok) return alternate;
+  return alternate.exists ? { ...alternate, fallbackFrom: primary.rel } : primary;
 }

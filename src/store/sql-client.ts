@@ -6,6 +6,8 @@ export interface SqlCapabilities {
 
 export interface QueryResult<T> {
   rows: T[];
+  /** Column names in order; duplicates kept (row objects collapse them). */
+  columns?: string[];
 }
 
 export interface SqlExecutor {

@@ -1,0 +1,99 @@
+import type { ArrivalBlock, BlockContext, Tier } from './blocks.js';
+import { formatSettledFacts, type SettledSnapshot } from './settled-facts.js';
+
+/** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
+export interface ArrivalReader {
+  liveFactLines(subjectId: string, limit: number): Promise<{ lines: string[]; total: number }>;
+  recentSessions(
+    subjectId: string,
+    exceptSession: string | null,
+    zone: string,
+    limit: number,
+  ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>>;
+  sessionTurns(sessionId: string): Promise<number>;
+  settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot>;
+  formatTime(at: Date, zone: string): Promise<string>;
+}
+
+export const STANDING_RULES = `[How to read this context (written by memledger)]
+Lines about what I know carry a passport: (origin, date). did = my own action, backed by a tool receipt; saw = told by the user, attested against their words; inferred and summarized never outrank did and saw.
+Lines of the form [[RECEIPT recorded by memledger, not written by the model: …]] sit beside my past replies and say which tools ran, or that none did. They are evidence; I never write one.
+"I have no record of that" is a correct answer when no record exists; it is not a failure to recall.`;
+
+const LIVE_FACT_LIMIT = 40;
+
+export function builtinBlocks(
+  reader: ArrivalReader,
+  options: { identity: string | null; timeoutMs: number },
+): ArrivalBlock[] {
+  const block = (
+    name: string,
+    tier: Tier,
+    fallback: string,
+    render: (ctx: BlockContext) => Promise<string>,
+  ): ArrivalBlock => ({
+    name,
+    tier,
+    timeoutMs: options.timeoutMs,
+    fallback,
+    render,
+  });
+  const blocks: ArrivalBlock[] = [];
+  if (options.identity !== null) {
+    const identity = options.identity;
+    blocks.push(block('identity', 'static', identity, async () => identity));
+  }
+  blocks.push(
+    block('standing_rules', 'static', STANDING_RULES, async () => STANDING_RULES),
+    // The capability map comes from the tools bound here, never from the whole registry.
+    block('capabilities', 'static', '[What I can do here] (tool list unavailable)', async (ctx) =>
+      ctx.tools.length === 0
+        ? `[What I can do here (surface ${ctx.surface})] No tools are bound on this surface.`
+        : `[What I can do here (surface ${ctx.surface}): ${ctx.tools.length} tools]\n${ctx.tools.join(', ')}`,
+    ),
+    block(
+      'live_facts',
+      'semi-stable',
+      '[What I know] (live memory unavailable this turn)',
+      async (ctx) => {
+        const { lines, total } = await reader.liveFactLines(ctx.subjectId, LIVE_FACT_LIMIT);
+        if (total === 0) return '[What I know (live memory)] Nothing yet.';
+        const more =
+          total > lines.length
+            ? `\n…and ${total - lines.length} more live facts (ask recall).`
+            : '';
+        return `[What I know (live memory, ${total} facts; each line: origin, date)]\n${lines.join('\n')}${more}`;
+      },
+    ),
+    block(
+      'recent_sessions',
+      'session',
+      '[Recent sessions] (unavailable this turn)',
+      async (ctx) => {
+        const recent = await reader.recentSessions(ctx.subjectId, ctx.sessionId, ctx.timeZone, 5);
+        const here = ctx.sessionId === null ? null : await reader.sessionTurns(ctx.sessionId);
+        const lines = recent.map(
+          (s) =>
+            `- ${s.title ?? s.id}: ${s.turns} turns${s.last === null ? '' : `, last ${s.last}`}`,
+        );
+        return [
+          here === null ? '[This arrival has no session]' : `[This session: ${here} turns so far]`,
+          recent.length === 0 ? '[Recent sessions] none' : `[Recent sessions]\n${lines.join('\n')}`,
+        ].join('\n');
+      },
+    ),
+    block(
+      'settled_facts',
+      'volatile',
+      '[Settled facts & recent ground truth] (unavailable this turn: do not assume nothing changed)',
+      async (ctx) => formatSettledFacts(await reader.settled(ctx.subjectId, ctx.now, ctx.timeZone)),
+    ),
+    block(
+      'current_time',
+      'volatile',
+      '[Now] (time unavailable)',
+      async (ctx) => `[Now] ${await reader.formatTime(ctx.now, ctx.timeZone)} ${ctx.timeZone}`,
+    ),
+  );
+  return blocks;
+}

@@ -1,0 +1,61 @@
+import { EngineError } from '../domain/errors.js';
+import {
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  TIERS,
+  type ArrivalBlock,
+  type BlockContext,
+  type Tier,
+} from './blocks.js';
+
+/**
+ * A host's own block: "one join, in one place, over the tables that already hold what happened".
+ * Either a read-only SQL query over the host's tables with a formatter, or a function.
+ */
+export type HostBlockDef = {
+  name: string;
+  tier: Tier;
+  timeoutMs?: number;
+  fallback?: string;
+} & (
+  | {
+      sql: string;
+      /** Parameters; a function receives the arrival's context (subject, session, now, zone). */
+      params?: readonly unknown[] | ((ctx: BlockContext) => readonly unknown[]);
+      format: (rows: Array<Record<string, unknown>>, ctx: BlockContext) => string;
+    }
+  | { render: (ctx: BlockContext) => Promise<string> }
+);
+
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+export function hostBlock(
+  def: HostBlockDef,
+  readOnly: (query: string, params: readonly unknown[]) => Promise<Array<Record<string, unknown>>>,
+): ArrivalBlock {
+  if (!NAME.test(def.name)) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `block name "${def.name}": use a-z, 0-9 and _ (starting with a letter)`,
+    );
+  }
+  if (!TIERS.includes(def.tier))
+    throw new EngineError('INVALID_ARGUMENT', `block tier must be one of ${TIERS.join(', ')}`);
+  const timeoutMs = def.timeoutMs ?? DEFAULT_BLOCK_TIMEOUT_MS;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw new EngineError('INVALID_ARGUMENT', 'block timeout must be positive');
+  const fallback = def.fallback ?? `[${def.name}] (unavailable this turn)`;
+  if ('sql' in def) {
+    const { sql, params, format } = def;
+    return {
+      name: def.name,
+      tier: def.tier,
+      timeoutMs,
+      fallback,
+      async render(ctx) {
+        const values = typeof params === 'function' ? params(ctx) : (params ?? []);
+        return format(await readOnly(sql, values), ctx);
+      },
+    };
+  }
+  return { name: def.name, tier: def.tier, timeoutMs, fallback, render: def.render };
+}

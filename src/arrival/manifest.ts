@@ -1,0 +1,61 @@
+import type { Tier } from './blocks.js';
+
+/** What an arrival gave, as recorded in the introspection ledger. */
+export interface ArrivalManifest {
+  id: string;
+  subjectId: string;
+  surface: string;
+  sessionId: string | null;
+  blocks: Array<{ name: string; tier: Tier; sha256: string; degraded: boolean; chars: number }>;
+  tools: string[];
+  degraded: string[];
+  totalChars: number;
+  createdAt: Date;
+}
+
+export interface ManifestDiff {
+  from: string | null;
+  to: string;
+  surface: string;
+  blocks: { added: string[]; removed: string[]; changed: string[] };
+  tools: { added: string[]; removed: string[] };
+}
+
+/**
+ * Blocks that only render the bound tools: their change is reported once, as tools added or
+ * removed, not a second time as a changed block.
+ */
+export const TOOL_RENDERING_BLOCKS: ReadonlySet<string> = new Set(['capabilities']);
+
+/** Compares an arrival with the previous one on the same surface (none: everything is added). */
+export function diffManifests(
+  previous: ArrivalManifest | null,
+  next: ArrivalManifest,
+): ManifestDiff {
+  const hashes = (m: ArrivalManifest | null) =>
+    new Map(
+      (m?.blocks ?? [])
+        .filter((b) => !TOOL_RENDERING_BLOCKS.has(b.name))
+        .map((b) => [b.name, b.sha256]),
+    );
+  const before = hashes(previous);
+  const after = hashes(next);
+  const prevTools = new Set(previous?.tools ?? []);
+  const nextTools = new Set(next.tools);
+  return {
+    from: previous?.id ?? null,
+    to: next.id,
+    surface: next.surface,
+    blocks: {
+      added: [...after.keys()].filter((n) => !before.has(n)),
+      removed: [...before.keys()].filter((n) => !after.has(n)),
+      changed: [...after.entries()]
+        .filter(([n, h]) => before.has(n) && before.get(n) !== h)
+        .map(([n]) => n),
+    },
+    tools: {
+      added: [...nextTools].filter((t) => !prevTools.has(t)).sort(),
+      removed: [...prevTools].filter((t) => !nextTools.has(t)).sort(),
+    },
+  };
+}

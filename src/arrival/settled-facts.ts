@@ -1,0 +1,66 @@
+/**
+ * The settled-facts block (seed 000, getSettledFactsForPrompt): at most about eight lines of
+ * ground truth joined in before the first token, so the agent need not remember to look.
+ * Every date arrives already formatted by SQL (to_char in the subject's zone).
+ */
+export interface SettledSnapshot {
+  openCommitments: { total: number; latest: Array<{ title: string; due: string | null }> };
+  confirmedActions: Array<{ tool: string; surface: string; target: string; completed: string }>;
+  retractions: Array<{ claim: string; corrected: string; verdict: string }>;
+  falsifiersDue: { count: number; oldestDue: string | null };
+  pile: { count: number; oldestHours: number | null };
+}
+
+const MAX_ITEM = 120;
+
+function clip(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= MAX_ITEM ? one : `${one.slice(0, MAX_ITEM - 1)}…`;
+}
+
+function age(hours: number): string {
+  if (hours < 1) return 'under an hour';
+  if (hours < 48) return `${Math.floor(hours)}h`;
+  return `${Math.floor(hours / 24)}d`;
+}
+
+export function formatSettledFacts(s: SettledSnapshot): string {
+  const c = s.openCommitments;
+  const commitments =
+    c.total === 0
+      ? 'Open commitments: none.'
+      : `Open commitments: ${c.total} open; latest ${c.latest.length}: ${c.latest
+          .map((x) => `"${clip(x.title)}"${x.due === null ? '' : ` (due ${x.due})`}`)
+          .join('; ')}.`;
+  const actions =
+    s.confirmedActions.length === 0
+      ? 'Confirmed actions, last 48h: none.'
+      : `Confirmed actions, last 48h: ${s.confirmedActions
+          .map((a) => `${a.tool} on ${a.surface} → ${clip(a.target)} (${a.completed})`)
+          .join('; ')}.`;
+  const retractions =
+    s.retractions.length === 0
+      ? 'Recent retractions: none.'
+      : `Recent retractions (do not re-assert): ${s.retractions
+          .map(
+            (r) =>
+              `"${clip(r.claim)}" → now: "${clip(r.corrected)}"${r.verdict === 'overturned' ? ' [retraction overturned: original restored]' : ''}`,
+          )
+          .join('; ')}.`;
+  const due =
+    s.falsifiersDue.count === 0
+      ? 'Falsifiers due: none.'
+      : `Falsifiers due: ${s.falsifiersDue.count} (oldest due ${s.falsifiersDue.oldestDue ?? '?'}); settle with \`memledger retract settle\`.`;
+  const pile =
+    s.pile.count === 0
+      ? 'Proposals awaiting owner review: none.'
+      : `Proposals awaiting owner review: ${s.pile.count} (oldest waiting ${age(s.pile.oldestHours ?? 0)}).`;
+  return [
+    '[Settled facts & recent ground truth]',
+    commitments,
+    actions,
+    retractions,
+    due,
+    pile,
+  ].join('\n');
+}

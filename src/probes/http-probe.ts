@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import { countOccurrences, httpVerdict, type ProbeOutcome } from '../domain/probe.js';
+import { bareHost, hostAllowed, isLoopback } from './host-policy.js';
+import { httpGet, HttpProbeFailure } from './http-get.js';
+import { errorOutcome, type ProbeInstrument } from './instruments.js';
+
+/** An http probe reads at most this much body; more is an error, not a partial answer. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface HttpInstrumentOptions {
+  /** Name resolution for allowed hosts (hosts that pin DNS; tests). Default `dns.lookup`. */
+  lookup?: LookupFunction;
+}
+
+function needle(): string {
+  return `memledger-needle-${randomBytes(12).toString('hex')}`;
+}
+
+/**
+ * The built-in http instrument: GET only, to loopback or an allowlisted host (decided from the
+ * URL before any lookup or connection), with one deadline over the whole exchange.
+ */
+export function createHttpInstrument(options: HttpInstrumentOptions = {}): ProbeInstrument {
+  return {
+    name: 'http',
+    kind: 'http',
+    fingerprint: 'memledger:http:1',
+    async run(spec, ctx): Promise<ProbeOutcome> {
+      if (spec.kind !== 'http') return errorOutcome('INSTRUMENT_FAILED', 'not an http probe');
+      const url = new URL(spec.url);
+      const host = bareHost(url.hostname);
+      const asked = {
+        url: spec.url,
+        host,
+        expectStatus: spec.status ?? null,
+        contains: spec.contains ?? null,
+      };
+      if (!hostAllowed(host, ctx.httpAllowlist)) {
+        return errorOutcome(
+          'NOT_ALLOWED',
+          `${host} is neither loopback nor in the http allowlist; no connection was made`,
+          asked,
+        );
+      }
+      try {
+        const { status, body } = await httpGet(url, {
+          timeoutMs: ctx.httpTimeoutMs,
+          maxBytes: MAX_BODY_BYTES,
+          // `localhost` is allowed for being loopback, so it must resolve to loopback too.
+          loopbackOnly: isLoopback(host) && !ctx.httpAllowlist.some((a) => bareHost(a) === host),
+          ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+        });
+        const matchCount =
+          spec.contains === undefined
+            ? null
+            : countOccurrences(body.toString('utf8'), spec.contains);
+        return {
+          verdict: httpVerdict(spec, { status, matchCount }),
+          errorCode: null,
+          evidence: { ...asked, status, bodyBytes: body.length, matchCount },
+        };
+      } catch (err) {
+        if (err instanceof HttpProbeFailure) return errorOutcome(err.code, err.message, asked);
+        const code = (err as NodeJS.ErrnoException).code;
+        const message = `${(err as Error).message}${code === undefined ? '' : ` (${code})`}`;
+        return errorOutcome('CONNECTION_FAILED', message, asked);
+      }
+    },
+    async controls() {
+      const present = needle();
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(`memledger probe control\n${present}\n`);
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+      const { port } = server.address() as AddressInfo;
+      const url = `http://127.0.0.1:${port}/control`;
+      return {
+        positive: { kind: 'http', url, status: 200, contains: present },
+        negative: { kind: 'http', url, status: 200, contains: needle() },
+        cleanup: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      };
+    },
+  };
+}

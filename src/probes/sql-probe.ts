@@ -1,0 +1,85 @@
+import { randomInt } from 'node:crypto';
+import { sqlVerdict, type ProbeOutcome } from '../domain/probe.js';
+import type { QueryResult } from '../store/sql-client.js';
+import { pgErrorCode } from '../store/store-error.js';
+import { errorOutcome, type ProbeInstrument } from './instruments.js';
+
+/** Thrown to end the probe's transaction with a rollback: a probe never commits anything. */
+class RolledBack {
+  constructor(readonly result: QueryResult<Record<string, unknown>>) {}
+}
+
+const SQLSTATE: Record<string, string> = {
+  '25006': 'READ_ONLY_VIOLATION', // read_only_sql_transaction
+  '57014': 'TIMEOUT', // query_canceled (statement_timeout)
+};
+
+/** int4, float, and the decimal strings drivers use for int8 and numeric. */
+function asNumber(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : null;
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value.trim())) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/**
+ * The built-in SQL instrument: one statement on the engine's own store inside a transaction that
+ * is declared READ ONLY first and always rolled back, with a statement timeout.
+ */
+export function createSqlInstrument(): ProbeInstrument {
+  return {
+    name: 'sql',
+    kind: 'sql',
+    fingerprint: 'memledger:sql:1',
+    async run(spec, ctx): Promise<ProbeOutcome> {
+      if (spec.kind !== 'sql') return errorOutcome('INSTRUMENT_FAILED', 'not an sql probe');
+      const asked = { query: spec.query, op: spec.op, expect: spec.expect };
+      let result: QueryResult<Record<string, unknown>>;
+      try {
+        await ctx.sql.transaction(async (tx) => {
+          await tx.query('SET TRANSACTION READ ONLY');
+          await tx.query(
+            `SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ctx.sqlTimeoutMs))}`,
+          );
+          throw new RolledBack(await tx.query(spec.query));
+        });
+        throw new Error('the probe transaction did not roll back');
+      } catch (err) {
+        if (!(err instanceof RolledBack)) {
+          const state = pgErrorCode(err);
+          const code = (state === undefined ? undefined : SQLSTATE[state]) ?? 'QUERY_FAILED';
+          return errorOutcome(code, (err as Error).message, { ...asked, sqlstate: state ?? null });
+        }
+        result = err.result;
+      }
+      const { rows } = result;
+      const row = rows[0];
+      const columns = result.columns ?? (row === undefined ? [] : Object.keys(row));
+      if (rows.length !== 1 || columns.length !== 1) {
+        return errorOutcome(
+          'BAD_RESULT',
+          `the query must return one row with one column, not ${rows.length} row(s) with ${columns.length} column(s)`,
+          asked,
+        );
+      }
+      const value = asNumber(row?.[columns[0] as string]);
+      if (value === null) {
+        return errorOutcome('BAD_RESULT', 'the query result is not a finite number', asked);
+      }
+      return { verdict: sqlVerdict(spec, value), errorCode: null, evidence: { ...asked, value } };
+    },
+    async controls() {
+      // Migration 1 is in every store; version -n never is. Same check, different needle.
+      const absent = -randomInt(1, 1_000_000);
+      const query = (v: number) =>
+        `SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${v}`;
+      return {
+        positive: { kind: 'sql', query: query(1), op: 'eq', expect: 1 },
+        negative: { kind: 'sql', query: query(absent), op: 'eq', expect: 1 },
+      };
+    },
+  };
+}

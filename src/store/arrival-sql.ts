@@ -1,0 +1,212 @@
+import type { ArrivalManifest } from '../arrival/manifest.js';
+import type { SettledSnapshot } from '../arrival/settled-facts.js';
+import type { SqlClient } from './sql-client.js';
+import { guard } from './store-error.js';
+
+interface ManifestRow {
+  id: string;
+  subject_id: string;
+  surface: string;
+  session_id: string | null;
+  blocks: ArrivalManifest['blocks'];
+  tools: string[];
+  degraded: string[];
+  total_chars: number;
+  created_at: Date;
+}
+
+const MANIFEST_COLUMNS =
+  'id, subject_id, surface, session_id, blocks, tools, degraded, total_chars, created_at';
+
+function toManifest(r: ManifestRow): ArrivalManifest {
+  return {
+    id: r.id,
+    subjectId: r.subject_id,
+    surface: r.surface,
+    sessionId: r.session_id,
+    blocks:
+      typeof r.blocks === 'string' ? (JSON.parse(r.blocks) as ArrivalManifest['blocks']) : r.blocks,
+    tools: r.tools,
+    degraded: r.degraded,
+    totalChars: r.total_chars,
+    createdAt: r.created_at,
+  };
+}
+
+/**
+ * The reads arrival makes. Every date is formatted here, at the SQL boundary, in the subject's
+ * zone (`to_char(… AT TIME ZONE $zone)`; DATE columns with plain `to_char`): a DATE never passes
+ * through a local-midnight JS Date (seed 000's day-one bug rendered 2026-10-21 for 2026-10-22).
+ */
+export class ArrivalSql {
+  constructor(private readonly db: SqlClient) {}
+
+  timeZone(subjectId: string): Promise<string | null> {
+    return guard('reading the time zone', async () => {
+      const { rows } = await this.db.query<{ time_zone: string | null }>(
+        'SELECT time_zone FROM subjects WHERE id = $1',
+        [subjectId],
+      );
+      return rows[0]?.time_zone ?? null;
+    });
+  }
+
+  /** Whether the database knows the zone (PGlite and PostgreSQL ship the tz database). */
+  knowsZone(zone: string): Promise<boolean> {
+    return guard('checking a time zone', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_timezone_names WHERE name = $1',
+        [zone],
+      );
+      return (rows[0]?.n ?? 0) > 0;
+    });
+  }
+
+  setTimeZone(subjectId: string, zone: string | null): Promise<void> {
+    return guard('setting the time zone', async () => {
+      await this.db.query('UPDATE subjects SET time_zone = $2 WHERE id = $1', [subjectId, zone]);
+    });
+  }
+
+  formatTime(at: Date, zone: string): Promise<string> {
+    return guard('formatting the time', async () => {
+      const { rows } = await this.db.query<{ t: string }>(
+        `SELECT to_char($1::timestamptz AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI (Dy)') AS t`,
+        [at, zone],
+      );
+      return rows[0]?.t ?? '';
+    });
+  }
+
+  async settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot> {
+    return guard('reading settled facts', async () => {
+      const since = new Date(now.getTime() - 48 * 3_600_000);
+      const [latest, total, actions, retractions, due, pile] = await Promise.all([
+        this.db.query<{ title: string; due: string | null }>(
+          `SELECT title, to_char(due_date, 'YYYY-MM-DD') AS due FROM commitments
+           WHERE subject_id = $1 AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT 3`,
+          [subjectId],
+        ),
+        // The true count, never the length of the LIMIT 3 slice above.
+        this.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM commitments WHERE subject_id = $1 AND status = 'open'`,
+          [subjectId],
+        ),
+        this.db.query<{ tool: string; surface: string; target: string; completed: string }>(
+          `SELECT tool, surface, target_summary AS target,
+                  to_char(completed_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS completed
+           FROM actions WHERE subject_id = $1 AND status = 'confirmed' AND completed_at > $2 AND completed_at <= $4
+           ORDER BY completed_at DESC, id DESC LIMIT 3`,
+          [subjectId, since, zone, now],
+        ),
+        this.db.query<{ claim: string; corrected: string; verdict: string }>(
+          `SELECT claim, corrected_claim AS corrected, verdict FROM retractions
+           WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3`,
+          [subjectId],
+        ),
+        this.db.query<{ n: number; oldest: string | null }>(
+          `SELECT count(*)::int AS n, to_char(min(due_at) AT TIME ZONE $3, 'YYYY-MM-DD') AS oldest
+           FROM retractions WHERE subject_id = $1 AND verdict = 'unchecked' AND due_at <= $2`,
+          [subjectId, now, zone],
+        ),
+        this.db.query<{ n: number; hours: number | null }>(
+          `SELECT count(*)::int AS n,
+                  (extract(epoch FROM ($2::timestamptz - min(recorded_at))) / 3600)::float8 AS hours
+           FROM facts WHERE subject_id = $1 AND status = 'proposed'`,
+          [subjectId, now],
+        ),
+      ]);
+      return {
+        openCommitments: { total: total.rows[0]?.n ?? 0, latest: latest.rows },
+        confirmedActions: actions.rows,
+        retractions: retractions.rows,
+        falsifiersDue: { count: due.rows[0]?.n ?? 0, oldestDue: due.rows[0]?.oldest ?? null },
+        pile: { count: pile.rows[0]?.n ?? 0, oldestHours: pile.rows[0]?.hours ?? null },
+      };
+    });
+  }
+
+  recentSessions(
+    subjectId: string,
+    exceptSession: string | null,
+    zone: string,
+    limit: number,
+  ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>> {
+    return guard('reading recent sessions', async () => {
+      const { rows } = await this.db.query<{
+        id: string;
+        title: string | null;
+        turns: number;
+        last: string | null;
+      }>(
+        `SELECT s.id, s.title, s.last_seq AS turns,
+                to_char(max(t.recorded_at) AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
+         FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
+         WHERE s.subject_id = $1 AND ($2::text IS NULL OR s.id <> $2)
+         GROUP BY s.id, s.title, s.last_seq, s.created_at
+         ORDER BY coalesce(max(t.recorded_at), s.created_at) DESC, s.id DESC LIMIT $4`,
+        [subjectId, exceptSession, zone, limit],
+      );
+      return rows;
+    });
+  }
+
+  /** A host block's query, in a read-only transaction: it can read anything and change nothing. */
+  readOnly(query: string, params: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION READ ONLY');
+      const { rows } = await tx.query<Record<string, unknown>>(query, params);
+      return rows;
+    });
+  }
+
+  recordManifest(m: ArrivalManifest): Promise<void> {
+    return guard('recording the arrival manifest', async () => {
+      await this.db.query(
+        `INSERT INTO arrival_manifests (subject_id, id, surface, session_id, blocks, tools, tool_count, degraded,
+                                        total_chars, created_at)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7, $8::text[], $9, $10)`,
+        [
+          m.subjectId,
+          m.id,
+          m.surface,
+          m.sessionId,
+          JSON.stringify(m.blocks),
+          m.tools,
+          m.tools.length,
+          m.degraded,
+          m.totalChars,
+          m.createdAt,
+        ],
+      );
+    });
+  }
+
+  manifest(id: string): Promise<ArrivalManifest | null> {
+    return guard('reading a manifest', async () => {
+      const { rows } = await this.db.query<ManifestRow>(
+        `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests WHERE id = $1`,
+        [id],
+      );
+      return rows[0] === undefined ? null : toManifest(rows[0]);
+    });
+  }
+
+  /** The latest manifest on a surface, or the one before `before`. */
+  previousManifest(
+    subjectId: string,
+    surface: string,
+    before: ArrivalManifest | null,
+  ): Promise<ArrivalManifest | null> {
+    return guard('reading a manifest', async () => {
+      const { rows } = await this.db.query<ManifestRow>(
+        `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests
+         WHERE subject_id = $1 AND surface = $2
+           AND ($3::text IS NULL OR seq < (SELECT seq FROM arrival_manifests WHERE id = $3))
+         ORDER BY seq DESC LIMIT 1`,
+        [subjectId, surface, before?.id ?? null],
+      );
+      return rows[0] === undefined ? null : toManifest(rows[0]);
+    });
+  }
+}

@@ -1,0 +1,158 @@
+import type { ProbeKind, ProbeSpec, ProbeVerdict } from '../domain/probe.js';
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+/** One probe run as recorded (append-only). */
+export interface ProbeRecord {
+  id: string;
+  subject: string | null;
+  instrument: string;
+  spec: ProbeSpec;
+  verdict: ProbeVerdict;
+  /** Set exactly when the verdict is `error`. */
+  errorCode: string | null;
+  evidence: Record<string, unknown>;
+  /** Whether the instrument's latest calibration (of this implementation) had passed. */
+  calibrated: boolean;
+  /** That calibration, if the instrument had one. */
+  calibrationId: string | null;
+  purpose: string | null;
+  ranAt: Date;
+}
+
+export interface CalibrationRow {
+  id: string;
+  instrument: string;
+  kind: ProbeKind;
+  fingerprint: string;
+  passed: boolean;
+  positiveVerdict: ProbeVerdict;
+  negativeVerdict: ProbeVerdict;
+  detail: unknown;
+  ranAt: Date;
+}
+
+interface RecordDbRow {
+  id: string;
+  subject_id: string | null;
+  instrument: string;
+  spec: ProbeSpec;
+  verdict: ProbeVerdict;
+  error_code: string | null;
+  evidence: Record<string, unknown>;
+  calibrated: boolean;
+  calibration_id: string | null;
+  purpose: string | null;
+  ran_at: Date;
+}
+
+const RECORD_COLUMNS = `id, subject_id, instrument, spec, verdict, error_code, evidence, calibrated,
+  calibration_id, purpose, ran_at`;
+
+function toRecord(r: RecordDbRow): ProbeRecord {
+  return {
+    id: r.id,
+    subject: r.subject_id,
+    instrument: r.instrument,
+    spec: r.spec,
+    verdict: r.verdict,
+    errorCode: r.error_code,
+    evidence: r.evidence,
+    calibrated: r.calibrated,
+    calibrationId: r.calibration_id,
+    purpose: r.purpose,
+    ranAt: r.ran_at,
+  };
+}
+
+/** jsonb cannot hold NUL; an instrument's message must not make its own record unwritable. */
+function jsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'string' ? v.replaceAll('\u0000', '') : v,
+  );
+}
+
+export class ProbeSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  insertCalibration(c: CalibrationRow): Promise<void> {
+    return guard('recording a calibration', async () => {
+      await this.db.query(
+        `INSERT INTO probe_calibrations (id, instrument, kind, fingerprint, passed, positive_verdict,
+           negative_verdict, detail, ran_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+        [
+          c.id,
+          c.instrument,
+          c.kind,
+          c.fingerprint,
+          c.passed,
+          c.positiveVerdict,
+          c.negativeVerdict,
+          jsonb(c.detail),
+          c.ranAt,
+        ],
+      );
+    });
+  }
+
+  /** The most recent calibration of this implementation of the instrument, if any. */
+  latestCalibration(
+    instrument: string,
+    fingerprint: string,
+  ): Promise<{ id: string; passed: boolean } | null> {
+    return guard('reading calibrations', async () => {
+      const { rows } = await this.db.query<{ id: string; passed: boolean }>(
+        `SELECT id, passed FROM probe_calibrations WHERE instrument = $1 AND fingerprint = $2
+         ORDER BY seq DESC LIMIT 1`,
+        [instrument, fingerprint],
+      );
+      return rows[0] ?? null;
+    });
+  }
+
+  insertRecord(r: ProbeRecord, kind: ProbeKind): Promise<void> {
+    return guard('recording a probe run', async () => {
+      await this.db.query(
+        `INSERT INTO probe_records (id, subject_id, instrument, kind, spec, verdict, error_code,
+           evidence, calibrated, calibration_id, purpose, ran_at)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8::jsonb, $9, $10, $11, $12)`,
+        [
+          r.id,
+          r.subject,
+          r.instrument,
+          kind,
+          jsonb(r.spec),
+          r.verdict,
+          r.errorCode,
+          jsonb(r.evidence),
+          r.calibrated,
+          r.calibrationId,
+          r.purpose,
+          r.ranAt,
+        ],
+      );
+    });
+  }
+
+  get(id: string): Promise<ProbeRecord | null> {
+    return guard('reading a probe record', async () => {
+      const { rows } = await this.db.query<RecordDbRow>(
+        `SELECT ${RECORD_COLUMNS} FROM probe_records WHERE id = $1`,
+        [id],
+      );
+      return rows[0] === undefined ? null : toRecord(rows[0]);
+    });
+  }
+
+  /** Newest first. */
+  list(limit: number): Promise<ProbeRecord[]> {
+    return guard('reading the probe log', async () => {
+      const { rows } = await this.db.query<RecordDbRow>(
+        `SELECT ${RECORD_COLUMNS} FROM probe_records ORDER BY seq DESC LIMIT $1`,
+        [limit],
+      );
+      return rows.map(toRecord);
+    });
+  }
+}

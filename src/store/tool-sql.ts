@@ -1,0 +1,57 @@
+import type { SqlExecutor } from './sql-client.js';
+import { guard } from './store-error.js';
+
+export interface ToolRegistration {
+  name: string;
+  description: string;
+  surfaces: string[];
+}
+
+/** The tool registry: the single source of truth for which tools a surface binds. */
+export class ToolSql {
+  constructor(private readonly db: SqlExecutor) {}
+
+  register(subjectId: string, t: ToolRegistration, at: Date): Promise<void> {
+    return guard('registering a tool', async () => {
+      await this.db.query(
+        `INSERT INTO tools (subject_id, name, description, surfaces, registered_at) VALUES ($1, $2, $3, $4::text[], $5)
+         ON CONFLICT (subject_id, name) DO UPDATE SET description = EXCLUDED.description, surfaces = EXCLUDED.surfaces`,
+        [subjectId, t.name, t.description, t.surfaces, at],
+      );
+    });
+  }
+
+  remove(subjectId: string, name: string): Promise<boolean> {
+    return guard('removing a tool', async () => {
+      const { rows } = await this.db.query<{ name: string }>(
+        'DELETE FROM tools WHERE subject_id = $1 AND name = $2 RETURNING name',
+        [subjectId, name],
+      );
+      return rows.length === 1;
+    });
+  }
+
+  list(subjectId: string): Promise<ToolRegistration[]> {
+    return guard('listing tools', async () => {
+      const { rows } = await this.db.query<{
+        name: string;
+        description: string;
+        surfaces: string[];
+      }>('SELECT name, description, surfaces FROM tools WHERE subject_id = $1 ORDER BY name', [
+        subjectId,
+      ]);
+      return rows;
+    });
+  }
+
+  /** The tools that declare `surface`, by name. */
+  toolsFor(subjectId: string, surface: string): Promise<string[]> {
+    return guard('binding tools', async () => {
+      const { rows } = await this.db.query<{ name: string }>(
+        'SELECT name FROM tools WHERE subject_id = $1 AND $2 = ANY (surfaces) ORDER BY name',
+        [subjectId, surface],
+      );
+      return rows.map((r) => r.name);
+    });
+  }
+}

@@ -1,0 +1,283 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  checkPolarity,
+  EngineError,
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+} from '../src/index.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+
+const root = mkdtempSync(join(tmpdir(), 'memledger-ledger-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  throw new Error('expected an EngineError');
+}
+
+const DAY = 86_400_000;
+
+describe('falsifier polarity in the engine', () => {
+  it('refuses empty or identical observations, and accepts distinct ones', () => {
+    const ok = {
+      procedure: 'ls the folder',
+      passObservation: 'artifacts/ is empty',
+      overturnCondition: 'artifacts/probe.txt exists',
+    };
+    expect(() => checkPolarity(ok)).not.toThrow();
+    for (const bad of [
+      { ...ok, overturnCondition: ok.passObservation },
+      { ...ok, overturnCondition: '  ARTIFACTS/ is   empty. ' },
+      { ...ok, passObservation: '   ' },
+      { ...ok, overturnCondition: '' },
+    ]) {
+      expect(() => checkPolarity(bad)).toThrowError(
+        expect.objectContaining({ code: 'POLARITY_NOT_DISTINCT' }),
+      );
+    }
+  });
+});
+
+describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let signer: OwnerSigner;
+  let now = new Date('2026-10-21T10:00:00Z');
+  const dir = join(root, kind);
+
+  beforeAll(async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    t = await openTestEngine(kind, { clock: () => now, probes: { roots: [dir] } });
+    engine = t.engine;
+    const keyFile = join(root, `${kind}.key`);
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
+    signer = loadOwnerKey(keyFile, 'pw');
+    await engine.init();
+    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const falsifier = {
+    stoodOn: 'a summary of the worker run, not the directory itself',
+    whyWrong: 'the directory held artifacts/probe.txt (17 bytes)',
+    corrected: 'worker 013b4306 left a 17-byte artifact',
+    procedure: 'read workers/013b4306/artifacts',
+    passObservation: 'artifacts/probe.txt exists with HARNESS PROBE OK',
+    overturnCondition: 'artifacts/ is empty',
+  };
+
+  /** A live fact about the worker, approved by the owner. */
+  async function liveFact(text: string): Promise<string> {
+    const s = await engine.sessions.create();
+    await engine.turns.add({ sessionId: s.id, role: 'user', content: `Note this: ${text}` });
+    const r = await engine.propose({
+      sessionId: s.id,
+      proposals: [
+        { slot: 'what_i_know_about_user', text, origin: 'saw', evidence: { turn: 1, quote: text } },
+      ],
+    });
+    const id = r.proposed[0]?.id ?? '';
+    await engine.decide({ proposalId: id, decision: 'approve', signer });
+    return id;
+  }
+
+  it('refuses a falsifier without distinct polarity, in the engine and in the database', async () => {
+    expect(
+      await code(
+        engine.ledger.retract({
+          claim: 'x',
+          ...falsifier,
+          overturnCondition: 'ARTIFACTS/PROBE.TXT exists with harness probe ok.',
+        }),
+      ),
+    ).toBe('POLARITY_NOT_DISTINCT');
+    expect(await engine.ledger.list()).toEqual([]);
+    await expect(
+      engine.sql.query(
+        `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at, caught_by,
+           procedure, pass_observation, overturn_condition, due_at, recorded_at)
+         VALUES ('owner', 'raw-1', 'c', 's', 'w', 'c2', now(), 'self', 'p', 'Same thing.', ' same   THING ', now(), now())`,
+      ),
+    ).rejects.toThrow(/retractions_polarity_distinct/);
+    await expect(
+      engine.sql.query(
+        `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at, caught_by,
+           procedure, pass_observation, overturn_condition, due_at, recorded_at)
+         VALUES ('owner', 'raw-2', 'c', 's', 'w', 'c2', now(), 'self', 'p', '', 'something', now(), now())`,
+      ),
+    ).rejects.toThrow(/retractions_polarity_distinct/);
+  });
+
+  it('retracts a live fact, matures, settles by a calibrated probe, restores on overturn, and the gate drops the re-assertion', async () => {
+    const claim = 'Worker 013b4306 left no artifacts on disk.';
+    const factId = await liveFact(claim);
+    const probeFile = join(dir, 'probe.txt');
+    writeFileSync(probeFile, 'HARNESS PROBE OK\n');
+    const r = await engine.ledger.retract({
+      claim,
+      ...falsifier,
+      factId,
+      caughtBy: 'reality',
+      probe: {
+        spec: { kind: 'file', path: 'probe.txt', mode: 'exists' },
+        standsIf: 'verified',
+        overturnsIf: 'falsified',
+      },
+    });
+    expect(r).toMatchObject({ verdict: 'unchecked', factId, caughtBy: 'reality' });
+    expect(r.dueAt.getTime() - r.correctedAt.getTime()).toBe(3 * DAY);
+    expect((await engine.memory.live()).map((f) => f.id)).not.toContain(factId);
+    expect((await engine.fact(factId))?.status).toBe('retracted');
+
+    // not due yet
+    expect(await engine.ledger.due()).toEqual([]);
+    expect(await code(engine.ledger.settle({ id: r.id, runProbe: true }))).toBe('NOT_DUE');
+
+    // the gate drops a re-assertion of the retracted claim
+    const s = await engine.sessions.create();
+    await engine.turns.add({ sessionId: s.id, role: 'user', content: `Remember: ${claim}` });
+    now = new Date(now.getTime() + 4 * DAY);
+    const again = await engine.propose({
+      sessionId: s.id,
+      proposals: [
+        { slot: 'stances', text: claim, origin: 'saw', evidence: { turn: 1, quote: claim } },
+      ],
+    });
+    expect(again.proposed).toEqual([]);
+    expect(again.dropped[0]?.code).toBe('RETRACTED_CLAIM');
+
+    expect((await engine.ledger.due()).map((x) => x.id)).toEqual([r.id]);
+    await engine.probes.calibrate();
+    const settled = await engine.ledger.settle({ id: r.id, runProbe: true });
+    expect(settled).toMatchObject({ verdict: 'stands', settledBy: 'probe', restoredFactId: null });
+    expect(settled.settledProbeRecordId).not.toBeNull();
+    const log = await engine.probes.log();
+    expect(log.find((p) => p.id === settled.settledProbeRecordId)).toMatchObject({
+      verdict: 'verified',
+      calibrated: true,
+    });
+    expect(
+      await code(engine.ledger.settle({ id: r.id, verdict: 'overturned', outcome: 'x' })),
+    ).toBe('ALREADY_SETTLED');
+    expect(await engine.ledger.due()).toEqual([]);
+  });
+
+  it('restores the original as a new active fact when the retraction is overturned', async () => {
+    const claim = 'The user prefers tea.';
+    const factId = await liveFact(claim);
+    const r = await engine.ledger.retract({
+      claim,
+      ...falsifier,
+      factId,
+      dueDays: 0,
+      probe: {
+        spec: { kind: 'file', path: 'tea.txt', mode: 'contains', needle: 'coffee' },
+        standsIf: 'verified',
+        overturnsIf: 'falsified',
+      },
+    });
+    writeFileSync(join(dir, 'tea.txt'), 'tea, always tea');
+    await engine.probes.calibrate();
+    const settled = await engine.ledger.settle({ id: r.id, runProbe: true });
+    expect(settled.verdict).toBe('overturned');
+    const restored = await engine.fact(settled.restoredFactId ?? '');
+    expect(restored).toMatchObject({ status: 'active', text: claim });
+    expect((await engine.memory.live()).map((f) => f.text)).toContain(claim);
+    expect((await engine.fact(factId))?.status).toBe('retracted');
+    // an overturned claim no longer blocks the gate, and the chain still verifies
+    expect((await engine.chain.verify()).ok).toBe(true);
+  });
+
+  it('refuses a probe through an instrument that has not passed calibration', async () => {
+    const yes = await openTestEngine(kind, {
+      probes: {
+        roots: [dir],
+        instruments: [
+          {
+            name: 'file',
+            kind: 'file',
+            run: async () => ({ verdict: 'verified', evidence: {} }),
+            controls: async () => ({
+              positive: { kind: 'file', path: 'a', mode: 'exists' },
+              negative: { kind: 'file', path: 'b', mode: 'exists' },
+            }),
+          },
+        ],
+      },
+    });
+    try {
+      const e = yes.engine;
+      await e.init();
+      const r = await e.ledger.retract({
+        claim: 'c',
+        ...falsifier,
+        dueDays: 0,
+        probe: {
+          spec: { kind: 'file', path: 'x.txt', mode: 'exists' },
+          standsIf: 'verified',
+          overturnsIf: 'falsified',
+        },
+      });
+      const cal = await e.probes.calibrate({ instrument: 'file' });
+      expect(cal).toEqual([
+        expect.objectContaining({
+          instrument: 'file',
+          passed: false,
+          positive: 'verified',
+          negative: 'verified',
+        }),
+      ]);
+      expect(await code(e.ledger.settle({ id: r.id, runProbe: true }))).toBe(
+        'INSTRUMENT_NOT_CALIBRATED',
+      );
+      expect((await e.ledger.get(r.id)).verdict).toBe('unchecked');
+    } finally {
+      await yes.close();
+    }
+  });
+
+  it('settles by the owner with an outcome, and refuses bad settlements', async () => {
+    const r = await engine.ledger.retract({
+      claim: 'The deploy ran on Friday.',
+      ...falsifier,
+      dueDays: 0,
+    });
+    expect(await code(engine.ledger.settle({ id: r.id, runProbe: true }))).toBe('NO_PROBE');
+    expect(await code(engine.ledger.settle({ id: r.id, verdict: 'upheld', outcome: 'x' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(await code(engine.ledger.settle({ id: 'nope', verdict: 'stands', outcome: 'x' }))).toBe(
+      'RETRACTION_NOT_FOUND',
+    );
+    const s = await engine.ledger.settle({
+      id: r.id,
+      verdict: 'unresolvable',
+      outcome: 'the logs were rotated away',
+    });
+    expect(s).toMatchObject({
+      verdict: 'unresolvable',
+      settledBy: 'owner',
+      settledOutcome: 'the logs were rotated away',
+    });
+    expect(
+      await code(engine.ledger.retract({ claim: 'c', ...falsifier, factId: 'no-such-fact' })),
+    ).toBe('FACT_NOT_FOUND');
+    await expect(
+      engine.sql.query(`UPDATE retractions SET claim = 'edited' WHERE id = $1`, [r.id]),
+    ).rejects.toThrow(/final|immutable/);
+  });
+});

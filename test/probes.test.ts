@@ -1,0 +1,520 @@
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, LookupFunction, Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEngine,
+  createFileInstrument,
+  createHttpInstrument,
+  EngineError,
+  type Engine,
+  type ProbeInstrument,
+  type ProbeSpec,
+} from '../src/index.js';
+import { ENGINES, openTestEngine, testStore, type TestEngine } from './support/engines.js';
+import { tempDir } from './support/probe-fixtures.js';
+
+const tmp = tempDir('memledger-probes-');
+afterAll(tmp.cleanup);
+writeFileSync(join(tmp.dir, 'claims.txt'), 'deployed on friday\n');
+
+async function code(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  throw new Error('expected an EngineError');
+}
+
+/** An instrument that believes everything (seed 000 §6.2). */
+const yesMan = (name: string): ProbeInstrument => ({
+  name,
+  kind: 'file',
+  run: async () => ({ verdict: 'verified', errorCode: null, evidence: {} }),
+  controls: (ctx) => createFileInstrument().controls(ctx),
+});
+
+/** A server that counts the connections it receives; `hang` never answers. */
+interface CountingServer {
+  url: string;
+  connections: number;
+  close(): Promise<void>;
+}
+
+async function countingServer(
+  body: string,
+  options: { hang?: boolean } = {},
+): Promise<CountingServer> {
+  const sockets = new Set<Socket>();
+  const state = { connections: 0 };
+  const server: Server = createServer((_req, res) => {
+    if (options.hang === true) return;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(body);
+  });
+  server.on('connection', (s: Socket) => {
+    state.connections += 1;
+    sockets.add(s);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get connections() {
+      return state.connections;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Resolves every name to 127.0.0.1 and counts the lookups. */
+function pinnedLookup(counter: { lookups: number }, address = '127.0.0.1'): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, cb: (...args: unknown[]) => void) => {
+    counter.lookups += 1;
+    if (options.all === true) cb(null, [{ address, family: 4 }]);
+    else cb(null, address, 4);
+  }) as unknown as LookupFunction;
+}
+
+describe.each(ENGINES)('probes [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  beforeAll(async () => {
+    t = await openTestEngine(kind, {
+      probes: {
+        roots: [tmp.dir],
+        httpTimeoutMs: 300,
+        instruments: [
+          yesMan('yes-man'),
+          {
+            name: 'thrower',
+            kind: 'file',
+            run: async () => {
+              throw new Error('boom');
+            },
+            controls: (ctx) => createFileInstrument().controls(ctx),
+          },
+        ],
+      },
+    });
+    engine = t.engine;
+    await engine.init();
+  });
+  afterAll(() => t.close());
+
+  const fileSpec = (needle: string): ProbeSpec => ({
+    kind: 'file',
+    path: 'claims.txt',
+    mode: 'contains',
+    needle,
+  });
+
+  describe('records and calibration', () => {
+    it('records every run, uncalibrated until calibrate runs', async () => {
+      expect(await engine.probes.isCalibrated('file')).toBe(false);
+      const before = await engine.probes.run(fileSpec('friday'), {
+        subject: 'owner',
+        purpose: 'check the deploy claim',
+      });
+      expect(before).toMatchObject({
+        instrument: 'file',
+        verdict: 'verified',
+        errorCode: null,
+        calibrated: false,
+        calibrationId: null,
+        subject: 'owner',
+        purpose: 'check the deploy claim',
+      });
+      expect(await engine.probes.get(before.id)).toEqual(before);
+    });
+
+    it('passes every built-in instrument with divergent controls', async () => {
+      const results = await engine.probes.calibrate();
+      const builtIns = results.filter((r) => ['file', 'sql', 'http'].includes(r.instrument));
+      expect(builtIns).toHaveLength(3);
+      for (const r of builtIns) {
+        expect(r).toMatchObject({ passed: true, positive: 'verified', negative: 'falsified' });
+      }
+      for (const name of ['file', 'sql', 'http']) {
+        expect(await engine.probes.isCalibrated(name)).toBe(true);
+      }
+      const after = await engine.probes.run(fileSpec('friday'));
+      expect(after.calibrated).toBe(true);
+      expect(after.calibrationId).toBe(builtIns[0]?.calibrationId);
+    });
+
+    it('fails a yes-man instrument, and its runs are recorded uncalibrated', async () => {
+      const [result] = await engine.probes.calibrate({ instrument: 'yes-man' });
+      expect(result).toMatchObject({ passed: false, positive: 'verified', negative: 'verified' });
+      expect(await engine.probes.isCalibrated('yes-man')).toBe(false);
+      const record = await engine.probes.run(fileSpec('a needle nowhere'), {
+        instrument: 'yes-man',
+      });
+      expect(record).toMatchObject({ verdict: 'verified', calibrated: false });
+      // The same claim through the calibrated instrument (control): falsified and trusted.
+      const sound = await engine.probes.run(fileSpec('a needle nowhere'));
+      expect(sound).toMatchObject({ verdict: 'falsified', calibrated: true });
+    });
+
+    it('turns an instrument that throws into an error verdict and a failed calibration', async () => {
+      const record = await engine.probes.run(fileSpec('friday'), { instrument: 'thrower' });
+      expect(record).toMatchObject({ verdict: 'error', errorCode: 'INSTRUMENT_FAILED' });
+      const [result] = await engine.probes.calibrate({ instrument: 'thrower' });
+      expect(result).toMatchObject({ passed: false, positive: 'error', negative: 'error' });
+    });
+
+    it('refuses bad specs, unknown instruments and subjects without recording', async () => {
+      const before = (await engine.probes.log({ limit: 1000 })).length;
+      const bad = { kind: 'file', path: 'claims.txt', mode: 'exists', negate: true };
+      expect(await code(engine.probes.run(bad as ProbeSpec))).toBe('INVALID_ARGUMENT');
+      expect(await code(engine.probes.run(fileSpec('x'), { instrument: 'nope' }))).toBe(
+        'UNKNOWN_INSTRUMENT',
+      );
+      const sqlSpec: ProbeSpec = { kind: 'sql', query: 'SELECT 1', op: 'eq', expect: 1 };
+      expect(await code(engine.probes.run(sqlSpec, { instrument: 'file' }))).toBe(
+        'INVALID_ARGUMENT',
+      );
+      expect(await code(engine.probes.run(fileSpec('x'), { subject: 'nobody' }))).toBe(
+        'SUBJECT_NOT_FOUND',
+      );
+      expect(await code(engine.probes.isCalibrated('nope'))).toBe('UNKNOWN_INSTRUMENT');
+      expect(await code(engine.probes.log({ limit: 0 }))).toBe('INVALID_ARGUMENT');
+      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before);
+    });
+
+    it('lists records newest first', async () => {
+      const a = await engine.probes.run(fileSpec('one'));
+      const b = await engine.probes.run(fileSpec('two'));
+      const log = await engine.probes.log({ limit: 2 });
+      expect(log.map((r) => r.id)).toEqual([b.id, a.id]);
+      expect(engine.probes.instrumentFor(fileSpec('x'))).toBe('file');
+    });
+  });
+
+  describe('the database holds the rules too', () => {
+    it('keeps probe records and calibrations append-only', async () => {
+      const [record] = await engine.probes.log({ limit: 1 });
+      await expect(
+        engine.sql.query(`UPDATE probe_records SET verdict = 'verified' WHERE id = $1`, [
+          record?.id,
+        ]),
+      ).rejects.toThrow(/append-only/);
+      await expect(engine.sql.query('DELETE FROM probe_records')).rejects.toThrow(/append-only/);
+      await expect(engine.sql.query('DELETE FROM probe_calibrations')).rejects.toThrow(
+        /append-only/,
+      );
+    });
+
+    it('refuses a record that claims a calibration which did not pass', async () => {
+      const insert = (calibrationId: string | null) =>
+        engine.sql.query(
+          `INSERT INTO probe_records (id, instrument, kind, spec, verdict, evidence, calibrated,
+             calibration_id, ran_at) VALUES ($1, 'yes-man', 'file', '{}', 'verified', '{}', true, $2, now())`,
+          [`forged-${Math.random()}`, calibrationId],
+        );
+      const { rows } = await engine.sql.query<{ id: string }>(
+        `SELECT id FROM probe_calibrations WHERE instrument = 'yes-man' AND NOT passed LIMIT 1`,
+      );
+      await expect(insert(rows[0]?.id ?? null)).rejects.toThrow(/no passing calibration/);
+      await expect(insert(null)).rejects.toThrow();
+    });
+
+    it('refuses a calibration marked passed whose controls did not diverge', async () => {
+      const insert = (negative: string) =>
+        engine.sql.query(
+          `INSERT INTO probe_calibrations (id, instrument, kind, fingerprint, passed,
+             positive_verdict, negative_verdict, detail, ran_at)
+           VALUES ($1, 'forged', 'file', 'x', true, 'verified', $2, '{}', now())`,
+          [`forged-${negative}`, negative],
+        );
+      await expect(insert('verified')).rejects.toThrow(/probe_calibrations_pass_is_divergence/);
+      await expect(insert('falsified')).resolves.toBeDefined();
+    });
+  });
+
+  describe('sql probes', () => {
+    const sql = (query: string, op: string, expect: number) =>
+      engine.probes.run({ kind: 'sql', query, op, expect } as ProbeSpec);
+
+    it('compares with each operator, each with its failing side', async () => {
+      const q = 'SELECT count(*)::int FROM schema_migrations WHERE version <= 3';
+      const cases: Array<[string, number, string]> = [
+        ['eq', 3, 'verified'],
+        ['eq', 4, 'falsified'],
+        ['ne', 4, 'verified'],
+        ['ne', 3, 'falsified'],
+        ['lt', 4, 'verified'],
+        ['lt', 3, 'falsified'],
+        ['le', 3, 'verified'],
+        ['le', 2, 'falsified'],
+        ['gt', 2, 'verified'],
+        ['gt', 3, 'falsified'],
+        ['ge', 3, 'verified'],
+        ['ge', 4, 'falsified'],
+      ];
+      for (const [op, expected, verdict] of cases) {
+        const r = await sql(q, op, expected);
+        expect({ op, expected, verdict: r.verdict }).toEqual({ op, expected, verdict });
+        expect(r.evidence).toEqual({ query: q, op, expect: expected, value: 3 });
+      }
+    });
+
+    it('reads bigint and numeric results as numbers', async () => {
+      expect((await sql('SELECT count(*) FROM schema_migrations', 'ge', 3)).verdict).toBe(
+        'verified',
+      );
+      expect((await sql('SELECT 2.5::numeric', 'eq', 2.5)).verdict).toBe('verified');
+    });
+
+    it('refuses a write inside the read-only transaction and changes nothing', async () => {
+      const before = (await engine.probes.log({ limit: 1000 })).length;
+      const del = await sql(
+        'WITH gone AS (DELETE FROM subjects RETURNING 1) SELECT count(*)::int FROM gone',
+        'eq',
+        0,
+      );
+      expect(del).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
+      const into = await sql('SELECT 1 AS n INTO probe_escape', 'eq', 1);
+      expect(into).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
+      const seq = await sql("SELECT nextval('probe_records_seq_seq')", 'ge', 0);
+      expect(seq).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
+      const { rows } = await engine.sql.query<{ subjects: number; escape: string | null }>(
+        `SELECT (SELECT count(*)::int FROM subjects) AS subjects,
+                to_regclass('probe_escape')::text AS escape`,
+      );
+      expect(rows[0]).toEqual({ subjects: 1, escape: null });
+      // The same query shape without the write runs (control).
+      const read = await sql(
+        'WITH kept AS (SELECT 1 FROM subjects) SELECT count(*)::int FROM kept',
+        'eq',
+        1,
+      );
+      expect(read.verdict).toBe('verified');
+      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before + 4);
+    });
+
+    it('refuses statements that are not one read before running anything', async () => {
+      for (const query of [
+        'DELETE FROM subjects',
+        'CREATE TABLE probe_escape (n int)',
+        'SELECT 1; DELETE FROM subjects',
+        "COPY subjects TO PROGRAM 'true'",
+      ]) {
+        expect(await code(sql(query, 'eq', 0))).toBe('INVALID_ARGUMENT');
+      }
+      const { rows } = await engine.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM subjects`,
+      );
+      expect(rows[0]?.n).toBe(1);
+    });
+
+    it('rolls back session settings a probe tries to leave behind', async () => {
+      const r = await sql("SELECT length(set_config('search_path', 'pg_catalog', false))", 'gt', 0);
+      expect(r.verdict).toBe('verified');
+      expect((await engine.probes.log({ limit: 1 })).length).toBe(1);
+      const { rows } = await engine.sql.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM subjects',
+      );
+      expect(rows[0]?.n).toBe(1);
+    });
+
+    it('gives BAD_RESULT and QUERY_FAILED as errors, not verdicts', async () => {
+      const shape = await sql('SELECT 1, 2', 'eq', 1);
+      expect(shape).toMatchObject({ verdict: 'error', errorCode: 'BAD_RESULT' });
+      const none = await sql('SELECT 1 WHERE false', 'eq', 1);
+      expect(none).toMatchObject({ verdict: 'error', errorCode: 'BAD_RESULT' });
+      const text = await sql("SELECT 'three'", 'eq', 3);
+      expect(text).toMatchObject({ verdict: 'error', errorCode: 'BAD_RESULT' });
+      const failed = await sql('SELECT count(*) FROM no_such_table', 'eq', 0);
+      expect(failed).toMatchObject({
+        verdict: 'error',
+        errorCode: 'QUERY_FAILED',
+        evidence: { sqlstate: '42P01' },
+      });
+    });
+  });
+
+  describe('http probes', () => {
+    let server: CountingServer;
+    beforeAll(async () => {
+      server = await countingServer('status: deployed\ndeployed twice, deployed\n');
+    });
+    afterAll(() => server.close());
+    const http = (spec: Omit<Extract<ProbeSpec, { kind: 'http' }>, 'kind'>) =>
+      engine.probes.run({ kind: 'http', ...spec });
+
+    it('compares status and body on a loopback server, each with its failing side', async () => {
+      const hit = await http({ url: `${server.url}/x`, status: 200, contains: 'deployed' });
+      expect(hit).toMatchObject({
+        verdict: 'verified',
+        evidence: { status: 200, matchCount: 3, bodyBytes: 42, expectStatus: 200 },
+      });
+      expect((await http({ url: `${server.url}/x`, contains: 'rolled back' })).verdict).toBe(
+        'falsified',
+      );
+      expect((await http({ url: `${server.url}/x`, status: 404 })).verdict).toBe('falsified');
+      expect((await http({ url: `${server.url}/x`, status: 200 })).verdict).toBe('verified');
+    });
+
+    it('refuses a host that is not loopback or allowlisted, before any lookup', async () => {
+      const r = await http({ url: 'http://example.invalid/', status: 200 });
+      expect(r).toMatchObject({ verdict: 'error', errorCode: 'NOT_ALLOWED' });
+      const wildcard = await http({ url: 'http://0.0.0.0:1/', status: 200 });
+      expect(wildcard).toMatchObject({ verdict: 'error', errorCode: 'NOT_ALLOWED' });
+    });
+
+    it('times out on a server that never answers', async () => {
+      const hang = await countingServer('', { hang: true });
+      try {
+        const r = await http({ url: `${hang.url}/slow`, status: 200 });
+        expect(r).toMatchObject({ verdict: 'error', errorCode: 'TIMEOUT' });
+        expect(hang.connections).toBe(1);
+      } finally {
+        await hang.close();
+      }
+    });
+
+    it('reports a refused connection as CONNECTION_FAILED', async () => {
+      const gone = await countingServer('');
+      await gone.close();
+      const r = await http({ url: `${gone.url}/`, status: 200 });
+      expect(r).toMatchObject({ verdict: 'error', errorCode: 'CONNECTION_FAILED' });
+    });
+  });
+});
+
+describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]', (kind) => {
+  let server: CountingServer;
+  beforeAll(async () => {
+    server = await countingServer('allowlisted answer\n');
+  });
+  afterAll(() => server.close());
+
+  /** An engine whose http instrument resolves every name to the counting server's address. */
+  async function withPinned(
+    allow: string[],
+    fn: (engine: Engine, counter: { lookups: number }) => Promise<void>,
+  ): Promise<void> {
+    const counter = { lookups: 0 };
+    const t = await openTestEngine(kind, {
+      probes: {
+        roots: [tmp.dir],
+        httpAllowlist: allow,
+        instruments: [createHttpInstrument({ lookup: pinnedLookup(counter) })],
+      },
+    });
+    try {
+      await fn(t.engine, counter);
+    } finally {
+      await t.close();
+    }
+  }
+  const port = () => new URL(server.url).port;
+
+  it('refuses a non-allowlisted host with no lookup and no connection', async () => {
+    await withPinned([], async (engine, counter) => {
+      const before = server.connections;
+      const r = await engine.probes.run({
+        kind: 'http',
+        url: `http://example.invalid:${port()}/`,
+        contains: 'allowlisted',
+      });
+      expect(r).toMatchObject({ verdict: 'error', errorCode: 'NOT_ALLOWED' });
+      expect(counter.lookups).toBe(0);
+      expect(server.connections).toBe(before);
+    });
+  });
+
+  it('reaches the same server by the same name once the name is allowlisted (control)', async () => {
+    await withPinned(['EXAMPLE.invalid'], async (engine, counter) => {
+      const before = server.connections;
+      const r = await engine.probes.run({
+        kind: 'http',
+        url: `http://example.invalid:${port()}/`,
+        contains: 'allowlisted',
+      });
+      expect(r).toMatchObject({ verdict: 'verified', evidence: { matchCount: 1 } });
+      expect(counter.lookups).toBe(1);
+      expect(server.connections).toBe(before + 1);
+    });
+  });
+
+  it('refuses localhost when it resolves to a non-loopback address', async () => {
+    const counter = { lookups: 0 };
+    const t = await openTestEngine(kind, {
+      probes: {
+        roots: [tmp.dir],
+        instruments: [createHttpInstrument({ lookup: pinnedLookup(counter, '192.0.2.1') })],
+      },
+    });
+    try {
+      const r = await t.engine.probes.run({
+        kind: 'http',
+        url: 'http://localhost:9/',
+        status: 200,
+      });
+      expect(r).toMatchObject({ verdict: 'error', errorCode: 'NOT_ALLOWED' });
+      expect(counter.lookups).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe.each(ENGINES)('calibration belongs to one implementation [%s]', (kind) => {
+  it('does not let a replacement inherit the built-in file calibration', async () => {
+    const store =
+      kind === 'pglite'
+        ? { db: join(tmp.dir, 'store'), cleanup: async () => undefined }
+        : testStore(kind);
+    try {
+      const first = await createEngine({ db: store.db, probes: { roots: [tmp.dir] } });
+      await first.probes.calibrate({ instrument: 'file' });
+      expect(await first.probes.isCalibrated('file')).toBe(true);
+      await first.close();
+
+      const second = await createEngine({
+        db: store.db,
+        create: false,
+        probes: { roots: [tmp.dir], instruments: [yesMan('file')] },
+      });
+      expect(await second.probes.isCalibrated('file')).toBe(false);
+      const r = await second.probes.run({ kind: 'file', path: 'claims.txt', mode: 'exists' });
+      expect(r).toMatchObject({ verdict: 'verified', calibrated: false });
+      const [result] = await second.probes.calibrate({ instrument: 'file' });
+      expect(result?.passed).toBe(false);
+      await second.close();
+
+      // The built-in, reopened, still has its own passing calibration (control).
+      const third = await createEngine({
+        db: store.db,
+        create: false,
+        probes: { roots: [tmp.dir] },
+      });
+      expect(await third.probes.isCalibrated('file')).toBe(true);
+      await third.close();
+      expect(await code(third.probes.log())).toBe('ENGINE_CLOSED');
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('refuses a bad probe configuration before opening a store', async () => {
+    expect(await code(createEngine({ db: 'memory://', probes: { roots: [] } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      await code(createEngine({ db: 'memory://', probes: { instruments: [yesMan('sql')] } })),
+    ).toBe('INVALID_ARGUMENT');
+    expect(await code(createEngine({ db: 'memory://', probes: { httpTimeoutMs: 0 } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+});
