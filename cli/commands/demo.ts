@@ -1,5 +1,6 @@
 import type { AddTurnResult, Engine } from '../../src/index.js';
 import type { CommandContext } from '../context.js';
+import { renderArrivalStory, runArrivalStory, type ArrivalStory } from './demo-arrival.js';
 import { renderGateStory, runGateStory, type GateStory } from './demo-gate.js';
 
 export const DEMO_OPTIONS = {} as const;
@@ -113,6 +114,7 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
   const history = await engine.history.render(id);
   const otherHistory = await engine.history.render(other.id);
   const usage = await engine.usage.bySession(id);
+  const gate = await runGateStory(engine);
   return {
     db: engine.location,
     engine: engine.kind,
@@ -122,7 +124,8 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
     otherSessionId: other.id,
     otherHistory,
     usage: usage.map((u) => ({ kind: u.kind, requests: u.requests })),
-    gate: await runGateStory(engine),
+    gate,
+    arrival: await runArrivalStory(engine, gate.subject, gate.sessionId),
   };
 }
 
@@ -148,6 +151,8 @@ export async function demoCommand(ctx: CommandContext): Promise<void> {
         .join(', ')}`,
       '',
       renderGateStory(out.gate as GateStory),
+      '',
+      renderArrivalStory(out.arrival as ArrivalStory),
     ].join('\n'),
   );
 }

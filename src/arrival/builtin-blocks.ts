@@ -62,7 +62,7 @@ export function builtinBlocks(
           total > lines.length
             ? `\n…and ${total - lines.length} more live facts (ask recall).`
             : '';
-        return `[What I know (live memory, ${total} facts; each line: origin, date)]\n${lines.join('\n')}${more}`;
+        return `[What I know (live memory, ${total} ${total === 1 ? 'fact' : 'facts'}; each line: origin, date)]\n${lines.join('\n')}${more}`;
       },
     ),
     block(
