@@ -37,28 +37,22 @@ interface TurnSpec {
 
 /** User and assistant turns alternate within each session; pairs are dealt round-robin. */
 function workload(count: number, sessions: readonly string[]): TurnSpec[] {
-  const specs: TurnSpec[] = [];
-  for (let i = 0; i < count; i++) {
+  return Array.from({ length: count }, (_, i): TurnSpec => {
     const pair = Math.floor(i / 2);
+    const release = pair % 97;
     const sessionId = sessions[pair % sessions.length] ?? WARMUP_SESSION;
     if (i % 2 === 0) {
-      specs.push({
-        sessionId,
-        role: 'user',
-        content: `Question ${pair}: what changed in release ${pair % 97} and why does it matter for my deployment?`,
-      });
-    } else {
-      // Every fourth answer ran no tool: "none" must be stored as evidence, like "tools".
-      const receipt: HostReceiptReport =
-        pair % 4 === 3
-          ? { noTools: true }
-          : { tools: ['web_search'], sources: [`https://example.org/releases/${pair % 97}`] };
-      const content =
-        `Release ${pair % 97} replaced the connection pool and tightened timeouts. `.repeat(3);
-      specs.push({ sessionId, role: 'assistant', content, receipt });
+      const content = `Question ${pair}: what changed in release ${release}, and does it matter?`;
+      return { sessionId, role: 'user', content };
     }
-  }
-  return specs;
+    // Every fourth answer ran no tool: "none" is stored as evidence too, not as a missing receipt.
+    const receipt: HostReceiptReport =
+      pair % 4 === 3
+        ? { noTools: true }
+        : { tools: ['web_search'], sources: [`https://example.org/releases/${release}`] };
+    const content = `Release ${release} replaced the connection pool and tightened timeouts. `;
+    return { sessionId, role: 'assistant', content: content.repeat(3), receipt };
+  });
 }
 
 const RAW_INSERT_SQL = `INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
@@ -134,8 +128,12 @@ async function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Pro
       await engine.close();
     }
   } finally {
-    if (schema !== null)
-      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    // A failed drop is reported, not thrown, so it never hides the error that got us here.
+    if (schema !== null) {
+      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(
+        (err: Error) => console.error(`ingest-bench: could not drop ${schema}: ${err.message}`),
+      );
+    }
   }
 }
 
@@ -169,12 +167,6 @@ async function runPair(kind: Kind, work: Workload): Promise<{ engineMs: number; 
   return { engineMs: viaEngine.ms, rawMs: viaRaw.ms };
 }
 
-interface Round {
-  engine: number;
-  raw: number;
-  ratio: number;
-}
-
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
@@ -183,9 +175,8 @@ const median = (xs: readonly number[]): number => {
 
 function positiveInt(name: string, value: string, min: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new Error(`--${name} must be a whole number >= ${min}`);
-  return n;
+  if (Number.isInteger(n) && n >= min) return n;
+  throw new Error(`--${name} must be a whole number >= ${min}`);
 }
 
 async function main(): Promise<void> {
@@ -202,8 +193,8 @@ async function main(): Promise<void> {
   const warmupCount = positiveInt('warmup', values.warmup, 0);
   const roundCount = positiveInt('rounds', values.rounds, 1);
   const kinds = values.engines.split(',').map((k) => k.trim());
-  for (const k of kinds)
-    if (!KINDS.some((known) => known === k)) throw new Error(`unknown engine "${k}"`);
+  const unknown = kinds.find((k) => !KINDS.some((known) => known === k));
+  if (unknown !== undefined) throw new Error(`unknown engine "${unknown}" (pglite, postgres)`);
 
   // Fail before the long PGlite runs, not after them, when the server is missing.
   if (kinds.includes('postgres')) {
@@ -218,27 +209,19 @@ async function main(): Promise<void> {
   // The same rows for every run; the raw path also reuses the same ids, each store being fresh.
   const warmSpecs = workload(warmupCount, [WARMUP_SESSION]);
   const specs = workload(turns, SESSIONS);
-  const work: Workload = {
-    warmSpecs,
-    warmRows: rawParams(warmSpecs),
-    specs,
-    rows: rawParams(specs),
-  };
+  const rows = rawParams(specs);
+  const work: Workload = { warmSpecs, warmRows: rawParams(warmSpecs), specs, rows };
   // A prefix keeps every session's seq numbering intact.
-  const prime = {
-    ...work,
-    specs: specs.slice(0, PRIME_TURNS),
-    rows: work.rows.slice(0, PRIME_TURNS),
-  };
+  const prime = { ...work, specs: specs.slice(0, PRIME_TURNS), rows: rows.slice(0, PRIME_TURNS) };
   const rate = (ms: number): number => turns / (ms / 1000);
 
   const results = [];
   for (const kind of kinds as Kind[]) {
-    // A fresh process runs its first few thousand turns well below speed (V8 and the PGlite
-    // WASM module are still tiering up), which a per-store warm-up alone does not absorb; an
-    // untimed first pair keeps that out of round 1.
+    // A fresh process records its first turns far slower (the JIT, and PGlite's WASM, are still
+    // tiering up) than the per-store warm-up absorbs; an untimed first pair keeps that out of
+    // round 1, which would otherwise always penalise the path that runs first.
     await runPair(kind, prime);
-    const rounds: Round[] = [];
+    const rounds: { engine: number; raw: number; ratio: number }[] = [];
     // Alternating engine and raw runs spreads drift (thermal, other load) over both paths.
     for (let r = 0; r < roundCount; r++) {
       const { engineMs, rawMs } = await runPair(kind, work);
@@ -248,28 +231,16 @@ async function main(): Promise<void> {
         `${kind} round ${r + 1}/${roundCount}: engine ${round.engine.toFixed(0)}/s, raw ${round.raw.toFixed(0)}/s\n`,
       );
     }
-    const engineRate = median(rounds.map((r) => r.engine));
-    const rawRate = median(rounds.map((r) => r.raw));
-    const ratio = engineRate / rawRate;
+    const engineTurnsPerSec = median(rounds.map((r) => r.engine));
+    const rawTurnsPerSec = median(rounds.map((r) => r.raw));
+    const ratio = engineTurnsPerSec / rawTurnsPerSec;
     const roundRatio = median(rounds.map((r) => r.ratio));
-    results.push({
-      engine: kind,
-      engineTurnsPerSec: engineRate,
-      rawTurnsPerSec: rawRate,
-      ratio,
-      roundRatio,
-      rounds,
-    });
+    results.push({ kind, engineTurnsPerSec, rawTurnsPerSec, ratio, roundRatio, rounds });
   }
 
   if (values.json) {
-    console.log(
-      JSON.stringify(
-        { turns, warmup: warmupCount, prime: PRIME_TURNS, target: TARGET, results },
-        null,
-        2,
-      ),
-    );
+    const doc = { turns, warmup: warmupCount, prime: PRIME_TURNS, target: TARGET, results };
+    console.log(JSON.stringify(doc, null, 2));
     return;
   }
   const fmt = (n: number): string => Math.round(n).toLocaleString('en-US').padStart(7);
@@ -278,7 +249,7 @@ async function main(): Promise<void> {
   );
   for (const r of results) {
     console.log(
-      `${r.engine.padEnd(9)} engine ${fmt(r.engineTurnsPerSec)} turns/s  raw ${fmt(r.rawTurnsPerSec)} turns/s  ` +
+      `${r.kind.padEnd(9)} engine ${fmt(r.engineTurnsPerSec)} turns/s  raw ${fmt(r.rawTurnsPerSec)} turns/s  ` +
         `ratio ${r.ratio.toFixed(2)} (per-round median ${r.roundRatio.toFixed(2)}, target >= ${TARGET.toFixed(2)})`,
     );
   }

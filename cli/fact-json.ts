@@ -19,6 +19,10 @@ export function factToJson(f: Fact): Record<string, unknown> {
     validTo: iso(f.validTo),
     recordedAt: f.recordedAt.toISOString(),
     supersededAt: iso(f.supersededAt),
+    statusAt: f.statusAt.toISOString(),
+    proposedBy: f.proposedBy,
+    retractionId: f.retractionId,
+    restoredFromId: f.restoredFromId,
     line: renderFactLine(f),
   };
 }

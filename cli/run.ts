@@ -52,11 +52,13 @@ import {
 } from './commands/retract.js';
 import {
   PROBE_CALIBRATE_OPTIONS,
+  PROBE_CALIBRATIONS_OPTIONS,
   PROBE_FILE_OPTIONS,
   PROBE_HTTP_OPTIONS,
   PROBE_LOG_OPTIONS,
   PROBE_SQL_OPTIONS,
   probeCalibrateCommand,
+  probeCalibrationsCommand,
   probeFileCommand,
   probeHttpCommand,
   probeLogCommand,
@@ -234,7 +236,13 @@ const COMMANDS: Command[] = [
     words: ['probe', 'log'],
     options: PROBE_LOG_OPTIONS,
     run: probeLogCommand,
-    summary: 'probe log [--limit N]',
+    summary: 'probe log [--limit N] [--kind file|sql|http]',
+  },
+  {
+    words: ['probe', 'calibrations'],
+    options: PROBE_CALIBRATIONS_OPTIONS,
+    run: probeCalibrationsCommand,
+    summary: 'probe calibrations [--instrument NAME] [--limit N]',
   },
   {
     words: ['arrival', 'diff'],

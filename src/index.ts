@@ -103,7 +103,7 @@ export { calibrate, instrumentFingerprint } from './probes/calibration.js';
 export type { CalibrationResult } from './probes/calibration.js';
 export type { ProbeConfig } from './probes/probe-config.js';
 export type { CalibrationSummary, ProbeApi, ProbeRunOptions } from './probes/probe-service.js';
-export type { ProbeRecord } from './store/probe-sql.js';
+export type { ProbeCalibration, ProbeRecord } from './store/probe-sql.js';
 export { RetractionLedger } from './ledger/retraction-ledger.js';
 export type { FalsifierProbes, RetractInput, SettleInput } from './ledger/retraction-ledger.js';
 export type { Retraction } from './store/retraction-sql.js';

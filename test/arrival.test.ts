@@ -292,7 +292,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
         to: after.manifestId,
         surface: 'wake',
         blocks: { added: [], removed: [], changed: ['live_facts'] },
-        tools: { added: ['check_workers'], removed: [] },
+        tools: { added: ['check_workers'], removed: [], countBefore: 1, countAfter: 2 },
       });
       expect(await e.arrival.diff({ manifestId: before.manifestId })).toMatchObject({
         from: null,

@@ -255,5 +255,25 @@ describe.each(ENGINES)('memledger probe CLI [%s]', (kind) => {
     });
     const text = await runCliCaptured(['probe', 'log', '--db', db]);
     expect(text.stdout).toMatch(/verified \[file, calibrated\]/);
+    const sqlOnly = await run(['probe', 'log', '--kind', 'sql']);
+    const sqlRecords = (sqlOnly.json() as { records: Array<{ spec: { kind: string } }> }).records;
+    expect(sqlRecords.length).toBeGreaterThan(0);
+    expect(sqlRecords.every((r) => r.spec.kind === 'sql')).toBe(true);
+  });
+
+  it('lists recorded calibrations', async () => {
+    const r = await run(['probe', 'calibrations', '--instrument', 'http']);
+    expect(r.code).toBe(0);
+    const { calibrations } = r.json() as { calibrations: Array<Record<string, unknown>> };
+    expect(calibrations).toHaveLength(1);
+    expect(calibrations[0]).toMatchObject({
+      instrument: 'http',
+      kind: 'http',
+      passed: true,
+      positive: 'verified',
+      negative: 'falsified',
+      calibrationId: expect.any(String),
+      ranAt: expect.stringMatching(/^\d{4}-/),
+    });
   });
 });

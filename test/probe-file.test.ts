@@ -308,5 +308,9 @@ describe('file instrument calibration', () => {
     const result = await calibrate(file, fileContext([blocked]));
     expect(result).toMatchObject({ passed: false, positive: 'error', negative: 'error' });
     expect(result.detail.problem).toMatch(/controls could not be set up/);
+    const nowhere = join(tmp.dir, 'no-such-root');
+    const missing = await calibrate(file, fileContext([nowhere]));
+    expect(missing).toMatchObject({ passed: false, positive: 'error', negative: 'error' });
+    expect(existsSync(nowhere)).toBe(false);
   });
 });

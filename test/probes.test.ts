@@ -189,11 +189,45 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       expect((await engine.probes.log({ limit: 1000 })).length).toBe(before);
     });
 
+    it('lists calibrations newest first, with their controls and verdicts', async () => {
+      const [yes] = await engine.probes.calibrations({ instrument: 'yes-man', limit: 1 });
+      expect(yes).toMatchObject({
+        instrument: 'yes-man',
+        kind: 'file',
+        passed: false,
+        positive: 'verified',
+        negative: 'verified',
+        ranAt: expect.any(Date),
+        detail: {
+          positive: { spec: { kind: 'file', mode: 'contains' }, outcome: { verdict: 'verified' } },
+          negative: { spec: { kind: 'file', mode: 'contains' }, outcome: { verdict: 'verified' } },
+        },
+      });
+      const all = await engine.probes.calibrations();
+      expect(all.map((c) => c.instrument)).toEqual(
+        expect.arrayContaining(['file', 'sql', 'http', 'yes-man']),
+      );
+      expect(all.find((c) => c.instrument === 'sql')).toMatchObject({
+        passed: true,
+        positive: 'verified',
+        negative: 'falsified',
+        fingerprint: 'memledger:sql:1',
+      });
+      expect(await code(engine.probes.calibrations({ limit: 1001 }))).toBe('INVALID_ARGUMENT');
+    });
+
     it('lists records newest first', async () => {
       const a = await engine.probes.run(fileSpec('one'));
       const b = await engine.probes.run(fileSpec('two'));
       const log = await engine.probes.log({ limit: 2 });
       expect(log.map((r) => r.id)).toEqual([b.id, a.id]);
+      await engine.probes.run({ kind: 'sql', query: 'SELECT 1', op: 'eq', expect: 1 });
+      const [newestFile] = await engine.probes.log({ kind: 'file', limit: 1 });
+      expect(newestFile?.id).toBe(b.id);
+      const sqlOnly = await engine.probes.log({ kind: 'sql' });
+      expect(sqlOnly.length).toBeGreaterThan(0);
+      expect(sqlOnly.every((r) => r.spec.kind === 'sql')).toBe(true);
+      expect(await code(engine.probes.log({ kind: 'shell' as 'sql' }))).toBe('INVALID_ARGUMENT');
       expect(engine.probes.instrumentFor(fileSpec('x'))).toBe('file');
     });
   });

@@ -1,4 +1,4 @@
-import { EngineError, type ProbeRecord } from '../../src/index.js';
+import { EngineError, type ProbeKind, type ProbeRecord } from '../../src/index.js';
 import { flag, intValue, stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
@@ -32,7 +32,11 @@ export const PROBE_CALIBRATE_OPTIONS = {
   ...PROBE_CONFIG_OPTIONS,
   instrument: { type: 'string' },
 } as const;
-export const PROBE_LOG_OPTIONS = { limit: { type: 'string' } } as const;
+export const PROBE_LOG_OPTIONS = { limit: { type: 'string' }, kind: { type: 'string' } } as const;
+export const PROBE_CALIBRATIONS_OPTIONS = {
+  limit: { type: 'string' },
+  instrument: { type: 'string' },
+} as const;
 
 /** A falsified probe and a probe that could not look are failed checks: the exit code says so. */
 export const EXIT_FALSIFIED = 3;
@@ -158,8 +162,12 @@ export async function probeCalibrateCommand(ctx: CommandContext): Promise<void> 
 
 export async function probeLogCommand(ctx: CommandContext): Promise<void> {
   const limit = intValue(ctx.values, 'limit', 1);
+  const kind = stringValue(ctx.values, 'kind');
   const records = await ctx.withEngine(false, (engine) =>
-    engine.probes.log(limit === undefined ? {} : { limit }),
+    engine.probes.log({
+      ...(limit === undefined ? {} : { limit }),
+      ...(kind === undefined ? {} : { kind: kind as ProbeKind }),
+    }),
   );
   ctx.print(
     {
@@ -178,5 +186,30 @@ export async function probeLogCommand(ctx: CommandContext): Promise<void> {
       records.length === 0
         ? 'no probe records'
         : records.map((r) => `${r.ranAt.toISOString()} ${recordLine(r)}`).join('\n'),
+  );
+}
+
+export async function probeCalibrationsCommand(ctx: CommandContext): Promise<void> {
+  const limit = intValue(ctx.values, 'limit', 1);
+  const instrument = stringValue(ctx.values, 'instrument');
+  const rows = await ctx.withEngine(false, (engine) =>
+    engine.probes.calibrations({
+      ...(limit === undefined ? {} : { limit }),
+      ...(instrument === undefined ? {} : { instrument }),
+    }),
+  );
+  ctx.print(
+    {
+      calibrations: rows.map((c) => ({ ...c, calibrationId: c.id, ranAt: c.ranAt.toISOString() })),
+    },
+    () =>
+      rows.length === 0
+        ? 'no calibrations; run `memledger probe calibrate`'
+        : rows
+            .map(
+              (c) =>
+                `${c.ranAt.toISOString()} ${c.passed ? 'PASS' : 'FAIL'} ${c.instrument} (${c.kind}): positive ${c.positive}, negative ${c.negative}  [${c.fingerprint}]`,
+            )
+            .join('\n'),
   );
 }

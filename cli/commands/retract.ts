@@ -1,6 +1,7 @@
 import { EngineError, type Retraction } from '../../src/index.js';
 import { flag, intValue, listValue, stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
+import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
 export const RETRACT_OPTIONS = {
   subject: { type: 'string' },
@@ -27,6 +28,7 @@ export const RETRACT_LIST_OPTIONS = {
 } as const;
 export const RETRACT_DUE_OPTIONS = { subject: { type: 'string' } } as const;
 export const RETRACT_SETTLE_OPTIONS = {
+  ...PROBE_CONFIG_OPTIONS,
   'run-probe': { type: 'boolean' },
   verdict: { type: 'string' },
   outcome: { type: 'string' },
@@ -188,17 +190,21 @@ export async function retractSettleCommand(ctx: CommandContext): Promise<void> {
   if (verdict !== undefined && outcome === undefined) {
     throw new EngineError('INVALID_ARGUMENT', '--verdict needs --outcome: what was observed');
   }
-  const r = await ctx.withEngine(false, (engine) =>
-    engine.ledger.settle(
-      runProbe
-        ? { id, runProbe: true, ...(by === undefined ? {} : { by }) }
-        : {
-            id,
-            verdict: verdict ?? '',
-            outcome: outcome ?? '',
-            ...(by === undefined ? {} : { by }),
-          },
-    ),
+  const r = await ctx.withEngine(
+    false,
+    (engine) =>
+      engine.ledger.settle(
+        runProbe
+          ? { id, runProbe: true, ...(by === undefined ? {} : { by }) }
+          : {
+              id,
+              verdict: verdict ?? '',
+              outcome: outcome ?? '',
+              ...(by === undefined ? {} : { by }),
+            },
+      ),
+    // the probe runs inside the roots and hosts this command is given, like `memledger probe`
+    { probes: probeConfig(ctx) },
   );
   ctx.print(
     retractionToJson(r),

@@ -206,6 +206,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalApi {
             chars: b.text.length,
           })),
           tools,
+          toolCount: tools.length,
           degraded: blocks.filter((b) => b.degraded).map((b) => b.name),
           totalChars: text.length,
           createdAt: now,

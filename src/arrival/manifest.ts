@@ -8,6 +8,8 @@ export interface ArrivalManifest {
   sessionId: string | null;
   blocks: Array<{ name: string; tier: Tier; sha256: string; degraded: boolean; chars: number }>;
   tools: string[];
+  /** How many tools were bound (recorded beside the names, as the introspection ledger asks). */
+  toolCount: number;
   degraded: string[];
   totalChars: number;
   createdAt: Date;
@@ -18,7 +20,7 @@ export interface ManifestDiff {
   to: string;
   surface: string;
   blocks: { added: string[]; removed: string[]; changed: string[] };
-  tools: { added: string[]; removed: string[] };
+  tools: { added: string[]; removed: string[]; countBefore: number | null; countAfter: number };
 }
 
 /**
@@ -56,6 +58,8 @@ export function diffManifests(
     tools: {
       added: [...nextTools].filter((t) => !prevTools.has(t)).sort(),
       removed: [...prevTools].filter((t) => !nextTools.has(t)).sort(),
+      countBefore: previous?.toolCount ?? null,
+      countAfter: next.toolCount,
     },
   };
 }

@@ -24,9 +24,14 @@ function label(f: Fact): string {
 export function renderFactLine(f: Fact): string {
   const flag = f.attested ? '' : ' [UNATTESTED]';
   if (f.status === 'active') {
-    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt)})${flag} ${label(f)}: ${f.text}`;
+    const restored = f.restoredFromId === null ? '' : ', restored';
+    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt)}${restored})${flag} ${label(f)}: ${f.text}`;
   }
   const parts = [`${f.origin}`, `recorded ${isoDay(f.recordedAt)}`];
   if (f.supersededAt !== null) parts.push(`superseded ${isoDay(f.supersededAt)}`);
+  else if (f.status === 'rejected' || f.status === 'retracted' || f.status === 'expired') {
+    parts.push(`${f.status} ${isoDay(f.statusAt)}`);
+  }
+  if (f.retractionId !== null) parts.push(`ledger ${f.retractionId}`);
   return `[${f.status.toUpperCase()}] (${parts.join(', ')})${flag} ${label(f)}: ${f.text}`;
 }

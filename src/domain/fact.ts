@@ -89,4 +89,12 @@ export interface Fact {
   validTo: Date | null;
   recordedAt: Date;
   supersededAt: Date | null;
+  /** When the status last moved (proposed, decided, superseded, retracted, restored). */
+  statusAt: Date;
+  /** Who proposed it: reflection, extraction, agent, host, restoration… */
+  proposedBy: string;
+  /** The ledger row that retracted it, if it was retracted. */
+  retractionId: string | null;
+  /** For a restored fact: the retracted fact it restores. */
+  restoredFromId: string | null;
 }

@@ -80,7 +80,11 @@ export class PostgresClient implements SqlClient {
               `no memledger store at ${location}; run \`memledger init\``,
             );
           }
-          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+          // Two processes creating the schema at once: IF NOT EXISTS still races in the catalog,
+          // and the loser's unique violation means the schema is there.
+          await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((err: unknown) => {
+            if ((err as { code?: string }).code !== '23505') throw err;
+          });
         }
       } else {
         await pool.query('SELECT 1');

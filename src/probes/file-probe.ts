@@ -78,11 +78,15 @@ export function createFileInstrument(): ProbeInstrument {
     },
     async controls(ctx) {
       const root = ctx.roots[0];
-      if (root === undefined) throw new Error('no allowed root to hold the control file');
+      if (root === undefined || !(await stat(root).catch(() => null))?.isDirectory()) {
+        throw new Error(`the first allowed root ${root ?? '(none)'} is not a directory`);
+      }
       const dir = join(root, FILE_CONTROL_DIR);
       const name = `control-${randomBytes(8).toString('hex')}.txt`;
       const present = needle();
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
       await writeFile(join(dir, name), `memledger probe control\n${present}\n`, { flag: 'wx' });
       const path = `${FILE_CONTROL_DIR}/${name}`;
       return {

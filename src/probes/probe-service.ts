@@ -1,8 +1,14 @@
 import { EngineError } from '../domain/errors.js';
-import { PROBE_KINDS, PROBE_VERDICTS, type ProbeSpec, type ProbeVerdict } from '../domain/probe.js';
+import {
+  PROBE_KINDS,
+  PROBE_VERDICTS,
+  type ProbeKind,
+  type ProbeSpec,
+  type ProbeVerdict,
+} from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
 import { requireId } from '../domain/turn.js';
-import { ProbeSql, type ProbeRecord } from '../store/probe-sql.js';
+import { ProbeSql, type ProbeCalibration, type ProbeRecord } from '../store/probe-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 import { calibrate, instrumentFingerprint } from './calibration.js';
@@ -43,8 +49,10 @@ export interface ProbeApi {
   instrumentFor(spec: ProbeSpec): string;
   instruments(): Array<{ name: string; kind: ProbeInstrument['kind'] }>;
   get(id: string): Promise<ProbeRecord | null>;
-  /** Probe records, newest first (default 50, at most 1000). */
-  log(options?: { limit?: number }): Promise<ProbeRecord[]>;
+  /** Probe records, newest first (default 50, at most 1000), optionally of one kind. */
+  log(options?: { limit?: number; kind?: ProbeKind }): Promise<ProbeRecord[]>;
+  /** Recorded calibrations, newest first (default 50, at most 1000). */
+  calibrations(options?: { instrument?: string; limit?: number }): Promise<ProbeCalibration[]>;
 }
 
 export interface ProbeServiceDeps {
@@ -54,6 +62,14 @@ export interface ProbeServiceDeps {
   newId: () => string;
   /** Throws ENGINE_CLOSED once the engine is closed. */
   assertOpen: () => void;
+}
+
+function limitOf(limit: number | undefined): number {
+  const n = limit ?? 50;
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new EngineError('INVALID_ARGUMENT', '--limit must be a whole number from 1 to 1000');
+  }
+  return n;
 }
 
 export function createProbeService(deps: ProbeServiceDeps): ProbeApi {
@@ -145,8 +161,8 @@ export function createProbeService(deps: ProbeServiceDeps): ProbeApi {
           kind: result.kind,
           fingerprint: result.fingerprint,
           passed: result.passed,
-          positiveVerdict: result.positive,
-          negativeVerdict: result.negative,
+          positive: result.positive,
+          negative: result.negative,
           detail: result.detail,
           ranAt: clock(),
         });
@@ -171,11 +187,19 @@ export function createProbeService(deps: ProbeServiceDeps): ProbeApi {
     },
     async log(options = {}) {
       assertOpen();
-      const limit = options.limit ?? 50;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new EngineError('INVALID_ARGUMENT', '--limit must be a whole number from 1 to 1000');
+      const kind = options.kind ?? null;
+      if (kind !== null && !(PROBE_KINDS as readonly string[]).includes(kind)) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `--kind must be one of ${PROBE_KINDS.join(', ')}`,
+        );
       }
-      return sql.list(limit);
+      return sql.list(limitOf(options.limit), kind);
+    },
+    async calibrations(options = {}) {
+      assertOpen();
+      // Any name: an instrument no longer configured still has its history.
+      return sql.listCalibrations(limitOf(options.limit), options.instrument ?? null);
     },
   };
 }

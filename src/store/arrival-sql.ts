@@ -10,13 +10,14 @@ interface ManifestRow {
   session_id: string | null;
   blocks: ArrivalManifest['blocks'];
   tools: string[];
+  tool_count: number;
   degraded: string[];
   total_chars: number;
   created_at: Date;
 }
 
 const MANIFEST_COLUMNS =
-  'id, subject_id, surface, session_id, blocks, tools, degraded, total_chars, created_at';
+  'id, subject_id, surface, session_id, blocks, tools, tool_count, degraded, total_chars, created_at';
 
 function toManifest(r: ManifestRow): ArrivalManifest {
   return {
@@ -27,6 +28,7 @@ function toManifest(r: ManifestRow): ArrivalManifest {
     blocks:
       typeof r.blocks === 'string' ? (JSON.parse(r.blocks) as ArrivalManifest['blocks']) : r.blocks,
     tools: r.tools,
+    toolCount: r.tool_count,
     degraded: r.degraded,
     totalChars: r.total_chars,
     createdAt: r.created_at,
@@ -173,7 +175,7 @@ export class ArrivalSql {
           m.sessionId,
           JSON.stringify(m.blocks),
           m.tools,
-          m.tools.length,
+          m.toolCount,
           m.degraded,
           m.totalChars,
           m.createdAt,

@@ -22,11 +22,16 @@ interface FactDbRow {
   valid_to: Date | null;
   recorded_at: Date;
   superseded_at: Date | null;
+  status_at: Date;
+  proposed_by: string;
+  retraction_id: string | null;
+  restored_from_id: string | null;
 }
 
 export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, attested,
   evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-  supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at`;
+  supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
+  proposed_by, retraction_id, restored_from_id`;
 
 export function toFact(r: FactDbRow): Fact {
   return {
@@ -51,6 +56,10 @@ export function toFact(r: FactDbRow): Fact {
     validTo: r.valid_to,
     recordedAt: r.recorded_at,
     supersededAt: r.superseded_at,
+    statusAt: r.status_at,
+    proposedBy: r.proposed_by,
+    retractionId: r.retraction_id,
+    restoredFromId: r.restored_from_id,
   };
 }
 

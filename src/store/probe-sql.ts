@@ -20,16 +20,32 @@ export interface ProbeRecord {
   ranAt: Date;
 }
 
-export interface CalibrationRow {
+/** One dual-needle calibration as recorded (append-only). */
+export interface ProbeCalibration {
+  id: string;
+  instrument: string;
+  kind: ProbeKind;
+  /** The implementation it vouches for. */
+  fingerprint: string;
+  /** True only when the positive control was `verified` and the negative `falsified`. */
+  passed: boolean;
+  positive: ProbeVerdict;
+  negative: ProbeVerdict;
+  /** Both control specs and outcomes, and any set-up problem. */
+  detail: unknown;
+  ranAt: Date;
+}
+
+interface CalibrationDbRow {
   id: string;
   instrument: string;
   kind: ProbeKind;
   fingerprint: string;
   passed: boolean;
-  positiveVerdict: ProbeVerdict;
-  negativeVerdict: ProbeVerdict;
+  positive_verdict: ProbeVerdict;
+  negative_verdict: ProbeVerdict;
   detail: unknown;
-  ranAt: Date;
+  ran_at: Date;
 }
 
 interface RecordDbRow {
@@ -75,7 +91,7 @@ function jsonb(value: unknown): string {
 export class ProbeSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  insertCalibration(c: CalibrationRow): Promise<void> {
+  insertCalibration(c: ProbeCalibration): Promise<void> {
     return guard('recording a calibration', async () => {
       await this.db.query(
         `INSERT INTO probe_calibrations (id, instrument, kind, fingerprint, passed, positive_verdict,
@@ -87,8 +103,8 @@ export class ProbeSql {
           c.kind,
           c.fingerprint,
           c.passed,
-          c.positiveVerdict,
-          c.negativeVerdict,
+          c.positive,
+          c.negative,
           jsonb(c.detail),
           c.ranAt,
         ],
@@ -108,6 +124,30 @@ export class ProbeSql {
         [instrument, fingerprint],
       );
       return rows[0] ?? null;
+    });
+  }
+
+  /** Newest first; one instrument's, or every instrument's. */
+  listCalibrations(limit: number, instrument: string | null): Promise<ProbeCalibration[]> {
+    return guard('reading calibrations', async () => {
+      const { rows } = await this.db.query<CalibrationDbRow>(
+        `SELECT id, instrument, kind, fingerprint, passed, positive_verdict, negative_verdict,
+           detail, ran_at
+         FROM probe_calibrations WHERE ($2::text IS NULL OR instrument = $2)
+         ORDER BY seq DESC LIMIT $1`,
+        [limit, instrument],
+      );
+      return rows.map((r) => ({
+        id: r.id,
+        instrument: r.instrument,
+        kind: r.kind,
+        fingerprint: r.fingerprint,
+        passed: r.passed,
+        positive: r.positive_verdict,
+        negative: r.negative_verdict,
+        detail: r.detail,
+        ranAt: r.ran_at,
+      }));
     });
   }
 
@@ -145,12 +185,13 @@ export class ProbeSql {
     });
   }
 
-  /** Newest first. */
-  list(limit: number): Promise<ProbeRecord[]> {
+  /** Newest first; of one kind, or of every kind. */
+  list(limit: number, kind: ProbeKind | null): Promise<ProbeRecord[]> {
     return guard('reading the probe log', async () => {
       const { rows } = await this.db.query<RecordDbRow>(
-        `SELECT ${RECORD_COLUMNS} FROM probe_records ORDER BY seq DESC LIMIT $1`,
-        [limit],
+        `SELECT ${RECORD_COLUMNS} FROM probe_records WHERE ($2::text IS NULL OR kind = $2)
+         ORDER BY seq DESC LIMIT $1`,
+        [limit, kind],
       );
       return rows.map(toRecord);
     });

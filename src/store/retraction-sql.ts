@@ -187,14 +187,19 @@ export class RetractionSql {
     });
   }
 
-  /** Claims that stay retracted (every verdict but overturned), for the gate's RETRACTED_CLAIM rule. */
+  /**
+   * Claims that stay retracted (every verdict but overturned), for the gate's RETRACTED_CLAIM
+   * rule. "Newer than the retraction" means newer than its entry in the ledger: a correction
+   * back-dated with --corrected-at must not let the turns it refuted count as new evidence.
+   */
   standingClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
     return guard('reading retracted claims', async () => {
-      const { rows } = await this.db.query<{ claim: string; corrected_at: Date }>(
-        `SELECT claim, corrected_at FROM retractions WHERE subject_id = $1 AND verdict <> 'overturned'`,
+      const { rows } = await this.db.query<{ claim: string; retracted_at: Date }>(
+        `SELECT claim, greatest(corrected_at, recorded_at) AS retracted_at FROM retractions
+         WHERE subject_id = $1 AND verdict <> 'overturned'`,
         [subjectId],
       );
-      return rows.map((r) => ({ text: r.claim, retractedAt: r.corrected_at }));
+      return rows.map((r) => ({ text: r.claim, retractedAt: r.retracted_at }));
     });
   }
 

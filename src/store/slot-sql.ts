@@ -18,13 +18,23 @@ export class SlotSql {
     });
   }
 
-  list(subjectId: string): Promise<SlotDeclaration[]> {
+  list(subjectId: string): Promise<Array<SlotDeclaration & { declaredAt: Date }>> {
     return guard('reading slots', async () => {
-      const { rows } = await this.db.query<{ name: string; rule: SlotRule; auto_live: boolean }>(
-        'SELECT name, rule, auto_live FROM slots WHERE subject_id = $1 ORDER BY name',
+      const { rows } = await this.db.query<{
+        name: string;
+        rule: SlotRule;
+        auto_live: boolean;
+        declared_at: Date;
+      }>(
+        'SELECT name, rule, auto_live, declared_at FROM slots WHERE subject_id = $1 ORDER BY name',
         [subjectId],
       );
-      return rows.map((r) => ({ name: r.name, rule: r.rule, autoLive: r.auto_live }));
+      return rows.map((r) => ({
+        name: r.name,
+        rule: r.rule,
+        autoLive: r.auto_live,
+        declaredAt: r.declared_at,
+      }));
     });
   }
 }

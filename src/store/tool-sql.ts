@@ -31,16 +31,23 @@ export class ToolSql {
     });
   }
 
-  list(subjectId: string): Promise<ToolRegistration[]> {
+  list(subjectId: string): Promise<Array<ToolRegistration & { registeredAt: Date }>> {
     return guard('listing tools', async () => {
       const { rows } = await this.db.query<{
         name: string;
         description: string;
         surfaces: string[];
-      }>('SELECT name, description, surfaces FROM tools WHERE subject_id = $1 ORDER BY name', [
-        subjectId,
-      ]);
-      return rows;
+        registered_at: Date;
+      }>(
+        'SELECT name, description, surfaces, registered_at FROM tools WHERE subject_id = $1 ORDER BY name',
+        [subjectId],
+      );
+      return rows.map((r) => ({
+        name: r.name,
+        description: r.description,
+        surfaces: r.surfaces,
+        registeredAt: r.registered_at,
+      }));
     });
   }
 

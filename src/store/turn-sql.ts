@@ -78,7 +78,7 @@ WITH s AS (
 INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
                    receipt_kind, receipt_tools, receipt_sources, recorded_at)
 SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9 FROM s
-RETURNING ${COLUMNS}`;
+RETURNING subject_id, seq`;
 
 export class TurnSql {
   constructor(private readonly db: SqlExecutor) {}
@@ -86,7 +86,8 @@ export class TurnSql {
   /** Returns null when the session does not exist. */
   insert(turn: NewTurnRow): Promise<Turn | null> {
     return guard('recording a turn', async () => {
-      const { rows } = await this.db.query<TurnDbRow>(INSERT_TURN_SQL, [
+      // Only what the database decides comes back (subject and seq); the rest is what was sent.
+      const { rows } = await this.db.query<{ subject_id: string; seq: number }>(INSERT_TURN_SQL, [
         turn.sessionId,
         turn.id,
         turn.role,
@@ -96,7 +97,18 @@ export class TurnSql {
         turn.at,
       ]);
       const row = rows[0];
-      return row === undefined ? null : toTurn(row);
+      if (row === undefined) return null;
+      return {
+        id: turn.id,
+        subjectId: row.subject_id,
+        sessionId: turn.sessionId,
+        seq: row.seq,
+        role: turn.role,
+        content: turn.content,
+        corrective: turn.corrective,
+        receipt: turn.receipt,
+        recordedAt: turn.at,
+      };
     });
   }
 
