@@ -32,7 +32,7 @@ CREATE TABLE retractions (
   settled_at               timestamptz,
   settled_outcome          text,
   settled_by               text,
-  settled_probe_record_id  text,
+  settled_probe_record_id  text REFERENCES probe_records (id),
   restored_fact_id         text REFERENCES facts (id),
   recorded_at              timestamptz NOT NULL,
   PRIMARY KEY (subject_id, id),
