@@ -9,7 +9,7 @@ export {
   renderReceiptLine,
 } from './domain/receipt.js';
 export type { HostReceiptReport, Receipt, ReceiptKind } from './domain/receipt.js';
-export { TURN_ROLES } from './domain/turn.js';
+export { TURN_ROLES, requireId } from './domain/turn.js';
 export type { Turn, TurnRole } from './domain/turn.js';
 export { UTILITY_KINDS, detectUtility } from './domain/utility.js';
 export type { UtilityKind } from './domain/utility.js';

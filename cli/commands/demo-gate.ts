@@ -137,14 +137,14 @@ export async function runGateStory(engine: Engine): Promise<GateStory> {
       proposals: REFLECTION,
       proposedBy: 'reflection',
     });
-    const liveBefore = (await engine.memory.live({ subject })).map(renderFactLine);
+    const liveBefore = (await engine.memory.live({ subject })).map((f) => renderFactLine(f));
     const decisions: string[] = [];
     for (const p of result.proposed) {
       const decision = p.attested ? 'approve' : 'reject';
       const d = await engine.decide({ proposalId: p.id, decision, signer, note: 'demo owner' });
       decisions.push(`${decision} ${p.slot}: ${p.text} → ${d.status}`);
     }
-    const liveAfter = (await engine.memory.live({ subject })).map(renderFactLine);
+    const liveAfter = (await engine.memory.live({ subject })).map((f) => renderFactLine(f));
     const chain = await engine.chain.verify({ subject });
     return {
       subject,

@@ -1,6 +1,12 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EngineError, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../../src/index.js';
+import {
+  EngineError,
+  requireId,
+  generateOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+} from '../../src/index.js';
 import { stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { KEY_OPTIONS, keyPath, passphrase, passphraseIfGiven } from '../owner-key-options.js';
@@ -29,7 +35,8 @@ async function hasOwnerKey(ctx: CommandContext, subject: string): Promise<boolea
  * runs before anything is created, so a refused init leaves no half-made store behind.
  */
 export async function initCommand(ctx: CommandContext): Promise<void> {
-  const subject = stringValue(ctx.values, 'subject') ?? 'owner';
+  // Checked before any I/O: a bad subject id must not leave a store or a key behind.
+  const subject = requireId(stringValue(ctx.values, 'subject') ?? 'owner', 'subject');
   const path = keyPath(ctx, subject);
   let key: ReturnType<typeof generateOwnerKey> | null = null;
   if (!(await hasOwnerKey(ctx, subject))) {
@@ -40,8 +47,17 @@ export async function initCommand(ctx: CommandContext): Promise<void> {
       );
     }
     const given = passphraseIfGiven(ctx);
-    const secret =
-      given ?? (await passphrase(ctx, `Choose a passphrase for the owner key (${path}): `));
+    let secret = given;
+    if (secret === null) {
+      // Typed at a terminal: asked twice, since a typo would lock the owner out of their key.
+      secret = await passphrase(ctx, `Choose a passphrase for the owner key (${path}): `);
+      if ((await passphrase(ctx, 'Type it again: ')) !== secret) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          'the two passphrases differ; nothing was created',
+        );
+      }
+    }
     key = generateOwnerKey(secret);
     // The key file is written before the store is touched: a key path that cannot be written
     // refuses the init with nothing created.
@@ -56,11 +72,13 @@ export async function initCommand(ctx: CommandContext): Promise<void> {
       );
     }
   }
+  let keyStored = false;
   try {
     await ctx.withEngine(true, async (engine: Engine) => {
       const result = await engine.init({ subject });
       if (key !== null)
         await engine.owner.setKey({ subject, publicKeyPem: key.publicKeyPem, keyId: key.keyId });
+      keyStored = true;
       const owner = await engine.owner.key({ subject });
       const keyId = owner?.keyId ?? '';
       const keyFile = key === null ? null : path;
@@ -83,7 +101,8 @@ export async function initCommand(ctx: CommandContext): Promise<void> {
     });
   } catch (err) {
     // The store refused: take back the key file this run wrote, so nothing is left half-made.
-    if (key !== null) rmSync(path, { force: true });
+    // (never once the store holds its public half: that would strand the owner without a key)
+    if (key !== null && !keyStored) rmSync(path, { force: true });
     throw err;
   }
 }

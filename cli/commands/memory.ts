@@ -15,11 +15,12 @@ export const CHAIN_VERIFY_OPTIONS = {
 export async function memoryCommand(ctx: CommandContext): Promise<void> {
   const subject = stringValue(ctx.values, 'subject');
   const opts = subject === undefined ? {} : { subject };
-  const facts = await ctx.withEngine(false, (engine) =>
-    flag(ctx.values, 'all') ? engine.memory.all(opts) : engine.memory.live(opts),
-  );
-  ctx.print({ facts: facts.map(factToJson) }, () =>
-    facts.length === 0 ? 'no live memory' : facts.map(renderFactLine).join('\n'),
+  const { facts, zone } = await ctx.withEngine(false, async (engine) => ({
+    facts: await (flag(ctx.values, 'all') ? engine.memory.all(opts) : engine.memory.live(opts)),
+    zone: await engine.timeZone.get(opts),
+  }));
+  ctx.print({ facts: facts.map((f) => factToJson(f)), timeZone: zone }, () =>
+    facts.length === 0 ? 'no live memory' : facts.map((f) => renderFactLine(f, zone)).join('\n'),
   );
 }
 

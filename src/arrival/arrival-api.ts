@@ -104,6 +104,13 @@ export interface ArrivalApiDeps {
 const SURFACE = /^[a-z][a-z0-9_-]{0,63}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
+function isCalendarDate(s: string): boolean {
+  if (!DATE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
 export function createArrivalApi(deps: ArrivalApiDeps): ArrivalApi {
   const { client, clock, newId } = deps;
   const sql = new ArrivalSql(client);
@@ -120,9 +127,9 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalApi {
   const hostBlocks: ArrivalBlock[] = (config.blocks ?? []).map((b) => hostBlock(b, readOnly));
 
   const reader: ArrivalReader = {
-    async liveFactLines(subjectId, limit) {
-      const live = await facts.byStatus(subjectId, ['active']);
-      return { lines: live.slice(-limit).map(renderFactLine), total: live.length };
+    async liveFactLines(subjectId, limit, zone) {
+      const live = await facts.recentLive(subjectId, limit);
+      return { lines: live.facts.map((f) => renderFactLine(f, zone)), total: live.total };
     },
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
     async sessionTurns(id) {
@@ -276,10 +283,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalApi {
         const subjectId = await subjectOf(input.subject);
         const title = input.title.trim();
         if (title === '') throw new EngineError('EMPTY_TEXT', 'a commitment needs a title');
-        if (
-          input.due !== undefined &&
-          (!DATE.test(input.due) || Number.isNaN(Date.parse(`${input.due}T00:00:00Z`)))
-        ) {
+        if (input.due !== undefined && !isCalendarDate(input.due)) {
           throw new EngineError('INVALID_ARGUMENT', `due date "${input.due}": use YYYY-MM-DD`);
         }
         return commitments.add({

@@ -3,7 +3,11 @@ import { formatSettledFacts, type SettledSnapshot } from './settled-facts.js';
 
 /** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
 export interface ArrivalReader {
-  liveFactLines(subjectId: string, limit: number): Promise<{ lines: string[]; total: number }>;
+  liveFactLines(
+    subjectId: string,
+    limit: number,
+    zone: string,
+  ): Promise<{ lines: string[]; total: number }>;
   recentSessions(
     subjectId: string,
     exceptSession: string | null,
@@ -56,7 +60,11 @@ export function builtinBlocks(
       'semi-stable',
       '[What I know] (live memory unavailable this turn)',
       async (ctx) => {
-        const { lines, total } = await reader.liveFactLines(ctx.subjectId, LIVE_FACT_LIMIT);
+        const { lines, total } = await reader.liveFactLines(
+          ctx.subjectId,
+          LIVE_FACT_LIMIT,
+          ctx.timeZone,
+        );
         if (total === 0) return '[What I know (live memory)] Nothing yet.';
         const more =
           total > lines.length

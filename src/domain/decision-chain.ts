@@ -75,6 +75,7 @@ export const CHAIN_BREAK_CODES = [
   'CONTENT_CHANGED',
   'DUPLICATE_DECISION',
   'MISSING_DECISION',
+  'STATUS_MISMATCH',
 ] as const;
 export type ChainBreakCode = (typeof CHAIN_BREAK_CODES)[number];
 

@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   'COMMITMENT_NOT_FOUND',
   'COMMITMENT_NOT_OPEN',
   'MANIFEST_NOT_FOUND',
+  'SLOT_IN_USE',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -2,13 +2,27 @@ import type { Fact } from './fact.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** "16 Jul 2026" in UTC: dates in passports never depend on the host's zone. */
-export function passportDate(d: Date): string {
-  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()] ?? '?'} ${d.getUTCFullYear()}`;
+/** The calendar day of an instant in a zone (UTC unless a subject's zone is given). */
+function dayIn(d: Date, timeZone: string): { year: number; month: number; day: number } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(d);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? NaN);
+  return { year: get('year'), month: get('month'), day: get('day') };
 }
 
-export function isoDay(d: Date): string {
-  return d.toISOString().slice(0, 10);
+/** "16 Jul 2026": the day the instant falls on in `timeZone` (default UTC, never the host's). */
+export function passportDate(d: Date, timeZone = 'UTC'): string {
+  const { year, month, day } = dayIn(d, timeZone);
+  return `${day} ${MONTHS[month - 1] ?? '?'} ${year}`;
+}
+
+export function isoDay(d: Date, timeZone = 'UTC'): string {
+  const { year, month, day } = dayIn(d, timeZone);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
 function label(f: Fact): string {
@@ -21,16 +35,16 @@ function label(f: Fact): string {
  *   [SUPERSEDED] (saw, recorded 2026-10-02, superseded 2026-10-21) shift_pattern: …
  * A fact whose quote is real but does not say what the text claims is marked [UNATTESTED].
  */
-export function renderFactLine(f: Fact): string {
+export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
   const flag = f.attested ? '' : ' [UNATTESTED]';
   if (f.status === 'active') {
     const restored = f.restoredFromId === null ? '' : ', restored';
-    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt)}${restored})${flag} ${label(f)}: ${f.text}`;
+    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${restored})${flag} ${label(f)}: ${f.text}`;
   }
-  const parts = [`${f.origin}`, `recorded ${isoDay(f.recordedAt)}`];
-  if (f.supersededAt !== null) parts.push(`superseded ${isoDay(f.supersededAt)}`);
+  const parts = [`${f.origin}`, `recorded ${isoDay(f.recordedAt, timeZone)}`];
+  if (f.supersededAt !== null) parts.push(`superseded ${isoDay(f.supersededAt, timeZone)}`);
   else if (f.status === 'rejected' || f.status === 'retracted' || f.status === 'expired') {
-    parts.push(`${f.status} ${isoDay(f.statusAt)}`);
+    parts.push(`${f.status} ${isoDay(f.statusAt, timeZone)}`);
   }
   if (f.retractionId !== null) parts.push(`ledger ${f.retractionId}`);
   return `[${f.status.toUpperCase()}] (${parts.join(', ')})${flag} ${label(f)}: ${f.text}`;

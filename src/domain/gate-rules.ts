@@ -16,6 +16,7 @@ import {
   normalizeForQuote,
   quoteFoundIn,
   RETRACTED_SIMILARITY_THRESHOLD,
+  negates,
   similarity,
 } from './text-normalize.js';
 
@@ -210,6 +211,9 @@ const retractedClaim: Rule = (p, ctx) => {
   const claim = ctx.retractedClaims.find(
     (c) =>
       !(citedAt > c.retractedAt.getTime()) &&
+      // "moved to Tuesday" and "not moved to Tuesday" share every content word but say opposite
+      // things: the correction of a retracted claim must not be dropped as its re-assertion.
+      negates(p.text) === negates(c.text) &&
       similarity(p.text, c.text) >= RETRACTED_SIMILARITY_THRESHOLD,
   );
   return claim === undefined

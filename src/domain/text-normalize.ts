@@ -216,9 +216,19 @@ export function isAttestedBy(text: string, turnText: string): boolean {
   if (quoteFoundIn(text, turnText)) return true;
   const tokens = contentTokens(text);
   if (tokens.length === 0) return false;
+  // Negators are stopwords, so the overlap alone cannot see "does not work nights" against
+  // "I work nights": the two must also agree on whether they negate.
+  if (negates(text) !== negates(turnText)) return false;
   const turnTokens = new Set(contentTokens(turnText));
   const overlap = tokens.filter((t) => turnTokens.has(t)).length;
   return overlap >= ATTESTATION_MIN_OVERLAP && overlap / tokens.length >= ATTESTATION_MIN_RATIO;
+}
+
+const NEGATOR = /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b/;
+
+/** Whether a text contains a negator (not, no, never, n't, …), after normalization. */
+export function negates(s: string): boolean {
+  return NEGATOR.test(normalizeForQuote(s));
 }
 
 /**

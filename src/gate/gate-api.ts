@@ -11,8 +11,6 @@ import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-ru
 import { requireId, type Turn } from '../domain/turn.js';
 import { DroppedSql, type DroppedProposal } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
-import { GateTurnSql } from '../store/gate-turn-sql.js';
-import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -94,11 +92,7 @@ export function createGateApi(deps: GateApiDeps): GateApi {
   const sessions = new SessionSql(client);
   const turns = new TurnSql(client);
   const gate = new ProposalGate({
-    slots,
-    facts,
-    retractions: new RetractionSql(client),
-    dropped,
-    turns: new GateTurnSql(client),
+    client,
     clock,
     newId: deps.newId,
     config: {
@@ -144,6 +138,19 @@ export function createGateApi(deps: GateApiDeps): GateApi {
           rule: rule as SlotRule,
           autoLive: input.autoLive === true,
         };
+        // A slot's rule decides what its facts needed to get in; changing it under facts already
+        // stored (say, turning auto-live on) would rewrite what their passports mean.
+        const existing = (await slots.list(subjectId)).find((s) => s.name === slot.name);
+        if (
+          existing !== undefined &&
+          (existing.rule !== slot.rule || existing.autoLive !== slot.autoLive) &&
+          (await facts.countInSlot(subjectId, slot.name)) > 0
+        ) {
+          throw new EngineError(
+            'SLOT_IN_USE',
+            `slot "${slot.name}" already holds facts under rule ${existing.rule}${existing.autoLive ? ' (auto-live)' : ''}; declare a new slot instead`,
+          );
+        }
         await slots.declare(subjectId, slot, clock());
         return slot;
       },

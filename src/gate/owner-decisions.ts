@@ -6,6 +6,7 @@ import {
   type ChainCrypto,
   type ChainReport,
   type Decision,
+  type DecisionLink,
   type LinkSigner,
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
@@ -99,19 +100,59 @@ export class OwnerDecisions {
       currentContentHash: (id) => hashes.get(id) ?? null,
     });
     if (!report.ok) return report;
-    // A chain proves its prefix, not its length: a decided fact without its link means the head was cut.
-    const linked = new Set(links.map((l) => l.proposalId));
-    const orphan = (await facts.ownerDecided(subjectId)).find((id) => !linked.has(id));
-    if (orphan !== undefined) {
-      return {
-        ok: false,
-        length: links.length,
-        brokenAt: links.length + 1,
-        code: 'MISSING_DECISION',
-        reason: `fact ${orphan} left the pile but no decision for it is in the chain`,
-      };
+    return (await this.auditStatuses(subjectId, links, facts)) ?? report;
+  }
+
+  /**
+   * A chain proves its prefix, not its length, and says nothing of the rows it decided. Every
+   * fact out of the pile must agree with its last decision (approve: active, superseded or
+   * retracted; reject: rejected), or have no decision for a reason the store can show: an action
+   * promoted on a checked receipt in an auto-live slot, or a restoration by a probe-settled
+   * retraction of a fact that itself passes this audit.
+   */
+  private async auditStatuses(
+    subjectId: string,
+    links: readonly DecisionLink[],
+    facts: FactSql,
+  ): Promise<ChainReport | null> {
+    const last = new Map(links.map((l) => [l.proposalId, l]));
+    const rows = await facts.decisionAudit(subjectId);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const justified = (id: string, depth: number): boolean => {
+      const row = byId.get(id);
+      if (row === undefined || depth > 32) return false;
+      const link = last.get(id);
+      if (link !== undefined) return link.decision === 'approve';
+      if (row.receiptOk) return true;
+      return row.restoredOriginal !== null && justified(row.restoredOriginal, depth + 1);
+    };
+    for (const row of rows) {
+      const link = last.get(row.id);
+      if (link !== undefined) {
+        const ok =
+          link.decision === 'approve'
+            ? ['active', 'superseded', 'retracted'].includes(row.status)
+            : row.status === 'rejected';
+        if (!ok) {
+          return {
+            ok: false,
+            length: links.length,
+            brokenAt: link.seq,
+            code: 'STATUS_MISMATCH',
+            reason: `fact ${row.id} is ${row.status}, but its decision (link ${link.seq}) was ${link.decision}`,
+          };
+        }
+      } else if (!justified(row.id, 0)) {
+        return {
+          ok: false,
+          length: links.length,
+          brokenAt: links.length + 1,
+          code: 'MISSING_DECISION',
+          reason: `fact ${row.id} is ${row.status} with no decision in the chain and no receipt or restoration that explains it`,
+        };
+      }
     }
-    return report;
+    return null;
   }
 
   async decide(input: DecideInput): Promise<DecideResult> {

@@ -1,4 +1,3 @@
-import { EngineError } from '../domain/errors.js';
 import { FACT_ORIGINS, type Fact, type Proposal, type SlotDeclaration } from '../domain/fact.js';
 import {
   checkProposal,
@@ -7,11 +6,13 @@ import {
   type DropCode,
 } from '../domain/gate-rules.js';
 import { normalizeForQuote } from '../domain/text-normalize.js';
-import type { DroppedSql } from '../store/dropped-sql.js';
-import type { FactSql } from '../store/fact-sql.js';
-import type { GateTurnSql } from '../store/gate-turn-sql.js';
-import type { RetractionSql } from '../store/retraction-sql.js';
-import type { SlotSql } from '../store/slot-sql.js';
+import { lockChain } from '../store/decision-sql.js';
+import { DroppedSql } from '../store/dropped-sql.js';
+import { FactSql } from '../store/fact-sql.js';
+import { GateTurnSql } from '../store/gate-turn-sql.js';
+import { RetractionSql } from '../store/retraction-sql.js';
+import { SlotSql } from '../store/slot-sql.js';
+import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 
 export interface GateConfig {
   correctionCues: readonly string[];
@@ -39,11 +40,7 @@ export interface ProposeResult {
 }
 
 export interface ProposalGateDeps {
-  slots: SlotSql;
-  facts: FactSql;
-  retractions: RetractionSql;
-  dropped: DroppedSql;
-  turns: GateTurnSql;
+  client: SqlClient;
   clock: () => Date;
   newId: () => string;
   config: GateConfig;
@@ -64,6 +61,9 @@ export function readProposal(
   const slot = str(o.slot) ?? '';
   const text = str(o.text) ?? '';
   const origin = str(o.origin);
+  if ([slot, text, str(o.key) ?? ''].some((v) => v.includes('\u0000'))) {
+    return { reason: 'a proposal must not contain NUL characters', slot, text };
+  }
   if (slot === '' || text.trim() === '')
     return { reason: 'a proposal needs a slot and a text', slot, text };
   if (origin === undefined || !(FACT_ORIGINS as readonly string[]).includes(origin)) {
@@ -75,8 +75,12 @@ export function readProposal(
   for (const field of ['validFrom', 'validTo'] as const) {
     const v = str(o[field]);
     if (v === undefined) continue;
-    if (Number.isNaN(Date.parse(v)))
-      return { reason: `${field} is not a date: "${v}"`, slot, text };
+    const t = Date.parse(v);
+    const year = Number.isNaN(t) ? NaN : new Date(t).getUTCFullYear();
+    // Years outside 1..9999 parse in JS but not in PostgreSQL: refuse them here, as a drop.
+    if (!(year >= 1 && year <= 9999)) {
+      return { reason: `${field} is not a date between years 1 and 9999: "${v}"`, slot, text };
+    }
     proposal[field] = v;
   }
   const ev = o.evidence;
@@ -107,13 +111,31 @@ export function readProposal(
 export class ProposalGate {
   constructor(private readonly deps: ProposalGateDeps) {}
 
-  async propose(input: ProposeInput): Promise<ProposeResult> {
+  /**
+   * One transaction for the whole batch, under the subject's chain lock: a batch is stored whole
+   * or not at all, and an auto-live promotion cannot interleave with an owner decision.
+   */
+  propose(input: ProposeInput): Promise<ProposeResult> {
+    return this.deps.client.transaction(async (tx) => {
+      await lockChain(tx, input.subjectId);
+      return this.run(tx, input);
+    });
+  }
+
+  private async run(tx: SqlExecutor, input: ProposeInput): Promise<ProposeResult> {
     const { deps } = this;
+    const sql = {
+      slots: new SlotSql(tx),
+      facts: new FactSql(tx),
+      retractions: new RetractionSql(tx),
+      dropped: new DroppedSql(tx),
+      turns: new GateTurnSql(tx),
+    };
     const at = deps.clock();
     const slots = new Map<string, SlotDeclaration>(
-      (await deps.slots.list(input.subjectId)).map((s) => [s.name, s]),
+      (await sql.slots.list(input.subjectId)).map((s) => [s.name, s]),
     );
-    const retracted = await deps.retractions.standingClaims(input.subjectId);
+    const retracted = await sql.retractions.standingClaims(input.subjectId);
     const slotTexts = new Map<string, string[]>();
     const result: ProposeResult = { proposed: [], dropped: [] };
 
@@ -121,6 +143,7 @@ export class ProposalGate {
       const read = readProposal(raw);
       if (!('proposal' in read)) {
         await this.drop(
+          sql.dropped,
           input,
           raw,
           read.slot,
@@ -137,10 +160,10 @@ export class ProposalGate {
       const cited =
         p.evidence?.turn === undefined
           ? null
-          : await deps.turns.cited(input.sessionId, p.evidence.turn);
+          : await sql.turns.cited(input.sessionId, p.evidence.turn);
       let texts = slotTexts.get(p.slot);
       if (texts === undefined) {
-        texts = (await deps.facts.liveOrPendingTexts(input.subjectId, p.slot)).map(
+        texts = (await sql.facts.liveOrPendingTexts(input.subjectId, p.slot)).map(
           normalizeForQuote,
         );
         slotTexts.set(p.slot, texts);
@@ -149,7 +172,7 @@ export class ProposalGate {
       if (cited !== null && claimsFailure(p.text, deps.config.failureCues)) {
         const tokens = referentTokens(p.text, deps.config.failureCues);
         if (tokens.length > 0)
-          earlier = await deps.turns.earlierMentions(input.subjectId, cited, tokens);
+          earlier = await sql.turns.earlierMentions(input.subjectId, cited, tokens);
       }
       const verdict = checkProposal(p, {
         slot,
@@ -161,11 +184,21 @@ export class ProposalGate {
         liveOrPendingTexts: texts,
       });
       if (!verdict.ok) {
-        await this.drop(input, raw, p.slot, p.text, verdict.code, verdict.reason, at, result);
+        await this.drop(
+          sql.dropped,
+          input,
+          raw,
+          p.slot,
+          p.text,
+          verdict.code,
+          verdict.reason,
+          at,
+          result,
+        );
         continue;
       }
       const autoLive = slot?.rule === 'action' && slot.autoLive;
-      const fact = await deps.facts.insert({
+      const fact = await sql.facts.insert({
         id: deps.newId(),
         subjectId: input.subjectId,
         slot: p.slot,
@@ -187,7 +220,7 @@ export class ProposalGate {
         at,
       });
       // An action slot set to auto-live goes live on its checked receipt, with no decision.
-      if (autoLive) await deps.facts.promote(input.subjectId, fact.id, at, 'receipt');
+      if (autoLive) await sql.facts.promote(input.subjectId, fact.id, at, 'receipt');
       texts.push(normalizeForQuote(p.text));
       result.proposed.push({
         id: fact.id,
@@ -201,6 +234,7 @@ export class ProposalGate {
   }
 
   private async drop(
+    dropped: DroppedSql,
     input: ProposeInput,
     raw: unknown,
     slot: string,
@@ -210,7 +244,7 @@ export class ProposalGate {
     at: Date,
     result: ProposeResult,
   ): Promise<void> {
-    await this.deps.dropped.insert(input.subjectId, {
+    await dropped.insert(input.subjectId, {
       id: this.deps.newId(),
       sessionId: input.sessionId,
       slot,
@@ -223,11 +257,4 @@ export class ProposalGate {
     });
     result.dropped.push({ slot, text, code, reason });
   }
-}
-
-export function requireProposalList(value: unknown): unknown[] {
-  if (!Array.isArray(value)) {
-    throw new EngineError('INVALID_ARGUMENT', 'proposals must be a JSON array of objects');
-  }
-  return value;
 }

@@ -47,13 +47,6 @@ export class TurnRecorder {
     const content = requireText(input.content);
     const at = this.deps.clock();
 
-    const utility = detectUtility(content, input.utility === true);
-    if (utility !== null) {
-      const requests = await this.deps.usage.count(sessionId, utility, content.length, at);
-      if (requests === null) throw sessionNotFound(sessionId);
-      return { recorded: false, utility, requests };
-    }
-
     if (role !== 'assistant' && !isEmptyReport(input.receipt)) {
       throw new EngineError(
         'RECEIPT_NOT_ALLOWED',
@@ -64,6 +57,13 @@ export class TurnRecorder {
       throw new EngineError('INVALID_ARGUMENT', 'only a user turn can be marked corrective');
     }
     const receipt = role === 'assistant' ? receiptFromReport(input.receipt) : null;
+
+    const utility = detectUtility(content, input.utility === true);
+    if (utility !== null) {
+      const requests = await this.deps.usage.count(sessionId, utility, content.length, at);
+      if (requests === null) throw sessionNotFound(sessionId);
+      return { recorded: false, utility, requests };
+    }
 
     let stored = content;
     let strippedReceipts = 0;

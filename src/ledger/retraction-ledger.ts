@@ -10,6 +10,7 @@ import {
 } from '../domain/retraction.js';
 import { requireId } from '../domain/turn.js';
 import { FactSql } from '../store/fact-sql.js';
+import { lockChain } from '../store/decision-sql.js';
 import { RetractionSql, type Retraction } from '../store/retraction-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
@@ -142,7 +143,9 @@ export class RetractionLedger {
         }
       }
       const saved = await new RetractionSql(tx).insert(row);
-      if (row.factId !== null) await facts.retract(subjectId, row.factId, saved.id, now);
+      if (row.factId !== null && !(await facts.retract(subjectId, row.factId, saved.id, now))) {
+        throw new EngineError('FACT_NOT_LIVE', `fact "${row.factId}" stopped being live meanwhile`);
+      }
       return saved;
     });
   }
@@ -264,13 +267,28 @@ export class RetractionLedger {
       outcome = required(input.outcome, 'the outcome (--outcome)');
     }
     return deps.client.transaction(async (tx) => {
+      await lockChain(tx, row.subjectId);
       const facts = new FactSql(tx);
       let restoredFactId: string | null = null;
+      let restoreLive = false;
       if (verdict === 'overturned' && row.factId !== null) {
         const original = await facts.get(row.subjectId, row.factId);
         if (original !== null) {
           restoredFactId = deps.newId();
           await facts.insertRestored(original, restoredFactId, now);
+          // Only a calibrated probe's verdict restores straight to live memory, and never over a
+          // value the owner approved after the retraction; otherwise the restoration waits in
+          // the pile for a signed owner decision, like any other proposal.
+          const newer =
+            original.key === null
+              ? false
+              : await facts.liveDecidedSince(
+                  row.subjectId,
+                  original.slot,
+                  original.key,
+                  row.recordedAt,
+                );
+          restoreLive = probeRecordId !== null && !newer;
         }
       }
       const ledger = new RetractionSql(tx);
@@ -287,8 +305,9 @@ export class RetractionLedger {
         throw new EngineError('ALREADY_SETTLED', `retraction "${row.id}" was settled meanwhile`);
       }
       // Restored after the settlement row names it, so the restoration is accounted for.
-      if (restoredFactId !== null)
+      if (restoredFactId !== null && restoreLive) {
         await facts.promote(row.subjectId, restoredFactId, now, 'restoration');
+      }
       return (await ledger.get(row.id)) as Retraction;
     });
   }

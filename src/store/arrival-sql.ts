@@ -141,12 +141,11 @@ export class ArrivalSql {
         turns: number;
         last: string | null;
       }>(
-        `SELECT s.id, s.title, s.last_seq AS turns,
-                to_char(max(t.recorded_at) AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
-         FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
-         WHERE s.subject_id = $1 AND ($2::text IS NULL OR s.id <> $2)
-         GROUP BY s.id, s.title, s.last_seq, s.created_at
-         ORDER BY coalesce(max(t.recorded_at), s.created_at) DESC, s.id DESC LIMIT $4`,
+        `SELECT id, title, last_seq AS turns,
+                to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
+         FROM sessions
+         WHERE subject_id = $1 AND ($2::text IS NULL OR id <> $2)
+         ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $4`,
         [subjectId, exceptSession, zone, limit],
       );
       return rows;

@@ -158,23 +158,82 @@ export class FactSql {
   }
 
   /**
-   * Facts that only an owner decision can have moved out of `proposed`: everything but the
-   * receipt-promoted actions and the restorations of overturned retractions. Each must have a
-   * link in the chain (a cut head is caught here).
+   * Every fact out of the pile, with what the store can show for a promotion without a
+   * decision: a receipt check (did, in an auto-live action slot, the tool on the cited turn's
+   * receipt) or the original fact a probe-settled overturned retraction restored.
    */
-  ownerDecided(subjectId: string): Promise<string[]> {
-    return guard('reading decided facts', async () => {
-      const { rows } = await this.db.query<{ id: string }>(
-        `SELECT id FROM facts
-         WHERE subject_id = $1 AND status <> 'proposed'
-           AND NOT (promoted_by = 'receipt' AND origin = 'did' AND evidence_tool IS NOT NULL)
-           AND NOT (promoted_by = 'restoration' AND EXISTS (
-             SELECT 1 FROM retractions r
-             WHERE r.restored_fact_id = facts.id AND r.verdict = 'overturned'))
-         ORDER BY recorded_at, id`,
+  decisionAudit(
+    subjectId: string,
+  ): Promise<
+    Array<{ id: string; status: FactStatus; receiptOk: boolean; restoredOriginal: string | null }>
+  > {
+    return guard('auditing fact statuses', async () => {
+      const { rows } = await this.db.query<{
+        id: string;
+        status: FactStatus;
+        receipt_ok: boolean | null;
+        restored_original: string | null;
+      }>(
+        `SELECT f.id, f.status,
+                (f.promoted_by = 'receipt' AND f.origin = 'did' AND s.rule = 'action' AND s.auto_live
+                 AND t.receipt_kind = 'tools' AND f.evidence_tool = ANY (t.receipt_tools)) AS receipt_ok,
+                r.fact_id AS restored_original
+         FROM facts f
+         JOIN slots s ON s.subject_id = f.subject_id AND s.name = f.slot
+         LEFT JOIN turns t ON t.id = f.evidence_turn_id
+         LEFT JOIN retractions r ON r.restored_fact_id = f.id AND r.verdict = 'overturned'
+                                 AND r.settled_probe_record_id IS NOT NULL
+                                 AND f.promoted_by = 'restoration' AND f.restored_from_id = r.fact_id
+         WHERE f.subject_id = $1 AND f.status <> 'proposed'
+         ORDER BY f.recorded_at, f.id`,
         [subjectId],
       );
-      return rows.map((r) => r.id);
+      return rows.map((r) => ({
+        id: r.id,
+        status: r.status,
+        receiptOk: r.receipt_ok === true,
+        restoredOriginal: r.restored_original,
+      }));
+    });
+  }
+
+  /** Whether a live value for slot+key went live after `since` (a newer owner decision). */
+  liveDecidedSince(subjectId: string, slot: string, key: string, since: Date): Promise<boolean> {
+    return guard('reading live facts', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM facts
+         WHERE subject_id = $1 AND slot = $2 AND key = $3 AND status = 'active' AND status_at > $4`,
+        [subjectId, slot, key, since],
+      );
+      return (rows[0]?.n ?? 0) > 0;
+    });
+  }
+
+  /** The newest `limit` live facts (oldest first) and how many are live in all. */
+  recentLive(subjectId: string, limit: number): Promise<{ facts: Fact[]; total: number }> {
+    return guard('reading live facts', async () => {
+      const [recent, count] = await Promise.all([
+        this.db.query<FactDbRow>(
+          `SELECT ${FACT_COLUMNS} FROM facts WHERE subject_id = $1 AND status = 'active'
+           ORDER BY recorded_at DESC, id DESC LIMIT $2`,
+          [subjectId, limit],
+        ),
+        this.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM facts WHERE subject_id = $1 AND status = 'active'`,
+          [subjectId],
+        ),
+      ]);
+      return { facts: recent.rows.map(toFact).reverse(), total: count.rows[0]?.n ?? 0 };
+    });
+  }
+
+  countInSlot(subjectId: string, slot: string): Promise<number> {
+    return guard('counting facts', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM facts WHERE subject_id = $1 AND slot = $2',
+        [subjectId, slot],
+      );
+      return rows[0]?.n ?? 0;
     });
   }
 
@@ -234,11 +293,7 @@ export class FactSql {
         [subjectId, id],
       );
       const old = rows[0]?.id ?? null;
-      await this.db.query(
-        `UPDATE facts SET status = 'active', status_at = $3, supersedes_id = $4, promoted_by = $5
-         WHERE subject_id = $1 AND id = $2`,
-        [subjectId, id, at, old, by],
-      );
+      // The old value steps down first: one live fact per slot+key is a unique index.
       for (const r of rows) {
         await this.db.query(
           `UPDATE facts SET status = 'superseded', status_at = $4, superseded_at = $4, superseded_by_id = $3
@@ -246,6 +301,11 @@ export class FactSql {
           [subjectId, r.id, id, at],
         );
       }
+      await this.db.query(
+        `UPDATE facts SET status = 'active', status_at = $3, supersedes_id = $4, promoted_by = $5
+         WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id, at, old, by],
+      );
       return { superseded: old };
     });
   }

@@ -72,7 +72,7 @@ const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
  */
 export const INSERT_TURN_SQL = `
 WITH s AS (
-  UPDATE sessions SET last_seq = last_seq + 1 WHERE id = $1
+  UPDATE sessions SET last_seq = last_seq + 1, last_turn_at = $9 WHERE id = $1
   RETURNING subject_id, id, last_seq
 )
 INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,

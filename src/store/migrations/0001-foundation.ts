@@ -10,9 +10,13 @@ CREATE TABLE sessions (
   id          text NOT NULL UNIQUE,
   title       text,
   last_seq    integer NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
+  -- when the last turn was recorded: recent-session lists read this, not every turn
+  last_turn_at timestamptz,
   created_at  timestamptz NOT NULL,
   PRIMARY KEY (subject_id, id)
 );
+
+CREATE INDEX sessions_recent ON sessions (subject_id, (coalesce(last_turn_at, created_at)) DESC, id DESC);
 
 -- Append-only: a turn is never edited or deleted (see the trigger below).
 CREATE TABLE turns (

@@ -47,6 +47,10 @@ CREATE TABLE facts (
 );
 
 CREATE INDEX facts_by_slot ON facts (subject_id, slot, status);
+CREATE INDEX facts_by_status_recent ON facts (subject_id, status, recorded_at DESC, id DESC);
+-- One live value per slot+key: two racing promotions cannot both win.
+CREATE UNIQUE INDEX facts_one_live_per_key ON facts (subject_id, slot, key)
+  WHERE status = 'active' AND key IS NOT NULL;
 
 -- A fact's words and evidence never change; only its status moves (by decision or supersession).
 CREATE FUNCTION memledger_fact_guard() RETURNS trigger LANGUAGE plpgsql AS $$

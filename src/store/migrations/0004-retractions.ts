@@ -53,6 +53,7 @@ CREATE TABLE retractions (
 );
 
 CREATE INDEX retractions_due ON retractions (subject_id, verdict, due_at);
+CREATE INDEX retractions_recent ON retractions (subject_id, corrected_at DESC, id DESC);
 
 -- What was claimed and why it was retracted never changes; a settlement is written once.
 CREATE FUNCTION memledger_retraction_guard() RETURNS trigger LANGUAGE plpgsql AS $$

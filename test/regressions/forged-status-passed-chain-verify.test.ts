@@ -1,0 +1,134 @@
+// A row edited to `active` (or to a receipt promotion) in the facts table passed `chain verify`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+} from '../../src/index.js';
+import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'memledger-forged-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let signer: OwnerSigner;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    engine = t.engine;
+    const file = join(dir, `${kind}.key`);
+    writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
+    signer = loadOwnerKey(file, 'pw');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function subjectWithPile() {
+    const subject = `f${++n}`;
+    await engine.init({ subject });
+    await engine.owner.setKey({ subject, publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    const s = await engine.sessions.create({ subject });
+    await engine.turns.add({
+      sessionId: s.id,
+      role: 'user',
+      content: 'Keep your answers short, I read on my phone.',
+    });
+    await engine.turns.add({
+      sessionId: s.id,
+      role: 'assistant',
+      content: 'Emailed it.',
+      receipt: { tools: ['send_email'] },
+    });
+    await engine.slots.declare({ subject, name: 'emails', rule: 'action' });
+    const r = await engine.propose({
+      sessionId: s.id,
+      proposals: [
+        {
+          slot: 'stances',
+          text: 'Keep answers short.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'Keep your answers short' },
+        },
+        {
+          slot: 'stances',
+          text: 'The user reads on a phone.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'I read on my phone' },
+        },
+        {
+          slot: 'emails',
+          text: 'Emailed the report.',
+          origin: 'did',
+          evidence: { turn: 2, tool: 'send_email' },
+        },
+      ],
+    });
+    const [a, b, c] = r.proposed.map((p) => p.id);
+    return { subject, a: a ?? '', b: b ?? '', c: c ?? '' };
+  }
+
+  it('catches a rejected proposal edited to active', async () => {
+    const x = await subjectWithPile();
+    await engine.decide({ proposalId: x.a, decision: 'reject', signer });
+    expect((await engine.chain.verify({ subject: x.subject })).ok).toBe(true);
+    await engine.sql.query(
+      `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
+      [x.a],
+    );
+    expect(await engine.chain.verify({ subject: x.subject })).toMatchObject({
+      ok: false,
+      code: 'STATUS_MISMATCH',
+      brokenAt: 1,
+    });
+  });
+
+  it('catches a pending proposal edited to active with no decision, and a forged receipt promotion', async () => {
+    const x = await subjectWithPile();
+    await engine.sql.query(
+      `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
+      [x.b],
+    );
+    expect(await engine.chain.verify({ subject: x.subject })).toMatchObject({
+      ok: false,
+      code: 'MISSING_DECISION',
+    });
+    const y = await subjectWithPile();
+    // the action slot is not auto-live: a receipt promotion cannot be claimed for it
+    await engine.sql.query(
+      `UPDATE facts SET status = 'active', promoted_by = 'receipt' WHERE id = $1`,
+      [y.c],
+    );
+    expect(await engine.chain.verify({ subject: y.subject })).toMatchObject({
+      ok: false,
+      code: 'MISSING_DECISION',
+    });
+  });
+
+  it('refuses to turn auto-live on for a slot that already holds facts', async () => {
+    const x = await subjectWithPile();
+    await expect(
+      engine.slots.declare({ subject: x.subject, name: 'emails', rule: 'action', autoLive: true }),
+    ).rejects.toMatchObject({
+      code: 'SLOT_IN_USE',
+    });
+    await expect(
+      engine.slots.declare({ subject: x.subject, name: 'stances', rule: 'action' }),
+    ).rejects.toMatchObject({ code: 'SLOT_IN_USE' });
+    await engine.slots.declare({ subject: x.subject, name: 'emails', rule: 'action' });
+    await engine.slots.declare({
+      subject: x.subject,
+      name: 'fresh_slot',
+      rule: 'action',
+      autoLive: true,
+    });
+  });
+});
