@@ -1,19 +1,24 @@
+import { randomInt } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DENIED_SQL_FUNCTIONS } from '../src/domain/probe-spec.js';
 import {
   createEngine,
   createFileInstrument,
   createHttpInstrument,
+  createSqlInstrument,
   EngineError,
   type Engine,
   type ProbeInstrument,
   type ProbeSpec,
+  type SqlClient,
 } from '../src/index.js';
-import { ENGINES, openTestEngine, testStore, type TestEngine } from './support/engines.js';
-import { tempDir } from './support/probe-fixtures.js';
+import { ENGINES, openTestEngine, PG_URL, testStore, type TestEngine } from './support/engines.js';
+import { fileContext, tempDir } from './support/probe-fixtures.js';
 
 const tmp = tempDir('memledger-probes-');
 afterAll(tmp.cleanup);
@@ -349,14 +354,144 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       expect(rows[0]?.n).toBe(1);
     });
 
-    it('rolls back session settings a probe tries to leave behind', async () => {
-      const r = await sql("SELECT length(set_config('search_path', 'pg_catalog', false))", 'gt', 0);
+    it('leaves no setting behind: its own statement_timeout ends with the transaction', async () => {
+      const show = async () =>
+        (
+          await engine.sql.query<{ t: string }>('SELECT current_setting($1) AS t', [
+            'statement_timeout',
+          ])
+        ).rows[0]?.t;
+      const before = await show();
+      const r = await sql("SELECT length(current_setting('statement_timeout'))", 'gt', 0);
       expect(r.verdict).toBe('verified');
-      expect((await engine.probes.log({ limit: 1 })).length).toBe(1);
-      const { rows } = await engine.sql.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM subjects',
+      expect(await show()).toBe(before);
+      // A probe cannot change a setting itself: set_config is refused before it runs.
+      const set = sql("SELECT length(set_config('search_path', 'pg_catalog', false))", 'gt', 0);
+      expect(await code(set)).toBe('INVALID_ARGUMENT');
+    });
+
+    // Each denied function (docs/PROBES.md, "Sandboxing"), spelled the ways SQL allows.
+    const DENIED: Array<[string, string]> = [
+      [
+        'pg_advisory_*',
+        "SELECT count(*) FROM (SELECT pg_advisory_lock(hashtext('memledger.chain:owner'))) s",
+      ],
+      ['pg_advisory_*', 'SELECT count(*) FROM (SELECT "pg_advisory_lock"(1)) s'],
+      ['pg_advisory_*', 'SELECT pg_catalog.PG_ADVISORY_XACT_LOCK_SHARED(1)::text::int'],
+      ['pg_advisory_*', 'SELECT count(*) FROM (SELECT pg_advisory_unlock_all()) s'],
+      ['pg_try_advisory_*', 'SELECT pg_try_advisory_lock(1)::int'],
+      ['pg_read_file', "SELECT length(pg_read_file('/etc/hostname'))"],
+      ['pg_read_file', 'SELECT length("pg_catalog"."pg_read_file"(\'/etc/hostname\'))'],
+      ['pg_read_binary_file', "SELECT length(pg_read_binary_file('/etc/hostname'))"],
+      ['pg_stat_file', "SELECT count(*) FROM pg_stat_file('/etc/hostname')"],
+      ['pg_ls_*', "SELECT count(*) FROM pg_ls_dir('/')"],
+      ['pg_ls_*', 'SELECT count(*) FROM pg_ls_waldir()'],
+      ['pg_file_*', "SELECT pg_file_write('/tmp/x', 'y', false)::int"],
+      ['lo_*', "SELECT lo_import('/etc/hostname')::int"],
+      ['lo_*', 'SELECT length(lo_get(1))'],
+      ['dblink*', "SELECT count(*) FROM dblink('dbname=postgres', 'SELECT 1') AS t(n int)"],
+      ['dblink*', "SELECT length(dblink_connect('dbname=postgres'))"],
+      ['pg_sleep*', 'SELECT count(*) FROM (SELECT pg_sleep(30)) s'],
+      ['pg_sleep*', "SELECT count(*) FROM (SELECT Pg_Sleep_For('30 seconds')) s"],
+      ['pg_sleep*', 'SELECT count(*) FROM (SELECT pg_sleep/* a comment */(30)) s'],
+      ['pg_terminate_backend', 'SELECT pg_terminate_backend(1)::int'],
+      ['pg_cancel_backend', 'SELECT pg_cancel_backend(1)::int'],
+      ['pg_reload_conf', 'SELECT pg_reload_conf()::int'],
+      ['pg_rotate_logfile', 'SELECT pg_rotate_logfile()::int'],
+      ['set_config', "SELECT length(SET_CONFIG('work_mem', '1GB', false))"],
+      ['pg_notify', "SELECT count(*) FROM (SELECT pg_notify('memledger', 'x')) s"],
+      [
+        'query_to_xml*',
+        "SELECT length(query_to_xml('SELECT pg_' || 'sleep(30)', true, false, '')::text)",
+      ],
+      ['ts_stat', "SELECT count(*) FROM ts_stat('SELECT to_tsvector(''x'')')"],
+      [
+        'ts_rewrite',
+        "SELECT length(ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')::text)",
+      ],
+      ['U&"…"', 'SELECT count(*) FROM (SELECT U&"pg_sl\\0065ep"(30)) s'],
+    ];
+
+    it('covers every denied function in the refusal cases', () => {
+      const covered = new Set(DENIED.map(([name]) => name));
+      expect(DENIED_SQL_FUNCTIONS.filter((name) => !covered.has(name))).toEqual([]);
+    });
+
+    it('refuses a query that calls a denied function, before running it, recording nothing', async () => {
+      const before = (await engine.probes.log({ limit: 1000 })).length;
+      for (const [name, query] of DENIED) {
+        expect({ name, query, code: await code(sql(query, 'ge', 0)) }).toEqual({
+          name,
+          query,
+          code: 'INVALID_ARGUMENT',
+        });
+      }
+      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before);
+    });
+
+    it('still runs queries that only resemble a denied name (control)', async () => {
+      const near = await sql(
+        'SELECT length(\'pg_ls lo xlo_y set_configs my_pg_sleep pg_notifyx u& "x"\')',
+        'gt',
+        0,
       );
-      expect(rows[0]?.n).toBe(1);
+      expect(near).toMatchObject({ verdict: 'verified', errorCode: null });
+      const setting = await sql("SELECT length(current_setting('search_path'))", 'gt', 0);
+      expect(setting).toMatchObject({ verdict: 'verified', errorCode: null });
+    });
+
+    it.runIf(kind === 'postgres')(
+      'leaves no advisory lock behind after a refused lock probe',
+      async () => {
+        const key = randomInt(1, 2 ** 31 - 1);
+        const held = async () =>
+          (
+            await engine.sql.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks
+                WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid
+                  AND objsubid = 1`,
+              [key],
+            )
+          ).rows[0]?.n;
+        const probe = sql(`SELECT count(*) FROM (SELECT pg_advisory_lock(${key})) s`, 'eq', 1);
+        expect(await code(probe)).toBe('INVALID_ARGUMENT');
+        expect(await held()).toBe(0);
+        // Control: the same check sees the lock while another session holds it.
+        const other = new pg.Client({ connectionString: PG_URL });
+        await other.connect();
+        try {
+          await other.query('SELECT pg_advisory_lock($1::bigint)', [key]);
+          expect(await held()).toBe(1);
+          await other.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
+        } finally {
+          await other.end();
+        }
+        expect(await held()).toBe(0);
+      },
+    );
+
+    it.runIf(kind === 'postgres')('stops a slow query at sqlTimeoutMs', async () => {
+      const slow = await openTestEngine(kind, { probes: { roots: [tmp.dir], sqlTimeoutMs: 100 } });
+      try {
+        await slow.engine.init();
+        const r = await slow.engine.probes.run({
+          kind: 'sql',
+          query: 'SELECT count(*) FROM generate_series(1, 1000000000)',
+          op: 'ge',
+          expect: 0,
+        });
+        expect(r).toMatchObject({ verdict: 'error', errorCode: 'TIMEOUT' });
+        // The same engine answers a quick query (control).
+        const quick = await slow.engine.probes.run({
+          kind: 'sql',
+          query: 'SELECT count(*) FROM generate_series(1, 10)',
+          op: 'eq',
+          expect: 10,
+        });
+        expect(quick.verdict).toBe('verified');
+      } finally {
+        await slow.close();
+      }
     });
 
     it('gives BAD_RESULT and QUERY_FAILED as errors, not verdicts', async () => {
@@ -550,5 +685,28 @@ describe.each(ENGINES)('calibration belongs to one implementation [%s]', (kind) 
     expect(await code(createEngine({ db: 'memory://', probes: { httpTimeoutMs: 0 } }))).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+});
+
+describe('the sql instrument run on its own', () => {
+  it('refuses a denied function before it reaches the database', async () => {
+    const queried: string[] = [];
+    const sql = {
+      query: async (text: string) => {
+        queried.push(text);
+        return { rows: [] };
+      },
+      transaction: async (fn: (tx: unknown) => Promise<unknown>) => fn(sql),
+    };
+    const ctx = fileContext([tmp.dir], { sql: sql as unknown as SqlClient });
+    const run = (query: string) =>
+      createSqlInstrument().run({ kind: 'sql', query, op: 'eq', expect: 1 }, ctx);
+    expect(await code(run("SELECT length(pg_read_file('/etc/hostname'))"))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(queried).toEqual([]);
+    // The same instrument sends a harmless query on (control).
+    await run('SELECT 1');
+    expect(queried).toContain('SELECT 1');
   });
 });

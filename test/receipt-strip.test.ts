@@ -162,3 +162,16 @@ describe('stripImitatedReceipts', () => {
     expect(stripImitatedReceipts('I decided to [[RECEIPT x]].').text).toBe('I decided to.');
   });
 });
+
+describe('stripImitatedReceipts on a long input', () => {
+  it('strips 80,000 terminated receipts from a 1,000,000-character text in one pass', () => {
+    // Each unit is a word then a receipt; the seams become single spaces.
+    const unit = 'a[[RECEIPT]]';
+    const tail = 'z'.repeat(1_000_000 - 80_000 * unit.length);
+    const input = unit.repeat(80_000) + tail;
+    expect(input).toHaveLength(1_000_000);
+    const result = stripImitatedReceipts(input);
+    expect(result.removed).toBe(80_000);
+    expect(result.text).toBe('a '.repeat(80_000) + tail);
+  });
+});

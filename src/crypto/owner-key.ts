@@ -38,10 +38,12 @@ export const OWNER_KEY_FORMAT = 'memledger-owner-key';
 export const OWNER_PASSPHRASE_ENV = 'MEMLEDGER_OWNER_PASSPHRASE';
 
 const KDF = { N: 2 ** 15, r: 8, p: 1 } as const;
-// Bounds on what a key file may ask for, so a crafted file cannot make scrypt eat the machine.
-const MAX_N = 2 ** 20;
-const MAX_R = 32;
-const MAX_P = 16;
+// Bounds on what a key file may ask for, so a crafted file cannot make scrypt eat the machine:
+// scrypt needs 128·N·r bytes, so at most 256 MiB, and p multiplies the work (not the memory).
+// The generated default (N = 2^15, r = 8, p = 1) is well inside.
+const MAX_N = 2 ** 17;
+const MAX_R = 16;
+const MAX_P = 4;
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -46,8 +46,53 @@ function leadingKeyword(query: string): string {
 }
 
 /**
+ * Functions an sql probe may not call (`*` ends a family), though it runs read-only and is rolled
+ * back: a session advisory lock outlives the rollback on a pooled connection and blocks every
+ * later decision; the others read or list server files, open other connections, signal other
+ * backends, sleep, change settings, notify listeners, or run SQL given as a string (which would
+ * get past this list).
+ */
+export const DENIED_SQL_FUNCTIONS: readonly string[] = [
+  'pg_advisory_*',
+  'pg_try_advisory_*',
+  'pg_read_file',
+  'pg_read_binary_file',
+  'pg_stat_file',
+  'pg_ls_*',
+  'pg_file_*',
+  'lo_*',
+  'dblink*',
+  'pg_sleep*',
+  'pg_terminate_backend',
+  'pg_cancel_backend',
+  'pg_reload_conf',
+  'pg_rotate_logfile',
+  'set_config',
+  'pg_notify',
+  'query_to_xml*',
+  'ts_stat',
+  'ts_rewrite',
+];
+
+/** Characters that continue an SQL identifier (PostgreSQL counts every non-ASCII one). */
+const IDENT_CHAR = 'A-Za-z0-9_$\\u0080-\\uffff';
+/**
+ * A denied name as a whole identifier, in any case, bare, quoted or schema-qualified. Matched
+ * over the whole text, string literals and comments included: a string can be handed to a
+ * function that runs it.
+ */
+const DENIED_CALL = new RegExp(
+  `(?<![${IDENT_CHAR}])(?:${DENIED_SQL_FUNCTIONS.map((name) =>
+    name.replace('*', `[${IDENT_CHAR}]*`),
+  ).join('|')})(?![${IDENT_CHAR}])`,
+  'i',
+);
+
+/**
  * One statement that reads: `SELECT`, `WITH`, `VALUES` or `TABLE`. A second statement could end
- * the read-only transaction, and commands such as COPY … TO PROGRAM act outside the database.
+ * the read-only transaction, and commands such as COPY … TO PROGRAM act outside the database. It
+ * may not name a denied function, nor use a Unicode-escaped identifier (`U&"…"`), which could
+ * spell one.
  */
 function readQuery(value: unknown): string {
   const query = text(value, 'query').trim().replace(/;\s*$/, '');
@@ -55,6 +100,9 @@ function readQuery(value: unknown): string {
   if (!['select', 'with', 'values', 'table'].includes(leadingKeyword(query))) {
     throw bad('query must be one SELECT, WITH, VALUES or TABLE statement');
   }
+  const denied = DENIED_CALL.exec(query);
+  if (denied !== null) throw bad(`query names ${denied[0]}, which a probe may not call`);
+  if (/u&"/i.test(query)) throw bad('query must not use Unicode-escaped identifiers (U&"…")');
   return query;
 }
 

@@ -7,9 +7,15 @@
  * "]]" that comes before any other marker. An unterminated last marker is cut to the end only
  * when text precedes it; one with nothing before it, or one followed by another marker, is left
  * alone, because cutting it could erase the answer.
+ *
+ * One forward scan: the kept text is collected in pieces, and the input after the scan position
+ * is never rewritten, so the time is linear in the length of the input.
  */
-const MARKER = /\[\[\s*RECEIPT\b/i;
+const MARKER = /\[\[\s*RECEIPT\b/gi;
 const CLOSE = ']]';
+/** The characters String.prototype.trim removes; the same set as the regex class `\s`. */
+const WHITESPACE = /\s/;
+const PUNCTUATION = /[.,;:!?)]/;
 
 export interface StripResult {
   text: string;
@@ -17,47 +23,120 @@ export interface StripResult {
   removed: number;
 }
 
-function joinSeam(left: string, right: string): string {
-  const l = left.replace(/[ \t]+$/, '');
-  const r = right.replace(/^[ \t]+/, '');
-  if (l.trim().length === 0) return r.replace(/^\s+/, '');
-  if (r.trim().length === 0) return l.replace(/\s+$/, '');
-  if (l.endsWith('\n') || r.startsWith('\n') || /^[.,;:!?)]/.test(r)) return l + r;
-  return `${l} ${r}`;
+const isSpaceOrTab = (c: string): boolean => c === ' ' || c === '\t';
+const isWhitespace = (c: string): boolean => WHITESPACE.test(c);
+
+/** The kept text so far, as pieces (never empty ones), and whether any of it is not whitespace. */
+class Kept {
+  private readonly pieces: string[] = [];
+  private content = false;
+
+  get hasContent(): boolean {
+    return this.content;
+  }
+
+  push(piece: string): void {
+    if (piece === '') return;
+    this.pieces.push(piece);
+    if (!this.content && /\S/.test(piece)) this.content = true;
+  }
+
+  /** Removes trailing characters that `strip` accepts (only whitespace, so content stays). */
+  trimEnd(strip: (c: string) => boolean): void {
+    while (this.pieces.length > 0) {
+      const last = this.pieces[this.pieces.length - 1] as string;
+      let i = last.length;
+      while (i > 0 && strip(last[i - 1] as string)) i -= 1;
+      if (i > 0) {
+        if (i < last.length) this.pieces[this.pieces.length - 1] = last.slice(0, i);
+        return;
+      }
+      this.pieces.pop();
+    }
+  }
+
+  /** Drops everything kept so far; only called while none of it is content. */
+  clear(): void {
+    this.pieces.length = 0;
+  }
+
+  lastChar(): string {
+    const last = this.pieces[this.pieces.length - 1];
+    return last === undefined ? '' : (last[last.length - 1] as string);
+  }
+
+  join(rest: string): string {
+    return this.pieces.join('') + rest;
+  }
 }
 
 export function stripImitatedReceipts(input: string): StripResult {
-  let text = input;
+  const n = input.length;
+  let lastContent = n - 1;
+  while (lastContent >= 0 && isWhitespace(input[lastContent] as string)) lastContent -= 1;
+
+  // Positions only move forward, so each search result is reused until the scan passes it.
+  let marker: { index: number; length: number } | null | undefined;
+  const markerFrom = (from: number) => {
+    if (marker === undefined || (marker !== null && marker.index < from)) {
+      MARKER.lastIndex = from;
+      const m = MARKER.exec(input);
+      marker = m === null ? null : { index: m.index, length: m[0].length };
+    }
+    return marker;
+  };
+  let close: number | undefined;
+  const closeFrom = (from: number) => {
+    if (close === undefined || (close >= 0 && close < from)) close = input.indexOf(CLOSE, from);
+    return close;
+  };
+
+  const kept = new Kept();
   let removed = 0;
-  let from = 0;
-  // Each pass removes one marker, steps past it, or stops: bounded by the number of markers.
+  let copied = 0; // input before this is in `kept` (or was cut)
+  let scan = 0; // where the next marker is looked for
   for (;;) {
-    const match = MARKER.exec(text.slice(from));
-    if (match === null) break;
-    const start = from + match.index;
-    const bodyStart = start + match[0].length;
-    const next = MARKER.exec(text.slice(bodyStart));
-    const nextStart = next === null ? -1 : bodyStart + next.index;
-    const end = text.indexOf(CLOSE, bodyStart);
+    const found = markerFrom(scan);
+    if (found === null) break;
+    const start = found.index;
+    const bodyStart = start + found.length;
+    const nextStart = markerFrom(bodyStart)?.index ?? -1;
+    const end = closeFrom(bodyStart);
     const terminated = end >= 0 && (nextStart < 0 || end < nextStart);
     if (!terminated) {
       // A marker that another marker follows before any "]]" has no knowable extent: leave it.
       if (nextStart >= 0) {
-        from = bodyStart;
+        scan = bodyStart;
         continue;
       }
-      const before = text.slice(0, start);
-      if (before.trim().length === 0) break;
-      text = before.replace(/\s+$/, '');
+      kept.push(input.slice(copied, start));
+      copied = start;
+      if (!kept.hasContent) break;
+      kept.trimEnd(isWhitespace);
+      copied = n;
       removed += 1;
       break;
     }
-    const left = text.slice(0, start);
-    const joined = joinSeam(left, text.slice(end + CLOSE.length));
-    from =
-      left.trim().length === 0 ? 0 : Math.min(joined.length, left.replace(/[ \t]+$/, '').length);
-    text = joined;
+    kept.push(input.slice(copied, start));
+    kept.trimEnd(isSpaceOrTab);
     removed += 1;
+    let right = end + CLOSE.length;
+    if (!kept.hasContent) {
+      // Nothing but whitespace before the receipt: the text starts after it.
+      kept.clear();
+      while (right < n && isWhitespace(input[right] as string)) right += 1;
+    } else if (lastContent < right) {
+      // Nothing but whitespace after the receipt: the text ends before it.
+      kept.trimEnd(isWhitespace);
+      copied = n;
+      break;
+    } else {
+      while (right < n && isSpaceOrTab(input[right] as string)) right += 1;
+      const next = input[right] as string;
+      if (kept.lastChar() !== '\n' && next !== '\n' && !PUNCTUATION.test(next)) kept.push(' ');
+    }
+    copied = right;
+    scan = right;
   }
-  return { text, removed };
+  return { text: kept.join(input.slice(copied)), removed };
 }

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { sqlVerdict, type ProbeOutcome } from '../domain/probe.js';
+import { parseProbeSpec } from '../domain/probe-spec.js';
 import type { QueryResult } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import { errorOutcome, type ProbeInstrument } from './instruments.js';
@@ -27,7 +28,9 @@ function asNumber(value: unknown): number | null {
 
 /**
  * The built-in SQL instrument: one statement on the engine's own store inside a transaction that
- * is declared READ ONLY first and always rolled back, with a statement timeout.
+ * is declared READ ONLY first and always rolled back, with a statement timeout (`SET LOCAL`, so
+ * it ends with the transaction). PostgreSQL enforces the timeout; PGlite accepts the setting but
+ * cannot interrupt a running statement, so there it does not bound a slow query.
  */
 export function createSqlInstrument(): ProbeInstrument {
   return {
@@ -36,6 +39,10 @@ export function createSqlInstrument(): ProbeInstrument {
     fingerprint: 'memledger:sql:1',
     async run(spec, ctx): Promise<ProbeOutcome> {
       if (spec.kind !== 'sql') return errorOutcome('INSTRUMENT_FAILED', 'not an sql probe');
+      // The engine has parsed the spec already; checked again for a caller that runs the
+      // instrument itself: a query that is not one read, or names a denied function, is refused
+      // (INVALID_ARGUMENT) before anything reaches the database.
+      parseProbeSpec(spec);
       const asked = { query: spec.query, op: spec.op, expect: spec.expect };
       let result: QueryResult<Record<string, unknown>>;
       try {
