@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  EngineError,
   generateOwnerKey,
   loadOwnerKey,
   writeOwnerKeyFile,
@@ -11,6 +10,7 @@ import {
   type OwnerSigner,
 } from '../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
@@ -19,16 +19,6 @@ function makeSigner(name: string): OwnerSigner {
   const file = join(keyDir, `${name}.key`);
   writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
   return loadOwnerKey(file, 'pw');
-}
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  throw new Error('expected an EngineError');
 }
 
 let counter = 0;

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkPolarity,
-  EngineError,
   generateOwnerKey,
   loadOwnerKey,
   writeOwnerKeyFile,
@@ -12,19 +11,10 @@ import {
   type OwnerSigner,
 } from '../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-ledger-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  throw new Error('expected an EngineError');
-}
 
 const DAY = 86_400_000;
 

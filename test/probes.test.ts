@@ -11,7 +11,6 @@ import {
   createFileInstrument,
   createHttpInstrument,
   createSqlInstrument,
-  EngineError,
   type Engine,
   type ProbeInstrument,
   type ProbeSpec,
@@ -19,20 +18,11 @@ import {
 } from '../src/index.js';
 import { ENGINES, openTestEngine, PG_URL, testStore, type TestEngine } from './support/engines.js';
 import { fileContext, tempDir } from './support/probe-fixtures.js';
+import { code } from './support/errors.js';
 
 const tmp = tempDir('memledger-probes-');
 afterAll(tmp.cleanup);
 writeFileSync(join(tmp.dir, 'claims.txt'), 'deployed on friday\n');
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  throw new Error('expected an EngineError');
-}
 
 /** An instrument that believes everything (seed 000 §6.2). */
 const yesMan = (name: string): ProbeInstrument => ({

@@ -1,16 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, renderReceiptLine, type Engine } from '../src/index.js';
+import { renderReceiptLine, type Engine } from '../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
-
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  throw new Error('expected an EngineError, got success');
-}
+import { code } from './support/errors.js';
 
 async function snapshot(engine: Engine): Promise<unknown> {
   const turns = await engine.sql.query('SELECT * FROM turns ORDER BY session_id, seq');

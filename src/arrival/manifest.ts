@@ -24,10 +24,11 @@ export interface ManifestDiff {
 }
 
 /**
- * Blocks that only render the bound tools: their change is reported once, as tools added or
- * removed, not a second time as a changed block.
+ * Blocks left out of the block diff (their hashes stay in the manifest): the capability map only
+ * renders the bound tools, whose change the diff reports as tools added or removed; the current
+ * time differs on every arrival a minute apart and says nothing about what changed.
  */
-export const TOOL_RENDERING_BLOCKS: ReadonlySet<string> = new Set(['capabilities']);
+export const UNDIFFED_BLOCKS: ReadonlySet<string> = new Set(['capabilities', 'current_time']);
 
 /** Compares an arrival with the previous one on the same surface (none: everything is added). */
 export function diffManifests(
@@ -36,9 +37,7 @@ export function diffManifests(
 ): ManifestDiff {
   const hashes = (m: ArrivalManifest | null) =>
     new Map(
-      (m?.blocks ?? [])
-        .filter((b) => !TOOL_RENDERING_BLOCKS.has(b.name))
-        .map((b) => [b.name, b.sha256]),
+      (m?.blocks ?? []).filter((b) => !UNDIFFED_BLOCKS.has(b.name)).map((b) => [b.name, b.sha256]),
     );
   const before = hashes(previous);
   const after = hashes(next);

@@ -211,12 +211,7 @@ function parseKeyFile(path: string, text: string): ParsedKeyFile {
   };
 }
 
-/**
- * The public half of a key file, readable without the passphrase: the owner's out-of-store
- * anchor. `chain verify` compares it with the key the store holds, so a key swapped inside the
- * store (with every link re-signed) is still caught.
- */
-export function readOwnerPublicKey(path: string): { keyId: string; publicKeyPem: string } {
+function readKeyFile(path: string): ParsedKeyFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -227,7 +222,16 @@ export function readOwnerPublicKey(path: string): { keyId: string; publicKeyPem:
       error,
     );
   }
-  const file = parseKeyFile(path, text);
+  return parseKeyFile(path, text);
+}
+
+/**
+ * The public half of a key file, readable without the passphrase: the owner's out-of-store
+ * anchor. `chain verify` compares it with the key the store holds, so a key swapped inside the
+ * store (with every link re-signed) is still caught.
+ */
+export function readOwnerPublicKey(path: string): { keyId: string; publicKeyPem: string } {
+  const file = readKeyFile(path);
   if (ownerKeyId(file.publicKeyPem) !== file.keyId)
     throw unreadable(path, 'keyId does not match publicKeyPem');
   return { keyId: file.keyId, publicKeyPem: file.publicKeyPem };
@@ -241,17 +245,7 @@ export function loadOwnerKey(path: string, passphrase: string): OwnerSigner {
   if (passphrase.length === 0) {
     throw new EngineError('PASSPHRASE_REQUIRED', 'the owner passphrase must not be empty');
   }
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw unreadable(
-      path,
-      `cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      error,
-    );
-  }
-  const file = parseKeyFile(path, text);
+  const file = readKeyFile(path);
   const key = scryptKey(passphrase, file.salt, file.N, file.r, file.p);
   let secret: Buffer;
   try {
