@@ -751,11 +751,11 @@ async function measure(
     },
     { step: 'timeZone', part: 'assemble (before blocks)', run: () => arrivalSql.timeZone(SUBJECT) },
     {
-      step: 'facts.byStatus(active) + render 40',
+      step: 'facts.recentLive(40) + render',
       part: 'live_facts',
       run: async () => {
-        const live = await facts.byStatus(SUBJECT, ['active']);
-        return live.slice(-LIVE_FACT_LIMIT).map((f) => renderFactLine(f));
+        const live = await facts.recentLive(SUBJECT, LIVE_FACT_LIMIT);
+        return live.facts.map((f) => renderFactLine(f, ZONE));
       },
     },
     {

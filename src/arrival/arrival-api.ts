@@ -182,15 +182,11 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalApi {
           subjectId = await subjectOf(input.subject);
         }
         const now = clock();
-        const tools = await toolSql.toolsFor(subjectId, surface);
-        const ctx = {
-          subjectId,
-          sessionId,
-          surface,
-          now,
-          timeZone: await zoneOf(subjectId),
-          tools,
-        };
+        const [tools, timeZone] = await Promise.all([
+          toolSql.toolsFor(subjectId, surface),
+          zoneOf(subjectId),
+        ]);
+        const ctx = { subjectId, sessionId, surface, now, timeZone, tools };
         const blocks = await runBlocks(
           [
             ...builtinBlocks(reader, { identity: config.identity ?? null, timeoutMs }),

@@ -3,13 +3,21 @@ import type { Fact } from './fact.js';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** The calendar day of an instant in a zone (UTC unless a subject's zone is given). */
+const FORMATS = new Map<string, Intl.DateTimeFormat>();
+
 function dayIn(d: Date, timeZone: string): { year: number; month: number; day: number } {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-  }).formatToParts(d);
+  // Building a formatter costs far more than using one: keep one per zone.
+  let format = FORMATS.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+    });
+    FORMATS.set(timeZone, format);
+  }
+  const parts = format.formatToParts(d);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? NaN);
   return { year: get('year'), month: get('month'), day: get('day') };
 }

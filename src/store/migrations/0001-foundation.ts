@@ -16,7 +16,8 @@ CREATE TABLE sessions (
   PRIMARY KEY (subject_id, id)
 );
 
-CREATE INDEX sessions_recent ON sessions (subject_id, (coalesce(last_turn_at, created_at)) DESC, id DESC);
+-- No index on last_turn_at: every turn updates it, and an unindexed column keeps that update
+-- HOT (no index entries rewritten). Recent-session lists sort one subject's sessions instead.
 
 -- Append-only: a turn is never edited or deleted (see the trigger below).
 CREATE TABLE turns (
