@@ -20,21 +20,20 @@
  * Usage: node dist/bench/arrival-bench.js [--arrivals N] [--warmup W] [--block-rounds R]
  * [--engines pglite,postgres] [--skip-analyze] [--json]
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { createEngine, renderFactLine, type Arrival, type Engine } from '../src/index.js';
+import { renderFactLine, type Arrival, type Engine } from '../src/index.js';
 import type { ArrivalManifest } from '../src/arrival/manifest.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import { FactSql } from '../src/store/fact-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
 import { SubjectSql } from '../src/store/subject-sql.js';
 import { ToolSql } from '../src/store/tool-sql.js';
+import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
-const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** p95 of one arrival, in ms (issue 5). */
 const TARGETS: Record<Kind, number> = { pglite: 25, postgres: 10 };
 const SURFACES = ['chat', 'wake'] as const;
@@ -804,41 +803,9 @@ async function measure(
 
 // ---------------------------------------------------------------------------------------------
 
-function redacted(url: string): string {
-  const u = new URL(url);
-  if (u.password !== '') u.password = '***';
-  return u.toString();
-}
-
-async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** A fresh store (new PGlite instance or new schema), dropped even on failure. */
-async function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const schema =
-    kind === 'postgres'
-      ? `ml_arrival_bench_${process.pid}_${randomBytes(4).toString('hex')}`
-      : null;
-  const db =
-    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
-  try {
-    const engine = await createEngine({ db });
-    try {
-      return await fn(engine);
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    if (schema !== null)
-      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-  }
+function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  return withBenchStore(kind, 'ml_arrival_bench', fn);
 }
 
 function positiveInt(name: string, value: string, min: number): number {

@@ -12,16 +12,13 @@
  * Usage: node dist/bench/gate-bench.js [--batches N] [--rounds R] [--pure-rounds R]
  * [--pure-warmup W] [--engines pglite,postgres] [--json]
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { claimsFailure, referentTokens } from '../src/domain/gate-rules.js';
 import { resetTextMemo } from '../src/domain/text-normalize.js';
 import { readProposal } from '../src/gate/proposal-gate.js';
 import {
   checkProposal,
-  createEngine,
   DEFAULT_CORRECTION_CUES,
   DEFAULT_FAILURE_CUES,
   DEFAULT_SLOTS,
@@ -34,10 +31,10 @@ import {
   type Proposal,
   type ProposeResult,
 } from '../src/index.js';
+import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
-const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** Proposals per second the pure rules should sustain (issue 3). */
 const TARGET = 20_000;
 const SUBJECT = 'owner';
@@ -857,39 +854,9 @@ function runPure(items: readonly PureItem[], rounds: number, warmup: number): Pu
 // ---------------------------------------------------------------------------------------------
 // End to end through the store.
 
-function redacted(url: string): string {
-  const u = new URL(url);
-  if (u.password !== '') u.password = '***';
-  return u.toString();
-}
-
-async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** A fresh store per round (new PGlite instance or new schema), dropped even on failure. */
-async function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const schema =
-    kind === 'postgres' ? `ml_gate_bench_${process.pid}_${randomBytes(4).toString('hex')}` : null;
-  const db =
-    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
-  try {
-    const engine = await createEngine({ db });
-    try {
-      return await fn(engine);
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    if (schema !== null)
-      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-  }
+function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  return withBenchStore(kind, 'ml_gate_bench', fn);
 }
 
 /**

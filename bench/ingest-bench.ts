@@ -6,21 +6,15 @@
  * slow figure. Usage: node dist/bench/ingest-bench.js [--turns N] [--engines pglite,postgres]
  * [--rounds R] [--warmup W] [--json]
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import {
-  createEngine,
-  receiptFromReport,
-  type Engine,
-  type HostReceiptReport,
-} from '../src/index.js';
+import { receiptFromReport, type Engine, type HostReceiptReport } from '../src/index.js';
 import { receiptColumns } from '../src/store/turn-sql.js';
+import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
-const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGET = 0.5;
 const SUBJECT = 'owner';
 // Several sessions, so the seq counter is per session as in real use, not one hot row.
@@ -93,48 +87,16 @@ async function fingerprint(engine: Engine): Promise<string> {
   return `${rows[0]?.n} rows, md5 ${rows[0]?.digest}`;
 }
 
-function redacted(url: string): string {
-  const u = new URL(url);
-  if (u.password !== '') u.password = '***';
-  return u.toString();
-}
-
-async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /**
  * Each run gets a fresh store (a new PGlite instance, or a new PostgreSQL schema), so neither
  * path inherits the other's table size, caches or bloat. The schema is dropped even on failure.
  */
-async function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const schema =
-    kind === 'postgres' ? `ml_bench_${process.pid}_${randomBytes(4).toString('hex')}` : null;
-  const db =
-    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
-  try {
-    const engine = await createEngine({ db });
-    try {
-      await engine.init({ subject: SUBJECT });
-      for (const id of [WARMUP_SESSION, ...SESSIONS]) await engine.sessions.create({ id });
-      return await fn(engine);
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    // A failed drop is reported, not thrown, so it never hides the error that got us here.
-    if (schema !== null) {
-      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(
-        (err: Error) => console.error(`ingest-bench: could not drop ${schema}: ${err.message}`),
-      );
-    }
-  }
+function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  return withBenchStore(kind, 'ml_bench', async (engine) => {
+    await engine.init({ subject: SUBJECT });
+    for (const id of [WARMUP_SESSION, ...SESSIONS]) await engine.sessions.create({ id });
+    return fn(engine);
+  });
 }
 
 /** The same turns twice over: as API input, and as ready-made INSERT parameters. */

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createEngine, type Engine, type EngineConfig } from '../src/index.js';
+
+/** The PostgreSQL server the benchmarks use (each run in a schema of its own). */
+export const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export type BenchKind = 'pglite' | 'postgres';
+
+export function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password !== '') u.password = '***';
+  return u.toString();
+}
+
+export async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A fresh store (a new PGlite instance, or a new PostgreSQL schema named `<prefix>_<pid>_<hex>`),
+ * closed and dropped even on failure. A failed drop is reported, not thrown, so it never hides
+ * the error that got us there.
+ */
+export async function withBenchStore<T>(
+  kind: BenchKind,
+  prefix: string,
+  fn: (engine: Engine) => Promise<T>,
+  config: Omit<EngineConfig, 'db'> = {},
+): Promise<T> {
+  const schema =
+    kind === 'postgres' ? `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}` : null;
+  const db =
+    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+  try {
+    const engine = await createEngine({ ...config, db });
+    try {
+      return await fn(engine);
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    if (schema !== null) {
+      await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(
+        (err: Error) => console.error(`${prefix}: could not drop ${schema}: ${err.message}`),
+      );
+    }
+  }
+}
