@@ -30,7 +30,7 @@ import { FactSql } from '../src/store/fact-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
 import { SubjectSql } from '../src/store/subject-sql.js';
 import { ToolSql } from '../src/store/tool-sql.js';
-import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
+import { benchKinds, withBenchStore } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
@@ -830,24 +830,10 @@ async function main(): Promise<void> {
   const warmup = positiveInt('warmup', values.warmup, 0);
   const blockRounds = positiveInt('block-rounds', values['block-rounds'], 1);
   const analyze = !values['skip-analyze'];
-  const kinds = values.engines
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '');
-  for (const k of kinds)
-    if (!KINDS.some((known) => known === k)) throw new Error(`unknown engine "${k}"`);
-
-  if (kinds.includes('postgres')) {
-    await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
-      throw new Error(
-        `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
-          'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
-      );
-    });
-  }
+  const kinds = await benchKinds(values.engines);
 
   const results: EngineResult[] = [];
-  for (const kind of kinds as Kind[]) {
+  for (const kind of kinds) {
     const result = await withStore(kind, async (engine) => {
       process.stderr.write(`${kind}: seeding…\n`);
       const seeded = await seed(engine, analyze);

@@ -53,3 +53,27 @@ export async function withBenchStore<T>(
     }
   }
 }
+
+/**
+ * Parses `--engines pglite,postgres`, and fails before any long run when PostgreSQL is asked
+ * for but cannot be reached.
+ */
+export async function benchKinds(engines: string): Promise<BenchKind[]> {
+  const kinds = engines
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  for (const k of kinds) {
+    if (k !== 'pglite' && k !== 'postgres')
+      throw new Error(`unknown engine "${k}" (pglite, postgres)`);
+  }
+  if (kinds.includes('postgres')) {
+    await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
+      throw new Error(
+        `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
+          'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
+      );
+    });
+  }
+  return kinds as BenchKind[];
+}

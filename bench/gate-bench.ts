@@ -31,7 +31,7 @@ import {
   type Proposal,
   type ProposeResult,
 } from '../src/index.js';
-import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
+import { benchKinds, withBenchStore } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
@@ -1010,21 +1010,7 @@ async function main(): Promise<void> {
   const roundCount = positiveInt('rounds', values.rounds, 1);
   const pureRounds = positiveInt('pure-rounds', values['pure-rounds'], 1);
   const pureWarmup = positiveInt('pure-warmup', values['pure-warmup'], 0);
-  const kinds = values.engines
-    .split(',')
-    .map((k) => k.trim())
-    .filter((k) => k !== '');
-  for (const k of kinds)
-    if (!KINDS.some((known) => known === k)) throw new Error(`unknown engine "${k}"`);
-
-  if (kinds.includes('postgres')) {
-    await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
-      throw new Error(
-        `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
-          'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
-      );
-    });
-  }
+  const kinds = await benchKinds(values.engines);
 
   const conv = buildConversation();
   const warmBatch = makeBatch(conv, 0);
@@ -1063,7 +1049,7 @@ async function main(): Promise<void> {
   process.stderr.write(`pure: ${pure.proposalsPerSec.toFixed(0)} proposals/s\n`);
 
   const store: StoreResult[] = [];
-  for (const kind of kinds as Kind[]) {
+  for (const kind of kinds) {
     store.push(await runStore(kind, conv, warmBatch, batches, roundCount));
   }
   const storeAgrees = store.every((s) => sameCounts(s.codes, pureCodes));

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { receiptFromReport, type Engine, type HostReceiptReport } from '../src/index.js';
 import { receiptColumns } from '../src/store/turn-sql.js';
-import { PG_URL, redacted, withBenchStore, withPgClient } from './bench-store.js';
+import { benchKinds, withBenchStore } from './bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];
@@ -154,19 +154,8 @@ async function main(): Promise<void> {
   const turns = positiveInt('turns', values.turns, 2);
   const warmupCount = positiveInt('warmup', values.warmup, 0);
   const roundCount = positiveInt('rounds', values.rounds, 1);
-  const kinds = values.engines.split(',').map((k) => k.trim());
-  const unknown = kinds.find((k) => !KINDS.some((known) => known === k));
-  if (unknown !== undefined) throw new Error(`unknown engine "${unknown}" (pglite, postgres)`);
-
-  // Fail before the long PGlite runs, not after them, when the server is missing.
-  if (kinds.includes('postgres')) {
-    await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
-      throw new Error(
-        `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
-          'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
-      );
-    });
-  }
+  // Fails before the long PGlite runs, not after them, when the server is missing.
+  const kinds = await benchKinds(values.engines);
 
   // The same rows for every run; the raw path also reuses the same ids, each store being fresh.
   const warmSpecs = workload(warmupCount, [WARMUP_SESSION]);
@@ -178,7 +167,7 @@ async function main(): Promise<void> {
   const rate = (ms: number): number => turns / (ms / 1000);
 
   const results = [];
-  for (const kind of kinds as Kind[]) {
+  for (const kind of kinds) {
     // A fresh process records its first turns far slower (the JIT, and PGlite's WASM, are still
     // tiering up) than the per-store warm-up absorbs; an untimed first pair keeps that out of
     // round 1, which would otherwise always penalise the path that runs first.
