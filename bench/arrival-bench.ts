@@ -30,7 +30,7 @@ import { FactSql } from '../src/store/fact-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
 import { SubjectSql } from '../src/store/subject-sql.js';
 import { ToolSql } from '../src/store/tool-sql.js';
-import { benchKinds, withBenchStore } from './bench-store.js';
+import { benchKinds, withBenchStore } from '../cli/bench/bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];

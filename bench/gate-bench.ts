@@ -31,7 +31,7 @@ import {
   type Proposal,
   type ProposeResult,
 } from '../src/index.js';
-import { benchKinds, withBenchStore } from './bench-store.js';
+import { benchKinds, withBenchStore } from '../cli/bench/bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];

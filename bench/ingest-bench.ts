@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { receiptFromReport, type Engine, type HostReceiptReport } from '../src/index.js';
 import { receiptColumns } from '../src/store/turn-sql.js';
-import { benchKinds, withBenchStore } from './bench-store.js';
+import { benchKinds, withBenchStore } from '../cli/bench/bench-store.js';
 
 const KINDS = ['pglite', 'postgres'] as const;
 type Kind = (typeof KINDS)[number];

@@ -6,7 +6,9 @@ import {
   arrivalCommand,
   arrivalDiffCommand,
 } from './commands/arrival.js';
+import { BENCH_LOCOMO_OPTIONS, benchLocomoCommand } from './commands/bench.js';
 import { DEMO_OPTIONS, demoCommand } from './commands/demo.js';
+import { RECALL_OPTIONS, recallCommand } from './commands/recall.js';
 import {
   ACTION_RECORD_OPTIONS,
   actionRecordCommand,
@@ -307,6 +309,20 @@ const COMMANDS: Command[] = [
     options: TIMEZONE_OPTIONS,
     run: timezoneCommand,
     summary: 'timezone [--zone Europe/Stockholm|default] [--subject S]',
+  },
+  {
+    words: ['recall'],
+    options: RECALL_OPTIONS,
+    run: recallCommand,
+    positionals: 1,
+    summary:
+      'recall "query" [--k 10] [--session S] [--include-history] [--kinds turn,fact] [--subject S]',
+  },
+  {
+    words: ['bench', 'locomo'],
+    options: BENCH_LOCOMO_OPTIONS,
+    run: benchLocomoCommand,
+    summary: 'bench locomo --data ../shared/bench/locomo-dev.json [--engines pglite,postgres]',
   },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
 ];

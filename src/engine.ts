@@ -15,6 +15,7 @@ import {
   type RecordResponseInput,
 } from './history/turn-recorder.js';
 import { createArrivalApi, type ArrivalApi, type ArrivalConfig } from './arrival/arrival-api.js';
+import { createRecallApi, type RecallApi } from './recall/recall-api.js';
 import { createGateApi, declareDefaultSlots, type GateApi } from './gate/gate-api.js';
 import { RetractionLedger } from './ledger/retraction-ledger.js';
 import type { GateConfig } from './gate/proposal-gate.js';
@@ -53,7 +54,7 @@ export interface HistoryOptions {
   last?: number;
 }
 
-export interface Engine extends GateApi, ArrivalApi {
+export interface Engine extends GateApi, ArrivalApi, RecallApi {
   readonly kind: 'pglite' | 'postgres';
   readonly location: string;
   init(options?: { subject?: string }): Promise<{ subject: string; created: boolean }>;
@@ -143,8 +144,13 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     return turnSql.listBySession(session.id);
   };
 
+  const recallApi = createRecallApi({ client, defaultSubject: DEFAULT_SUBJECT });
   return {
     ...gateApi,
+    recall(query, options) {
+      open();
+      return recallApi.recall(query, options);
+    },
     ...createArrivalApi({
       client,
       clock,

@@ -124,3 +124,14 @@ export { anthropicSystem, arrivalText, openAISystem } from './arrival/prompt-for
 export type { Commitment, CommitmentStatus } from './store/commitment-sql.js';
 export type { ActionRecord, ActionStatus } from './store/action-sql.js';
 export type { ToolRegistration } from './store/tool-sql.js';
+export { createRecallApi, RECALL_KINDS } from './recall/recall-api.js';
+export type {
+  RecallApi,
+  RecallItem,
+  RecallKind,
+  RecallOptions,
+  RecallPassport,
+} from './recall/recall-api.js';
+export { analyze } from './recall/analyze.js';
+export { DEFAULT_RANK_PARAMS } from './recall/lexical-rank.js';
+export type { RankParams } from './recall/lexical-rank.js';

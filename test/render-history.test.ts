@@ -23,6 +23,7 @@ function turn(
     corrective,
     receipt,
     recordedAt: new Date(BASE + seq * 60_000),
+    speaker: null,
   };
 }
 

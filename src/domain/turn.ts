@@ -17,6 +17,8 @@ export interface Turn {
   /** Assistant turns always carry one; other roles never do. */
   receipt: Receipt | null;
   recordedAt: Date;
+  /** Who spoke, when a role has more than one person behind it; null otherwise. */
+  speaker: string | null;
 }
 
 export function parseRole(value: string | undefined): TurnRole {
@@ -34,6 +36,20 @@ export function parseRole(value: string | undefined): TurnRole {
 }
 
 export const MAX_CONTENT_LENGTH = 1_000_000;
+export const MAX_SPEAKER_LENGTH = 200;
+
+/** A speaker's name: trimmed, non-empty, one line, at most 200 characters; absent is null. */
+export function parseSpeaker(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const name = value.trim();
+  if (name === '' || name.length > MAX_SPEAKER_LENGTH || /[\r\n]/.test(name)) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `a speaker is a name of 1 to ${MAX_SPEAKER_LENGTH} characters on one line`,
+    );
+  }
+  return name;
+}
 
 export function requireText(content: string | undefined): string {
   if (content === undefined || content.trim().length === 0) {

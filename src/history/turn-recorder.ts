@@ -1,6 +1,7 @@
 import { EngineError } from '../domain/errors.js';
 import { isEmptyReport, receiptFromReport, type HostReceiptReport } from '../domain/receipt.js';
-import { parseRole, requireId, requireText, type Turn } from '../domain/turn.js';
+import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
+import { analyze } from '../recall/analyze.js';
 import { detectUtility, type UtilityKind } from '../domain/utility.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';
@@ -18,6 +19,13 @@ export interface AddTurnInput {
   utility?: boolean;
   /** The host recorded this user turn as a correction of the agent. */
   corrective?: boolean;
+  /** Who spoke, when a role has more than one person behind it (OpenAI's message `name`). */
+  speaker?: string;
+  /**
+   * When the turn was said, for importing history (default: now, from the engine's clock). It
+   * may not lie in the future.
+   */
+  at?: Date;
 }
 
 export type AddTurnResult =
@@ -45,7 +53,15 @@ export class TurnRecorder {
     const sessionId = requireId(input.sessionId, 'session');
     const role = parseRole(input.role);
     const content = requireText(input.content);
-    const at = this.deps.clock();
+    const speaker = parseSpeaker(input.speaker);
+    const now = this.deps.clock();
+    const at = input.at ?? now;
+    if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
+      throw new EngineError('INVALID_ARGUMENT', 'a turn time must be a valid date');
+    }
+    if (at.getTime() > now.getTime()) {
+      throw new EngineError('INVALID_ARGUMENT', 'a turn cannot be recorded in the future');
+    }
 
     if (role !== 'assistant' && !isEmptyReport(input.receipt)) {
       throw new EngineError(
@@ -87,6 +103,8 @@ export class TurnRecorder {
       corrective: input.corrective === true,
       receipt,
       at,
+      speaker,
+      terms: [...(speaker === null ? [] : analyze(speaker)), ...analyze(stored)],
     });
     if (turn === null) throw sessionNotFound(sessionId);
     return { recorded: true, turn, strippedReceipts };

@@ -1,3 +1,4 @@
+import { analyze } from '../recall/analyze.js';
 import type { Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
@@ -87,8 +88,9 @@ export class FactSql {
       const { rows } = await this.db.query<FactDbRow>(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested,
            evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-           proposed_by, valid_from, valid_to, recorded_at, status_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+           proposed_by, valid_from, valid_to, recorded_at, status_at, terms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17,
+                 $18::text[])
          RETURNING ${FACT_COLUMNS}`,
         [
           f.subjectId,
@@ -108,6 +110,7 @@ export class FactSql {
           f.validFrom,
           f.validTo,
           f.at,
+          analyze(f.text),
         ],
       );
       return toFact(rows[0] as FactDbRow);
@@ -264,10 +267,10 @@ export class FactSql {
       await this.db.query(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
-           valid_to, recorded_at, status_at, restored_from_id)
+           valid_to, recorded_at, status_at, restored_from_id, terms)
          SELECT subject_id, $3, slot, key, text, origin, 'proposed', attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, 'restoration', valid_from,
-           valid_to, $4, $4, id
+           valid_to, $4, $4, id, terms
          FROM facts WHERE subject_id = $1 AND id = $2`,
         [original.subjectId, original.id, id, at],
       );

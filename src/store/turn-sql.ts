@@ -11,6 +11,9 @@ export interface NewTurnRow {
   corrective: boolean;
   receipt: Receipt | null;
   at: Date;
+  speaker: string | null;
+  /** Analysed terms of speaker and content, for the recall index. */
+  terms: readonly string[];
 }
 
 interface TurnDbRow {
@@ -25,6 +28,7 @@ interface TurnDbRow {
   receipt_tools: string[] | null;
   receipt_sources: string[] | null;
   recorded_at: Date;
+  speaker: string | null;
 }
 
 function toReceipt(row: TurnDbRow): Receipt | null {
@@ -51,6 +55,7 @@ function toTurn(row: TurnDbRow): Turn {
     corrective: row.corrective,
     receipt: toReceipt(row),
     recordedAt: row.recorded_at,
+    speaker: row.speaker,
   };
 }
 
@@ -64,7 +69,7 @@ export function receiptColumns(
 }
 
 const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
-  receipt_kind, receipt_tools, receipt_sources, recorded_at`;
+  receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker`;
 
 /**
  * Taking the next seq and inserting the turn is one statement: the session row's lock
@@ -72,12 +77,15 @@ const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
  */
 export const INSERT_TURN_SQL = `
 WITH s AS (
-  UPDATE sessions SET last_seq = last_seq + 1, last_turn_at = $9 WHERE id = $1
+  UPDATE sessions SET last_seq = last_seq + 1, last_turn_at = $9,
+                      term_len = term_len + cardinality($11::text[])
+  WHERE id = $1
   RETURNING subject_id, id, last_seq
 )
 INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
-                   receipt_kind, receipt_tools, receipt_sources, recorded_at)
-SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9 FROM s
+                   receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker, terms)
+SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9, $10,
+       $11::text[] FROM s
 RETURNING subject_id, seq`;
 
 export class TurnSql {
@@ -95,6 +103,8 @@ export class TurnSql {
         turn.corrective,
         ...receiptColumns(turn.receipt),
         turn.at,
+        turn.speaker,
+        turn.terms,
       ]);
       const row = rows[0];
       if (row === undefined) return null;
@@ -108,6 +118,7 @@ export class TurnSql {
         corrective: turn.corrective,
         receipt: turn.receipt,
         recordedAt: turn.at,
+        speaker: turn.speaker,
       };
     });
   }

@@ -3,11 +3,15 @@ import { sql as factsGate } from './0002-facts-gate.js';
 import { sql as probes } from './0003-probes.js';
 import { sql as retractions } from './0004-retractions.js';
 import { sql as arrival } from './0005-arrival.js';
+import { backfill as recallBackfill, sql as recall } from './0006-recall.js';
+import type { SqlExecutor } from '../sql-client.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Data the SQL cannot compute (analysed terms), filled in the same transaction. */
+  backfill?: (tx: SqlExecutor) => Promise<void>;
 }
 
 /** One list for both engines; append only, never edit an applied migration. */
@@ -17,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'probes', sql: probes },
   { version: 4, name: 'retractions', sql: retractions },
   { version: 5, name: 'arrival', sql: arrival },
+  { version: 6, name: 'recall', sql: recall, backfill: recallBackfill },
 ];

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createEngine, type Engine, type EngineConfig } from '../src/index.js';
+import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
 
 /** The PostgreSQL server the benchmarks use (each run in a schema of its own). */
 export const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';

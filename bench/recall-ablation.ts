@@ -1,0 +1,157 @@
+/**
+ * Recall ablation on the LoCoMo dev conversations: the same lexicalSearch the engine runs, over
+ * an in-memory copy of the index the store keeps (same analysis, same statistics), so each
+ * variant takes seconds. `memledger bench locomo` measures the real thing through the store.
+ * Usage: node dist/bench/recall-ablation.js [--data ../shared/bench/locomo-dev.json]
+ */
+import { parseArgs } from 'node:util';
+import { loadLocomo, type LocomoConversation } from '../cli/bench/locomo-data.js';
+import { formatRows, metricRows, type QuestionResult } from '../cli/bench/locomo-metrics.js';
+import { analyze } from '../src/recall/analyze.js';
+import { DEFAULT_RANK_PARAMS, type Posting, type RankParams } from '../src/recall/lexical-rank.js';
+import {
+  lexicalSearch,
+  type LexicalIndexPort,
+  type TurnMeta,
+} from '../src/recall/lexical-search.js';
+
+/** An in-memory LexicalIndexPort over one conversation. */
+export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
+  const postings = new Map<string, Posting[]>();
+  const metas = new Map<string, TurnMeta>();
+  const sessionStats = new Map<string, { turns: number; len: number }>();
+  const sdf = new Map<string, Set<string>>();
+  let totalLen = 0;
+  for (const s of conv.sessions) {
+    const session = String(s.number);
+    let len = 0;
+    for (const t of s.turns) {
+      const terms = [...analyze(t.speaker), ...analyze(t.content)];
+      metas.set(`${session}:${t.seq}`, {
+        session,
+        seq: t.seq,
+        terms,
+        speaker: t.speaker,
+        at: s.date,
+        timeWords: false,
+      });
+      const tf = new Map<string, number>();
+      for (const x of terms) tf.set(x, (tf.get(x) ?? 0) + 1);
+      for (const [term, n] of tf) {
+        const list = postings.get(term) ?? [];
+        list.push({ session, seq: t.seq, tf: n, len: terms.length });
+        postings.set(term, list);
+        const ss = sdf.get(term) ?? new Set();
+        ss.add(session);
+        sdf.set(term, ss);
+      }
+      len += terms.length;
+    }
+    totalLen += len;
+    sessionStats.set(session, { turns: s.turns.length, len });
+  }
+  const turns = [...sessionStats.values()].reduce((n, s) => n + s.turns, 0);
+  return {
+    lookup: (terms) =>
+      Promise.resolve({
+        corpus: { turns, sessions: sessionStats.size, totalLen },
+        terms: new Map(
+          terms
+            .filter((t) => postings.has(t))
+            .map((t) => [t, { df: postings.get(t)?.length ?? 0, sdf: sdf.get(t)?.size ?? 0 }]),
+        ),
+      }),
+    postings: (terms, sessions) => {
+      const only = sessions === null ? null : new Set(sessions);
+      const out = new Map<string, Posting[]>();
+      const seen = new Map<string, { turns: number; len: number }>();
+      for (const t of terms) {
+        const list = (postings.get(t) ?? []).filter((x) => only === null || only.has(x.session));
+        if (list.length > 0) out.set(t, list);
+        for (const x of list)
+          seen.set(x.session, sessionStats.get(x.session) ?? { turns: 0, len: 0 });
+      }
+      return Promise.resolve({ postings: out, sessions: seen });
+    },
+    turns: (keys, timeTerms, withTerms) => {
+      const time = new Set(timeTerms);
+      return Promise.resolve(
+        keys.flatMap((k) => {
+          const m = metas.get(`${k.session}:${k.seq}`);
+          if (m === undefined) return [];
+          const timeWords = m.terms.some((t) => time.has(t) || /^(19[5-9]\d|20\d\d)$/.test(t));
+          return [{ ...m, terms: withTerms ? m.terms : [], timeWords }];
+        }),
+      );
+    },
+  };
+}
+
+async function evaluate(
+  convs: readonly LocomoConversation[],
+  params: Partial<RankParams>,
+): Promise<QuestionResult[]> {
+  const results: QuestionResult[] = [];
+  for (const conv of convs) {
+    const index = memoryIndex(conv);
+    for (const q of conv.questions) {
+      const ranked = await lexicalSearch(index, q.question, { limit: 40, params });
+      results.push({
+        category: q.category,
+        evidence: q.evidence.map((e) => `${e.session}:${e.seq}`),
+        ranked: ranked.map((r) => `${r.session}:${r.seq}`),
+      });
+    }
+  }
+  return results;
+}
+
+const PLAIN: Partial<RankParams> = {
+  b: 0.75,
+  idfFloor: 0,
+  prevWeight: 0,
+  nextWeight: 0,
+  sessionWeight: 0,
+  smoothing: 0,
+  feedbackDocs: 0,
+  speakerBoost: 1,
+  timeWordBoost: 1,
+  dateBoost: 1,
+};
+
+const VARIANTS: [string, Partial<RankParams>][] = [
+  ['plain BM25 (k1 1.2, b 0.75)', PLAIN],
+  ['full method', {}],
+  ['- neighbour expansion', { prevWeight: 0, nextWeight: 0 }],
+  ['- session score', { sessionWeight: 0 }],
+  ['+ feedback (10 docs, 10 terms, 0.2)', { feedbackDocs: 10 }],
+  ['- smoothing', { smoothing: 0 }],
+  ['- speaker boost', { speakerBoost: 1 }],
+  ['- time-word boost', { timeWordBoost: 1 }],
+  ['- date boost', { dateBoost: 1 }],
+  ['- idf floor', { idfFloor: 0 }],
+];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string', default: '../shared/bench/locomo-dev.json' },
+      only: { type: 'string' },
+    },
+  });
+  const convs = loadLocomo(values.data);
+  const pick =
+    values.only === undefined ? VARIANTS : VARIANTS.filter(([n]) => n.includes(values.only ?? ''));
+  console.log(`defaults: ${JSON.stringify(DEFAULT_RANK_PARAMS)}\n`);
+  for (const [name, params] of pick) {
+    const rows = metricRows(await evaluate(convs, params));
+    const pooled = rows.find((r) => r.label === 'categories 1-4');
+    const all = rows.find((r) => r.label === 'all categories');
+    console.log(
+      `${name.padEnd(30)} turn any@10 (1-4) ${((pooled?.turnAny[10] ?? 0) * 100).toFixed(1)}%  pair any@10 ${((all?.pairAny10 ?? 0) * 100).toFixed(1)}%`,
+    );
+    if (name === 'full method') console.log(`${formatRows(rows)}\n`);
+  }
+}
+
+if (process.argv[1]?.endsWith("recall-ablation.js")) await main();

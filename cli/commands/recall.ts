@@ -1,0 +1,44 @@
+import { EngineError, type RecallItem, type RecallKind } from '../../src/index.js';
+import { flag, intValue, listValue, stringValue } from '../args.js';
+import type { CommandContext } from '../context.js';
+
+export const RECALL_OPTIONS = {
+  k: { type: 'string' },
+  session: { type: 'string' },
+  subject: { type: 'string' },
+  kinds: { type: 'string' },
+  'include-history': { type: 'boolean' },
+} as const;
+
+function line(item: RecallItem, rank: number): string {
+  const p = item.passport;
+  const where =
+    item.kind === 'turn'
+      ? `${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}${p.speaker ? ` (${p.speaker})` : ''}`
+      : `${p.slot ?? ''}${p.key ? `/${p.key}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${p.sessionId}#${p.turn ?? '?'}` : ''}`;
+  const text = item.text.length > 300 ? `${item.text.slice(0, 299)}…` : item.text;
+  return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${text.replace(/\s+/g, ' ')}`;
+}
+
+export async function recallCommand(ctx: CommandContext): Promise<void> {
+  const query = ctx.positionals[0];
+  if (query === undefined || query.trim() === '') {
+    throw new EngineError('EMPTY_TEXT', 'a query is required: memledger recall "query"');
+  }
+  const k = intValue(ctx.values, 'k', 1);
+  const session = stringValue(ctx.values, 'session');
+  const subject = stringValue(ctx.values, 'subject');
+  const kinds = listValue(ctx.values, 'kinds') as RecallKind[] | undefined;
+  const items = await ctx.withEngine(false, (engine) =>
+    engine.recall(query, {
+      ...(k === undefined ? {} : { k }),
+      ...(session === undefined ? {} : { session }),
+      ...(subject === undefined ? {} : { subject }),
+      ...(kinds === undefined ? {} : { kinds }),
+      includeHistory: flag(ctx.values, 'include-history'),
+    }),
+  );
+  ctx.print({ query, items }, () =>
+    items.length === 0 ? '(nothing recalled)' : items.map((it, i) => line(it, i + 1)).join('\n'),
+  );
+}

@@ -1,0 +1,263 @@
+import { EngineError } from '../domain/errors.js';
+import { FACT_STATUSES, type FactOrigin, type FactStatus } from '../domain/fact.js';
+import type { Receipt } from '../domain/receipt.js';
+import { requireId, type TurnRole } from '../domain/turn.js';
+import { RecallSql, type RecalledFactRow, type RecalledTurnRow } from '../store/recall-sql.js';
+import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
+import { analyze } from './analyze.js';
+import { DEFAULT_RANK_PARAMS, idf, type RankParams } from './lexical-rank.js';
+import { lexicalSearch } from './lexical-search.js';
+
+export const RECALL_KINDS = ['turn', 'fact'] as const;
+export type RecallKind = (typeof RECALL_KINDS)[number];
+
+export interface RecallOptions {
+  subject?: string;
+  /** How many items (1–200, default 10). */
+  k?: number;
+  /** Only this session's turns, and facts whose evidence is in it. */
+  session?: string;
+  /** Also facts that are not live (proposed, rejected, retracted, superseded, …), labelled. */
+  includeHistory?: boolean;
+  /** Which kinds of memory (default both). */
+  kinds?: readonly RecallKind[];
+  /** Ranking parameters, for benchmarks and ablations. */
+  params?: Partial<RankParams>;
+}
+
+/** Where a recalled item comes from and what it is worth as evidence. */
+export interface RecallPassport {
+  /** `turn` for a recorded turn; a fact's origin otherwise. */
+  origin: 'turn' | FactOrigin;
+  /** Turns and did/saw facts are primary evidence; inferred and summarized facts are not. */
+  primary: boolean;
+  /** `recorded` for a turn; a fact's status. */
+  status: 'recorded' | FactStatus;
+  /** When the turn was said, or the fact recorded (ISO 8601). */
+  date: string;
+  sessionId: string | null;
+  /** The turn's seq, or the seq of the fact's evidence turn. */
+  turn: number | null;
+  role?: TurnRole;
+  speaker?: string | null;
+  receipt?: Receipt | null;
+  slot?: string;
+  key?: string | null;
+  attested?: boolean;
+  evidence?: { turnId: string | null; quote: string | null; tool: string | null };
+  validFrom?: string | null;
+  validTo?: string | null;
+}
+
+export interface RecallItem {
+  kind: RecallKind;
+  id: string;
+  text: string;
+  /** Fused rank score: higher first. Comparable within one answer only. */
+  score: number;
+  passport: RecallPassport;
+}
+
+export interface RecallApi {
+  /** Ranked memories for a query, each with its passport. Reads only; never writes. */
+  recall(query: string, options?: RecallOptions): Promise<RecallItem[]>;
+}
+
+const MAX_K = 200;
+const DEFAULT_K = 10;
+/** Reciprocal-rank fusion constant: the usual 60. */
+const RRF_K = 60;
+/** An inferred or summarized fact's lexical score is discounted by this much. */
+const SECONDARY_WEIGHT = 0.8;
+const FACT_CANDIDATES = 2000;
+
+const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
+  origin === 'turn' || origin === 'did' || origin === 'saw';
+
+function parseOptions(options: RecallOptions): {
+  k: number;
+  kinds: Set<RecallKind>;
+  session: string | null;
+} {
+  const k = options.k ?? DEFAULT_K;
+  if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
+    throw new EngineError('INVALID_ARGUMENT', `k must be a whole number from 1 to ${MAX_K}`);
+  }
+  const kinds = new Set(options.kinds ?? RECALL_KINDS);
+  for (const kind of kinds) {
+    if (!RECALL_KINDS.includes(kind)) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `unknown kind "${String(kind)}": use ${RECALL_KINDS.join(' or ')}`,
+      );
+    }
+  }
+  if (kinds.size === 0) throw new EngineError('INVALID_ARGUMENT', 'kinds cannot be empty');
+  const session = options.session === undefined ? null : requireId(options.session, 'session');
+  return { k, kinds, session };
+}
+
+function turnItem(row: RecalledTurnRow, score: number): RecallItem {
+  return {
+    kind: 'turn',
+    id: row.id,
+    text: row.content,
+    score,
+    passport: {
+      origin: 'turn',
+      primary: true,
+      status: 'recorded',
+      date: row.recordedAt.toISOString(),
+      sessionId: row.sessionId,
+      turn: row.seq,
+      role: row.role,
+      speaker: row.speaker,
+      receipt: row.receipt,
+    },
+  };
+}
+
+function factItem(row: RecalledFactRow, score: number): RecallItem {
+  return {
+    kind: 'fact',
+    id: row.id,
+    text: row.text,
+    score,
+    passport: {
+      origin: row.origin,
+      primary: isPrimary(row.origin),
+      status: row.status,
+      date: row.recordedAt.toISOString(),
+      sessionId: row.evidenceSessionId,
+      turn: row.evidenceSeq,
+      slot: row.slot,
+      key: row.key,
+      attested: row.attested,
+      evidence: { turnId: row.evidenceTurnId, quote: row.evidenceQuote, tool: row.evidenceTool },
+      validFrom: row.validFrom?.toISOString() ?? null,
+      validTo: row.validTo?.toISOString() ?? null,
+    },
+  };
+}
+
+/** Plain BM25 over a fact's terms, with the turn corpus's statistics; secondary facts discounted. */
+async function rankFacts(
+  sql: RecallSql,
+  query: string,
+  statuses: readonly FactStatus[],
+  session: string | null,
+  p: RankParams,
+): Promise<{ row: RecalledFactRow; score: number }[]> {
+  const q = new Map<string, number>();
+  for (const t of analyze(query)) q.set(t, (q.get(t) ?? 0) + 1);
+  if (q.size === 0) return [];
+  const rows = await sql.factCandidates([...q.keys()], statuses, session, FACT_CANDIDATES);
+  if (rows.length === 0) return [];
+  const { corpus, terms: stats } = await sql.lookup([...q.keys()]);
+  const n = Math.max(corpus.turns, 1);
+  const avgLen = corpus.turns === 0 ? 8 : corpus.totalLen / corpus.turns;
+  const scored = rows.map((row) => {
+    const tf = new Map<string, number>();
+    for (const t of row.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    let score = 0;
+    for (const [term, weight] of q) {
+      const f = tf.get(term) ?? 0;
+      if (f === 0) continue;
+      const norm = p.k1 * (1 - p.b + (p.b * row.terms.length) / avgLen);
+      score +=
+        (weight * idf(n, stats.get(term)?.df ?? 0, p.idfFloor) * f * (p.k1 + 1)) / (f + norm);
+    }
+    return { row, score: isPrimary(row.origin) ? score : score * SECONDARY_WEIGHT };
+  });
+  return scored
+    .filter((s) => s.score > 0)
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        (isPrimary(b.row.origin) ? 1 : 0) - (isPrimary(a.row.origin) ? 1 : 0) ||
+        (a.row.id < b.row.id ? -1 : 1),
+    );
+}
+
+/** Fuses ranked lists by reciprocal rank; at equal score primary evidence comes first. */
+function fuse(lists: readonly RecallItem[][], k: number): RecallItem[] {
+  const fused = new Map<string, RecallItem>();
+  for (const list of lists) {
+    list.forEach((item, rank) => {
+      const key = `${item.kind}:${item.id}`;
+      const prev = fused.get(key);
+      const score = (prev?.score ?? 0) + 1 / (RRF_K + rank + 1);
+      fused.set(key, { ...item, score });
+    });
+  }
+  return [...fused.values()]
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        Number(b.passport.primary) - Number(a.passport.primary) ||
+        (a.kind === b.kind ? 0 : a.kind === 'turn' ? -1 : 1) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    )
+    .slice(0, k);
+}
+
+export function createRecallApi(deps: { client: SqlClient; defaultSubject: string }): RecallApi {
+  const readOnly = <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
+    deps.client.transaction(async (tx) => {
+      // recall never writes: the database refuses any write made on its behalf
+      await tx.exec('SET TRANSACTION READ ONLY');
+      return fn(tx);
+    });
+
+  return {
+    async recall(query, options = {}) {
+      if (typeof query !== 'string' || query.trim() === '') {
+        throw new EngineError('EMPTY_TEXT', 'a recall query is required');
+      }
+      const subject = requireId(options.subject ?? deps.defaultSubject, 'subject');
+      const { k, kinds, session } = parseOptions(options);
+      const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
+      return readOnly(async (tx) => {
+        const { rows } = await tx.query<{ subject: boolean; session: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS subject,
+                  EXISTS (SELECT 1 FROM sessions WHERE subject_id = $1 AND id = $2) AS session`,
+          [subject, session],
+        );
+        if (rows[0]?.subject !== true) {
+          throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subject}" does not exist`);
+        }
+        if (session !== null && rows[0]?.session !== true) {
+          throw new EngineError(
+            'SESSION_NOT_FOUND',
+            `no session "${session}" for subject "${subject}"`,
+          );
+        }
+        const sql = new RecallSql(tx, subject);
+        const lists: RecallItem[][] = [];
+        if (kinds.has('turn')) {
+          const ranked = await lexicalSearch(sql.port(), query, {
+            limit: k,
+            params: p,
+            ...(session === null ? {} : { session }),
+          });
+          const byKey = new Map(
+            (await sql.turnsByKey(ranked)).map((t) => [`${t.sessionId}\u0000${t.seq}`, t]),
+          );
+          lists.push(
+            ranked.flatMap((r) => {
+              const row = byKey.get(`${r.session}\u0000${r.seq}`);
+              return row === undefined ? [] : [turnItem(row, r.score)];
+            }),
+          );
+        }
+        if (kinds.has('fact')) {
+          const statuses: readonly FactStatus[] =
+            options.includeHistory === true ? FACT_STATUSES : ['active'];
+          const facts = await rankFacts(sql, query, statuses, session, p);
+          lists.push(facts.slice(0, k).map((f) => factItem(f.row, f.score)));
+        }
+        return fuse(lists, k);
+      });
+    },
+  };
+}
