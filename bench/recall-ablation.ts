@@ -154,4 +154,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1]?.endsWith("recall-ablation.js")) await main();
+if (process.argv[1]?.endsWith('recall-ablation.js')) await main();

@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  analyze,
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+} from '../src/index.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
+
+const root = mkdtempSync(join(tmpdir(), 'memledger-recall-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/**
+ * A logical dump of every table in the store's schema: each table's rows, sorted, hashed. Two
+ * equal dumps mean no row was added, changed or removed.
+ */
+export async function dumpStore(engine: Engine): Promise<Record<string, string>> {
+  const { rows: tables } = await engine.sql.query<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables
+     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+  );
+  const out: Record<string, string> = {};
+  for (const { name } of tables) {
+    const { rows } = await engine.sql.query<{ n: number; digest: string }>(
+      `SELECT count(*)::int AS n,
+              md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest
+       FROM "${name}" t`,
+    );
+    out[name] = `${rows[0]?.n} rows ${rows[0]?.digest}`;
+  }
+  return out;
+}
+
+describe.each(ENGINES)('recall [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let signer: OwnerSigner;
+  const now = new Date('2026-11-20T10:00:00Z');
+  let sessionA = '';
+  let sessionB = '';
+  const ids = {
+    oldCity: '',
+    newCity: '',
+    retracted: '',
+    pending: '',
+    rejected: '',
+    inferred: '',
+    saw: '',
+  };
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind, { clock: () => now });
+    engine = t.engine;
+    const keyFile = join(root, `${kind}.key`);
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
+    signer = loadOwnerKey(keyFile, 'pw');
+    await engine.init();
+    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    sessionA = (await engine.sessions.create({ id: 'rec-a' })).id;
+    sessionB = (await engine.sessions.create({ id: 'rec-b' })).id;
+    const said = [
+      'I moved to Lisbon in March and I love the tram rides.',
+      'My sister Ana works night shifts at the hospital.',
+      'We adopted a grey cat called Pixel last weekend.',
+      'I am training for the Porto half marathon in October.',
+      'My manager is Rui; he runs the payments team.',
+    ];
+    for (const [i, content] of said.entries()) {
+      await engine.turns.add({
+        sessionId: sessionA,
+        role: 'user',
+        content,
+        at: new Date(Date.UTC(2026, 2, 1 + i)),
+      });
+      await engine.turns.add({ sessionId: sessionA, role: 'assistant', content: 'Noted.' });
+    }
+    await engine.turns.add({
+      sessionId: sessionB,
+      role: 'user',
+      speaker: 'Maya',
+      content: 'Pixel the cat knocked over my coffee this morning.',
+    });
+
+    const propose = async (
+      text: string,
+      origin: 'saw' | 'inferred',
+      turn: number,
+      quote: string,
+      key?: string,
+    ): Promise<string> => {
+      const r = await engine.propose({
+        sessionId: sessionA,
+        proposals: [
+          {
+            slot: 'what_i_know_about_user',
+            text,
+            origin,
+            evidence: { turn, quote },
+            ...(key === undefined ? {} : { key }),
+          },
+        ],
+      });
+      const id = r.proposed[0]?.id;
+      if (id === undefined) throw new Error(`proposal dropped: ${JSON.stringify(r.dropped)}`);
+      return id;
+    };
+    const approve = (id: string) => engine.decide({ proposalId: id, decision: 'approve', signer });
+
+    // superseded: an older home city, replaced by a newer value for the same key
+    ids.oldCity = await propose(
+      'User lives in Lisbon near the tram line',
+      'saw',
+      1,
+      'I moved to Lisbon',
+      'home_city',
+    );
+    await approve(ids.oldCity);
+    ids.newCity = await propose(
+      'User lives in Lisbon since March',
+      'saw',
+      1,
+      'I moved to Lisbon in March',
+      'home_city',
+    );
+    await approve(ids.newCity);
+    // retracted through the ledger
+    ids.retracted = await propose(
+      'User adopted a grey cat called Pixel',
+      'saw',
+      5,
+      'We adopted a grey cat called Pixel',
+    );
+    await approve(ids.retracted);
+    await engine.ledger.retract({
+      claim: 'User adopted a grey cat called Pixel',
+      factId: ids.retracted,
+      stoodOn: 'one turn',
+      whyWrong: 'the cat is the neighbour’s',
+      corrected: 'the neighbour adopted Pixel',
+      procedure: 'ask',
+      passObservation: 'the neighbour owns Pixel',
+      overturnCondition: 'the user owns Pixel',
+    });
+    // proposed only (pending in the pile), and rejected
+    ids.pending = await propose(
+      'User is training for the Porto half marathon',
+      'saw',
+      7,
+      'I am training for the Porto half marathon',
+    );
+    ids.rejected = await propose(
+      'User manager Rui runs the payments team',
+      'saw',
+      9,
+      'My manager is Rui; he runs the payments team',
+    );
+    await engine.decide({ proposalId: ids.rejected, decision: 'reject', signer });
+    // the same words twice: observed, and inferred
+    ids.inferred = await propose(
+      'Ana works the night shifts at the hospital',
+      'inferred',
+      3,
+      'My sister Ana works night shifts at the hospital',
+    );
+    await approve(ids.inferred);
+    ids.saw = await propose(
+      'Ana works night shifts at the hospital',
+      'saw',
+      3,
+      'My sister Ana works night shifts at the hospital',
+    );
+    await approve(ids.saw);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const factIds = async (query: string, includeHistory = false): Promise<string[]> =>
+    (await engine.recall(query, { k: 50, kinds: ['fact'], includeHistory })).map((i) => i.id);
+
+  it('leaves out superseded, retracted, proposed and rejected facts by default', async () => {
+    const live = await factIds('Lisbon tram cat Pixel Porto marathon Rui payments');
+    expect(live).toContain(ids.newCity);
+    for (const hidden of [ids.oldCity, ids.retracted, ids.pending, ids.rejected]) {
+      expect(live).not.toContain(hidden);
+    }
+  });
+
+  it('brings them back labelled with includeHistory', async () => {
+    const items = await engine.recall('Lisbon tram cat Pixel Porto marathon Rui payments', {
+      k: 50,
+      kinds: ['fact'],
+      includeHistory: true,
+    });
+    const status = new Map(items.map((i) => [i.id, i.passport.status]));
+    expect(status.get(ids.oldCity)).toBe('superseded');
+    expect(status.get(ids.retracted)).toBe('retracted');
+    expect(status.get(ids.pending)).toBe('proposed');
+    expect(status.get(ids.rejected)).toBe('rejected');
+    expect(status.get(ids.newCity)).toBe('active');
+  });
+
+  it('ranks primary evidence above an inference at equal relevance', async () => {
+    const items = await engine.recall('Ana night shifts hospital', { k: 5 });
+    const order = items.map((i) => (i.kind === 'turn' ? 'turn' : i.id));
+    expect(order.indexOf(ids.saw)).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf(ids.saw)).toBeLessThan(order.indexOf(ids.inferred));
+    expect(order.indexOf('turn')).toBeLessThan(order.indexOf(ids.inferred));
+    const inferred = items.find((i) => i.id === ids.inferred);
+    expect(inferred?.passport).toMatchObject({ origin: 'inferred', primary: false });
+    const saw = items.find((i) => i.id === ids.saw);
+    expect(saw?.passport).toMatchObject({ origin: 'saw', primary: true, status: 'active' });
+  });
+
+  it('returns turns with their passport: session, turn number, date, role, speaker', async () => {
+    const [top] = await engine.recall('grey cat adopted', { kinds: ['turn'] });
+    expect(top).toMatchObject({
+      kind: 'turn',
+      text: 'We adopted a grey cat called Pixel last weekend.',
+      passport: {
+        origin: 'turn',
+        status: 'recorded',
+        sessionId: sessionA,
+        turn: 5,
+        role: 'user',
+        date: '2026-03-03T00:00:00.000Z',
+      },
+    });
+    const scoped = await engine.recall('Pixel cat', { session: sessionB });
+    expect(scoped.length).toBeGreaterThan(0);
+    expect(scoped.every((i) => i.passport.sessionId === sessionB)).toBe(true);
+    expect(scoped[0]?.passport.speaker).toBe('Maya');
+    // a query sharing no word with the store finds nothing
+    expect(await engine.recall('quantum chromodynamics')).toEqual([]);
+  });
+
+  it('never writes: the store is unchanged after recalls of every kind', async () => {
+    const before = await dumpStore(engine);
+    await engine.recall('Lisbon cat hospital marathon');
+    await engine.recall('Pixel', { includeHistory: true, k: 200 });
+    await engine.recall('coffee morning', { session: sessionB, kinds: ['turn'] });
+    await engine.recall('When did I move to Lisbon in March 2026?');
+    expect(await dumpStore(engine)).toEqual(before);
+    // negative control: the dump does see a write
+    await engine.turns.add({ sessionId: sessionB, role: 'user', content: 'One more thing.' });
+    expect(await dumpStore(engine)).not.toEqual(before);
+  });
+
+  it('keeps the index consistent with the turns on write', async () => {
+    const { rows } = await engine.sql.query<{ bad: number }>(
+      `SELECT count(*)::int AS bad FROM term_stats s
+       LEFT JOIN (SELECT subject_id, term, count(*)::int AS df,
+                         count(DISTINCT session_id)::int AS sdf
+                  FROM turn_postings GROUP BY subject_id, term) p USING (subject_id, term)
+       WHERE p.df IS DISTINCT FROM s.df OR p.sdf IS DISTINCT FROM s.sdf`,
+    );
+    expect(rows[0]?.bad).toBe(0);
+    const { rows: lens } = await engine.sql.query<{ bad: number }>(
+      `SELECT count(*)::int AS bad FROM sessions s
+       WHERE s.term_len <> (SELECT coalesce(sum(cardinality(t.terms)), 0) FROM turns t
+                            WHERE t.session_id = s.id)`,
+    );
+    expect(lens[0]?.bad).toBe(0);
+    const { rows: terms } = await engine.sql.query<{ terms: string[] }>(
+      `SELECT terms FROM turns WHERE session_id = $1 AND seq = 1`,
+      [sessionB],
+    );
+    expect(terms[0]?.terms).toEqual([
+      ...analyze('Maya'),
+      ...analyze('Pixel the cat knocked over my coffee this morning.'),
+    ]);
+  });
+
+  it('refuses bad input with a code', async () => {
+    expect(await code(engine.recall('   '))).toBe('EMPTY_TEXT');
+    expect(await code(engine.recall('cat', { k: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.recall('cat', { k: 201 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.recall('cat', { kinds: [] }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.recall('cat', { kinds: ['summary' as 'turn'] }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(await code(engine.recall('cat', { session: 'nope' }))).toBe('SESSION_NOT_FOUND');
+    expect(await code(engine.recall('cat', { subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
+    expect(
+      await code(
+        engine.turns.add({ sessionId: sessionB, role: 'user', content: 'x', speaker: ' ' }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      await code(
+        engine.turns.add({
+          sessionId: sessionB,
+          role: 'user',
+          content: 'x',
+          at: new Date(now.getTime() + 60_000),
+        }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('recall CLI and LoCoMo bench', () => {
+  it('runs the bench on a small file and prints every metric', async () => {
+    const { runCliCaptured } = await import('./support/cli.js');
+    const data = join(root, 'mini-locomo.json');
+    writeFileSync(
+      data,
+      JSON.stringify([
+        {
+          sample_id: 'mini-1',
+          conversation: {
+            speaker_a: 'Jo',
+            speaker_b: 'Sam',
+            session_1_date_time: '1:56 pm on 8 May, 2023',
+            session_1: [
+              { speaker: 'Jo', dia_id: 'D1:1', text: 'I started pottery classes on Monday.' },
+              { speaker: 'Sam', dia_id: 'D1:2', text: 'Nice! What did you make?' },
+              { speaker: 'Jo', dia_id: 'D1:3', text: 'A lopsided blue bowl.' },
+            ],
+            session_2_date_time: '10:37 am on 27 June, 2023',
+            session_2: [
+              {
+                speaker: 'Sam',
+                dia_id: 'D2:1',
+                text: 'My dog Rex learned to fetch.',
+                blip_caption: 'a dog with a ball',
+              },
+              { speaker: 'Jo', dia_id: 'D2:2', text: 'Good boy Rex!' },
+            ],
+          },
+          qa: [
+            {
+              question: 'When did Jo start pottery classes?',
+              answer: 'May 2023',
+              evidence: ['D1:1'],
+              category: 2,
+            },
+            {
+              question: 'What did Jo make in pottery?',
+              answer: 'a bowl',
+              evidence: ['D1:03'],
+              category: 4,
+            },
+            {
+              question: 'What is the name of Sam’s dog?',
+              answer: 'Rex',
+              evidence: ['D2:1; D9:9'],
+              category: 1,
+            },
+          ],
+        },
+      ]),
+    );
+    const r = await runCliCaptured([
+      'bench',
+      'locomo',
+      '--data',
+      data,
+      '--engines',
+      'pglite',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as {
+      engines: {
+        engine: string;
+        turns: number;
+        questions: number;
+        latencyMs: { p95: number };
+        metrics: {
+          label: string;
+          questions: number;
+          turnAny: Record<string, number>;
+          pairAny10: number;
+        }[];
+      }[];
+    };
+    const [report] = doc.engines;
+    expect(report).toMatchObject({ engine: 'pglite', turns: 5, questions: 3 });
+    const pooled = report?.metrics.find((m) => m.label === 'all categories');
+    expect(pooled?.questions).toBe(3);
+    expect(pooled?.turnAny['10']).toBe(1);
+    expect(pooled?.pairAny10).toBe(1);
+
+    const bad = await runCliCaptured(['bench', 'locomo', '--data', join(root, 'missing.json')]);
+    expect(bad.code).not.toBe(0);
+    expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+  });
+});
