@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadLocomo, type LocomoConversation } from '../cli/bench/locomo-data.js';
+import { locomoSessionId } from '../cli/bench/locomo-bench.js';
 import { formatRows, metricRows, type QuestionResult } from '../cli/bench/locomo-metrics.js';
 import { analyze } from '../src/recall/analyze.js';
 import { DEFAULT_RANK_PARAMS, type Posting, type RankParams } from '../src/recall/lexical-rank.js';
@@ -23,7 +24,7 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
   const sdf = new Map<string, Set<string>>();
   let totalLen = 0;
   for (const s of conv.sessions) {
-    const session = String(s.number);
+    const session = locomoSessionId(conv.id, s.number);
     let len = 0;
     for (const t of s.turns) {
       const terms = [...analyze(t.speaker), ...analyze(t.content)];
@@ -79,7 +80,7 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
         keys.flatMap((k) => {
           const m = metas.get(`${k.session}:${k.seq}`);
           if (m === undefined) return [];
-          const timeWords = m.terms.some((t) => time.has(t) || /^(19[5-9]\d|20\d\d)$/.test(t));
+          const timeWords = m.terms.some((t) => time.has(t));
           return [{ ...m, terms: withTerms ? m.terms : [], timeWords }];
         }),
       );
@@ -99,7 +100,7 @@ async function evaluate(
       results.push({
         category: q.category,
         evidence: q.evidence.map((e) => `${e.session}:${e.seq}`),
-        ranked: ranked.map((r) => `${r.session}:${r.seq}`),
+        ranked: ranked.map((r) => `${r.session.slice(r.session.lastIndexOf('-s') + 2)}:${r.seq}`),
       });
     }
   }

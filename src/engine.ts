@@ -90,6 +90,28 @@ export interface Engine extends GateApi, ArrivalApi, RecallApi {
   close(): Promise<void>;
 }
 
+/** An engine without autovacuum vacuums the recall index every this many turns of a subject… */
+const VACUUM_EVERY = 256;
+/** …and refreshes the planner's statistics every this many. */
+const ANALYZE_EVERY = 2048;
+
+/**
+ * Does for the recall index what autovacuum would where there is none (PGlite): VACUUM keeps
+ * its pages all-visible, so postings are read by index-only scans, and ANALYZE gives the planner
+ * statistics (without them it scans every fact instead of using the terms index). Scheduled by
+ * the subject's turn count, so short-lived CLI processes share the work with long-lived ones;
+ * VACUUM only visits pages changed since the last one.
+ */
+function recallMaintenance(client: SqlClient): (turn: Turn, indexed: number) => Promise<void> {
+  return async (_turn, indexed) => {
+    if (indexed % ANALYZE_EVERY === 0) {
+      await client.exec('VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts');
+    } else if (indexed % VACUUM_EVERY === 0) {
+      await client.exec('VACUUM turn_postings, term_stats, recall_corpus');
+    }
+  };
+}
+
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const probeConfig = resolveProbeConfig(config.probes);
   const client = await openSqlClient({
@@ -102,7 +124,13 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const sessionSql = new SessionSql(client);
   const turnSql = new TurnSql(client);
   const usageSql = new UsageSql(client);
-  const recorder = new TurnRecorder({ turns: turnSql, usage: usageSql, clock, newId });
+  const recorder = new TurnRecorder({
+    turns: turnSql,
+    usage: usageSql,
+    clock,
+    newId,
+    ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
+  });
   let closed = false;
   const gateApi = createGateApi({
     client,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -392,4 +392,57 @@ describe('recall CLI and LoCoMo bench', () => {
     expect(bad.code).not.toBe(0);
     expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
   });
+});
+
+const DEV_SET = join(import.meta.dirname, '../../shared/bench/locomo-dev.json');
+
+describe('the ranking needs no particular engine', () => {
+  // The dev set sits beside the work tree (../shared/bench); a clone elsewhere skips this test.
+  it.skipIf(!existsSync(DEV_SET))(
+    'ranks a LoCoMo conversation the same through the store on both engines and in memory (needs ../shared/bench/locomo-dev.json)',
+    async () => {
+      const { loadLocomo } = await import('../cli/bench/locomo-data.js');
+      const { locomoSessionId } = await import('../cli/bench/locomo-bench.js');
+      const { memoryIndex } = await import('../bench/recall-ablation.js');
+      const { lexicalSearch } = await import('../src/recall/lexical-search.js');
+      const conv = loadLocomo(DEV_SET).find((c) => c.id === 'conv-30');
+      if (conv === undefined) throw new Error('conv-30 is missing from the dev set');
+      const questions = conv.questions.slice(0, 40).map((q) => q.question);
+      const memory = memoryIndex(conv);
+      const expected: string[][] = [];
+      for (const q of questions) {
+        const r = await lexicalSearch(memory, q, { limit: 10 });
+        expected.push(r.map((x) => `${x.session}#${x.seq}`));
+      }
+      expect(expected.flat().length).toBeGreaterThan(300);
+      for (const kind of ENGINES) {
+        const t = await openTestEngine(kind);
+        try {
+          await t.engine.init({ subject: conv.id });
+          for (const s of conv.sessions) {
+            const id = locomoSessionId(conv.id, s.number);
+            await t.engine.sessions.create({ subject: conv.id, id });
+            for (const turn of s.turns) {
+              await t.engine.turns.add({
+                sessionId: id,
+                role: 'user',
+                speaker: turn.speaker,
+                content: turn.content,
+                at: new Date(s.date.getTime() + turn.seq * 1000),
+              });
+            }
+          }
+          const got: string[][] = [];
+          for (const q of questions) {
+            const items = await t.engine.recall(q, { subject: conv.id, kinds: ['turn'] });
+            got.push(items.map((i) => `${i.passport.sessionId}#${i.passport.turn}`));
+          }
+          expect(got).toEqual(expected);
+        } finally {
+          await t.close();
+        }
+      }
+    },
+    120_000,
+  );
 });

@@ -24,7 +24,9 @@ export interface LocomoEngineReport {
   metrics: MetricRow[];
 }
 
-const sessionId = (conv: string, n: number): string => `${conv}-s${n}`;
+/** The session a LoCoMo session is recorded in: `<sample>-s<n>`. */
+export const locomoSessionId = (conv: string, n: number): string => `${conv}-s${n}`;
+const sessionId = locomoSessionId;
 
 async function ingest(engine: Engine, conv: LocomoConversation): Promise<number> {
   await engine.init({ subject: conv.id });

@@ -43,6 +43,11 @@ export interface TurnRecorderDeps {
   usage: UsageSql;
   clock: () => Date;
   newId: () => string;
+  /**
+   * Runs after a turn is stored, with the subject's indexed turn count including it (store
+   * maintenance); its failure never fails the turn.
+   */
+  afterInsert?: (turn: Turn, indexedTurns: number) => Promise<void>;
 }
 
 /** Every turn enters through here: validation first, so bad input changes nothing. */
@@ -95,7 +100,7 @@ export class TurnRecorder {
       }
     }
 
-    const turn = await this.deps.turns.insert({
+    const inserted = await this.deps.turns.insert({
       id: this.deps.newId(),
       sessionId,
       role,
@@ -106,7 +111,9 @@ export class TurnRecorder {
       speaker,
       terms: [...(speaker === null ? [] : analyze(speaker)), ...analyze(stored)],
     });
-    if (turn === null) throw sessionNotFound(sessionId);
+    if (inserted === null) throw sessionNotFound(sessionId);
+    const { turn } = inserted;
+    await this.deps.afterInsert?.(turn, inserted.indexedBefore + 1).catch(() => undefined);
     return { recorded: true, turn, strippedReceipts };
   }
 

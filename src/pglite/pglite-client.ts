@@ -70,7 +70,7 @@ function prepareDirectory(dir: string, create: boolean): boolean {
 
 export class PgliteClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  readonly capabilities = { concurrentConnections: false };
+  readonly capabilities = { concurrentConnections: false, autovacuum: false };
   private readonly root: SqlExecutor;
 
   private constructor(

@@ -31,7 +31,7 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
 
 export class PostgresClient implements SqlClient {
   readonly kind = 'postgres' as const;
-  readonly capabilities = { concurrentConnections: true };
+  readonly capabilities = { concurrentConnections: true, autovacuum: true };
   private readonly root: SqlExecutor;
 
   private constructor(

@@ -24,6 +24,15 @@ export interface RankParams {
   speakerBoost: number;
   timeWordBoost: number;
   dateBoost: number;
+  /** Best turns (after smoothing) that get the boosts; the rest cannot enter the answer. */
+  boostPool: number;
+  /**
+   * Postings read in full per query (rarest terms first) before the commoner terms are read
+   * only inside the candidate sessions: the pruning that bounds a large store's cost.
+   */
+  postingBudget: number;
+  /** Sessions the commoner terms are read in: the best by the rarer terms' hits. */
+  candidateSessions: number;
 }
 
 export const DEFAULT_RANK_PARAMS: RankParams = {
@@ -41,6 +50,9 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   speakerBoost: 1.5,
   timeWordBoost: 1.2,
   dateBoost: 2,
+  boostPool: 100,
+  postingBudget: 1500,
+  candidateSessions: 32,
 };
 
 /** One turn holding a term: where it is, how often the term occurs, how long the turn is. */
@@ -50,6 +62,22 @@ export interface Posting {
   tf: number;
   len: number;
 }
+
+/**
+ * A posting as the ranker holds it: the turn as one number (session index × SEQ_SPAN + seq),
+ * so the hot loops key maps by numbers, not by built strings.
+ */
+export interface DocPosting {
+  doc: number;
+  tf: number;
+  len: number;
+}
+
+/** Turns per session a doc number can address (4,194,304). */
+export const SEQ_SPAN = 2 ** 22;
+export const docOf = (session: number, seq: number): number => session * SEQ_SPAN + seq;
+export const sessionOfDoc = (doc: number): number => Math.floor(doc / SEQ_SPAN);
+export const seqOfDoc = (doc: number): number => doc % SEQ_SPAN;
 
 export interface TermStat {
   /** Turns holding the term. */
@@ -73,17 +101,16 @@ export interface SessionStat {
 /**
  * What one scoring round sees. `postings` is complete for the terms in `complete`; for the
  * others it holds only the candidate sessions (the pruning that keeps a large store fast).
+ * Sessions are numbered; `sessions` is indexed by that number.
  */
 export interface RoundInput {
   weights: ReadonlyMap<string, number>;
   corpus: CorpusStats;
   termStats: ReadonlyMap<string, TermStat>;
-  postings: ReadonlyMap<string, readonly Posting[]>;
+  postings: ReadonlyMap<string, readonly DocPosting[]>;
   complete: ReadonlySet<string>;
-  sessions: ReadonlyMap<string, SessionStat>;
+  sessions: ReadonlyMap<number, SessionStat>;
 }
-
-export const docKey = (session: string, seq: number): string => `${session}\u0000${seq}`;
 
 export function idf(n: number, df: number, floor: number): number {
   return Math.max(floor, Math.log((n - df + 0.5) / (df + 0.5)));
@@ -92,67 +119,54 @@ export function idf(n: number, df: number, floor: number): number {
 /** How much bigger a restricted term's expanded df is taken to be than its df. */
 const EXPANSION_ESTIMATE = 2.2;
 
-interface Expanded {
-  tf: number;
-}
-
 /**
  * Scores every turn the query's postings reach (and their neighbours): expanded-document BM25
- * plus the weighted session score. Returns scores by doc key.
+ * plus the weighted session score. Returns scores by doc number.
  */
 export function scoreRound(
   input: RoundInput,
   p: RankParams = DEFAULT_RANK_PARAMS,
-): Map<string, number> {
+): Map<number, number> {
   const { corpus } = input;
   const avgLen = corpus.turns === 0 ? 1 : corpus.totalLen / corpus.turns;
-  const expansion = 1 + p.prevWeight + p.nextWeight;
-  const avgLenX = avgLen * expansion;
+  const avgLenX = avgLen * (1 + p.prevWeight + p.nextWeight);
   const avgSessionLen = corpus.sessions === 0 ? 1 : corpus.totalLen / corpus.sessions;
-  const lens = new Map<string, number>();
-  for (const list of input.postings.values()) {
-    for (const x of list) lens.set(docKey(x.session, x.seq), x.len);
-  }
-  const lenOf = (session: string, seq: number): number => {
-    const s = input.sessions.get(session);
-    if (s !== undefined && (seq < 1 || seq > s.turns)) return 0;
-    return lens.get(docKey(session, seq)) ?? avgLen;
+  const lens = new Map<number, number>();
+  for (const list of input.postings.values()) for (const x of list) lens.set(x.doc, x.len);
+  const inSession = (doc: number): boolean => {
+    const seq = seqOfDoc(doc);
+    const s = input.sessions.get(sessionOfDoc(doc));
+    return seq >= 1 && (s === undefined || seq <= s.turns);
   };
+  const lenOf = (doc: number): number => (inSession(doc) ? (lens.get(doc) ?? avgLen) : 0);
 
-  const turnScores = new Map<string, number>();
-  const sessionScores = new Map<string, number>();
+  const turnScores = new Map<number, number>();
+  const sessionScores = new Map<number, number>();
+  const ex = new Map<number, number>();
+  const sessionTf = new Map<number, number>();
   for (const [term, weight] of input.weights) {
     const list = input.postings.get(term) ?? [];
     const stat = input.termStats.get(term);
     if (list.length === 0 || stat === undefined) continue;
     // expanded term frequency of every turn this term reaches
-    const ex = new Map<string, Expanded & { session: string; seq: number }>();
-    const add = (session: string, seq: number, tf: number): void => {
-      const s = input.sessions.get(session);
-      if (seq < 1 || (s !== undefined && seq > s.turns)) return;
-      const key = docKey(session, seq);
-      const cur = ex.get(key);
-      if (cur === undefined) ex.set(key, { session, seq, tf });
-      else cur.tf += tf;
-    };
-    const sessionTf = new Map<string, number>();
+    ex.clear();
+    sessionTf.clear();
     for (const x of list) {
-      add(x.session, x.seq, x.tf);
-      if (p.prevWeight > 0) add(x.session, x.seq + 1, p.prevWeight * x.tf);
-      if (p.nextWeight > 0) add(x.session, x.seq - 1, p.nextWeight * x.tf);
-      sessionTf.set(x.session, (sessionTf.get(x.session) ?? 0) + x.tf);
+      ex.set(x.doc, (ex.get(x.doc) ?? 0) + x.tf);
+      if (p.prevWeight > 0) ex.set(x.doc + 1, (ex.get(x.doc + 1) ?? 0) + p.prevWeight * x.tf);
+      if (p.nextWeight > 0) ex.set(x.doc - 1, (ex.get(x.doc - 1) ?? 0) + p.nextWeight * x.tf);
+      const session = sessionOfDoc(x.doc);
+      sessionTf.set(session, (sessionTf.get(session) ?? 0) + x.tf);
     }
+    for (const doc of [...ex.keys()]) if (!inSession(doc)) ex.delete(doc);
     const dfx = input.complete.has(term)
       ? ex.size
       : Math.min(corpus.turns, stat.df * EXPANSION_ESTIMATE);
     const w = weight * idf(corpus.turns, dfx, p.idfFloor);
-    for (const [key, e] of ex) {
-      const lenX =
-        lenOf(e.session, e.seq) +
-        p.prevWeight * lenOf(e.session, e.seq - 1) +
-        p.nextWeight * lenOf(e.session, e.seq + 1);
+    for (const [doc, tf] of ex) {
+      const lenX = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
       const norm = p.k1 * (1 - p.b + (p.b * lenX) / avgLenX);
-      turnScores.set(key, (turnScores.get(key) ?? 0) + (w * e.tf * (p.k1 + 1)) / (e.tf + norm));
+      turnScores.set(doc, (turnScores.get(doc) ?? 0) + (w * tf * (p.k1 + 1)) / (tf + norm));
     }
     if (p.sessionWeight > 0) {
       const sw = weight * idf(corpus.sessions, stat.sdf, p.idfFloor);
@@ -167,25 +181,42 @@ export function scoreRound(
     }
   }
   if (p.sessionWeight > 0 && sessionScores.size > 0 && turnScores.size > 0) {
-    const maxTurn = Math.max(...turnScores.values());
-    const maxSession = Math.max(...sessionScores.values());
+    let maxTurn = 0;
+    for (const v of turnScores.values()) maxTurn = Math.max(maxTurn, v);
+    let maxSession = 0;
+    for (const v of sessionScores.values()) maxSession = Math.max(maxSession, v);
     if (maxSession > 0) {
-      for (const [key, score] of turnScores) {
-        const { session } = splitKey(key);
-        const s = sessionScores.get(session) ?? 0;
-        turnScores.set(key, score + (p.sessionWeight * maxTurn * s) / maxSession);
+      const k = (p.sessionWeight * maxTurn) / maxSession;
+      for (const [doc, score] of turnScores) {
+        turnScores.set(doc, score + k * (sessionScores.get(sessionOfDoc(doc)) ?? 0));
       }
     }
   }
   return turnScores;
 }
 
-/** The best `n` keys by score, ties broken by key so every engine returns the same order. */
-export function topKeys(scores: ReadonlyMap<string, number>, n: number): string[] {
-  return [...scores.entries()]
-    .sort(([ka, a], [kb, b]) => b - a || (ka < kb ? -1 : ka > kb ? 1 : 0))
-    .slice(0, n)
-    .map(([k]) => k);
+/**
+ * The best `n` keys by score; ties broken by `tie` (default: by key), so every engine returns
+ * the same order.
+ */
+export function topKeys<K extends string | number>(
+  scores: ReadonlyMap<K, number>,
+  n: number,
+  tie: (a: K, b: K) => number = (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+): K[] {
+  const entries = [...scores.entries()];
+  const cmp = (a: [K, number], b: [K, number]): number => b[1] - a[1] || tie(a[0], b[0]);
+  if (entries.length <= n) return entries.sort(cmp).map(([k]) => k);
+  // keep a sorted top-n buffer: far cheaper than sorting thousands of candidates
+  const top: [K, number][] = [];
+  for (const e of entries) {
+    if (top.length === n && cmp(e, top[n - 1] as [K, number]) >= 0) continue;
+    let i = top.length;
+    while (i > 0 && cmp(e, top[i - 1] as [K, number]) < 0) i--;
+    top.splice(i, 0, e);
+    if (top.length > n) top.pop();
+  }
+  return top.map(([k]) => k);
 }
 
 /**
@@ -212,32 +243,25 @@ export function feedbackWeights(
 
 /** Each turn keeps its score plus a share of its better neighbour's. */
 export function smooth(
-  scores: ReadonlyMap<string, number>,
-  sessions: ReadonlyMap<string, SessionStat>,
+  scores: ReadonlyMap<number, number>,
+  sessions: ReadonlyMap<number, SessionStat>,
   p: RankParams = DEFAULT_RANK_PARAMS,
-): Map<string, number> {
+): Map<number, number> {
   if (p.smoothing <= 0) return new Map(scores);
-  const out = new Map<string, number>();
-  const at = (session: string, seq: number): number => scores.get(docKey(session, seq)) ?? 0;
-  const visit = (session: string, seq: number): void => {
-    const turns = sessions.get(session)?.turns ?? Number.MAX_SAFE_INTEGER;
-    if (seq < 1 || seq > turns) return;
-    const key = docKey(session, seq);
-    if (out.has(key)) return;
-    const s = at(session, seq) + p.smoothing * Math.max(at(session, seq - 1), at(session, seq + 1));
-    if (s > 0) out.set(key, s);
+  const out = new Map<number, number>();
+  const at = (doc: number): number => scores.get(doc) ?? 0;
+  const visit = (doc: number): void => {
+    const seq = seqOfDoc(doc);
+    const turns = sessions.get(sessionOfDoc(doc))?.turns ?? SEQ_SPAN - 1;
+    if (seq < 1 || seq > turns || out.has(doc)) return;
+    const s = at(doc) + p.smoothing * Math.max(at(doc - 1), at(doc + 1));
+    if (s > 0) out.set(doc, s);
   };
-  for (const key of scores.keys()) {
-    const { session, seq } = splitKey(key);
+  for (const doc of scores.keys()) {
     // a turn with no score of its own still inherits from a scored neighbour
-    visit(session, seq - 1);
-    visit(session, seq);
-    visit(session, seq + 1);
+    visit(doc - 1);
+    visit(doc);
+    visit(doc + 1);
   }
   return out;
-}
-
-export function splitKey(key: string): { session: string; seq: number } {
-  const cut = key.lastIndexOf('\u0000');
-  return { session: key.slice(0, cut), seq: Number(key.slice(cut + 1)) };
 }

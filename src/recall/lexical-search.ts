@@ -1,13 +1,15 @@
 import { analyze } from './analyze.js';
 import {
   DEFAULT_RANK_PARAMS,
-  docKey,
+  docOf,
   feedbackWeights,
   scoreRound,
+  seqOfDoc,
+  sessionOfDoc,
   smooth,
-  splitKey,
   topKeys,
   type CorpusStats,
+  type DocPosting,
   type Posting,
   type RankParams,
   type SessionStat,
@@ -53,11 +55,8 @@ export interface LexicalSearchOptions {
   /** How many turns to return. */
   limit: number;
   params?: Partial<RankParams>;
-  /**
-   * Postings read in full per query before the remaining (commoner) terms are read only inside
-   * the sessions the rarer ones reached.
-   */
-  postingBudget?: number;
+  /** Corpus and term statistics the caller already read for these query terms. */
+  lookup?: { corpus: CorpusStats; terms: Map<string, TermStat> };
 }
 
 export interface ScoredTurn {
@@ -66,67 +65,115 @@ export interface ScoredTurn {
   score: number;
 }
 
-const DEFAULT_POSTING_BUDGET = 4000;
-/** Sessions the commoner terms are read in: the best by the rarer terms' hits. */
-const CANDIDATE_SESSIONS = 64;
-/** Candidates that get the metadata boosts (speaker, time words, session date). */
-const BOOST_POOL = 100;
+/** Session ids as small numbers for the ranker, and back. */
+class SessionNumbers {
+  private readonly index = new Map<string, number>();
+  readonly names: string[] = [];
+
+  of(id: string): number {
+    let n = this.index.get(id);
+    if (n === undefined) {
+      n = this.names.length;
+      this.index.set(id, n);
+      this.names.push(id);
+    }
+    return n;
+  }
+
+  doc(session: string, seq: number): number {
+    return docOf(this.of(session), seq);
+  }
+
+  key(doc: number): { session: string; seq: number } {
+    return { session: this.names[sessionOfDoc(doc)] ?? '', seq: seqOfDoc(doc) };
+  }
+
+  /** Orders docs by session id, then seq: numbering follows read order, names do not. */
+  readonly compare = (a: number, b: number): number => {
+    const sa = this.names[sessionOfDoc(a)] ?? '';
+    const sb = this.names[sessionOfDoc(b)] ?? '';
+    return sa < sb ? -1 : sa > sb ? 1 : seqOfDoc(a) - seqOfDoc(b);
+  };
+}
+
+interface SearchState {
+  port: LexicalIndexPort;
+  stats: Map<string, TermStat>;
+  corpusTurns: number;
+  scope: string | undefined;
+  budget: number;
+  candidateSessions: number;
+  numbers: SessionNumbers;
+  postings: Map<string, DocPosting[]>;
+  complete: Set<string>;
+  sessions: Map<number, SessionStat>;
+}
 
 /**
  * Reads postings: terms in ascending df order are read in full while the budget lasts; the rest
  * only inside the candidate sessions (those where the rarer terms weigh most). The rarest term
  * is always read in full.
  */
-async function readPostings(
-  port: LexicalIndexPort,
-  terms: readonly string[],
-  stats: ReadonlyMap<string, TermStat>,
-  corpusTurns: number,
-  scope: string | undefined,
-  budget: number,
-  known: Map<string, Posting[]>,
-  complete: Set<string>,
-  sessions: Map<string, SessionStat>,
-): Promise<void> {
+async function readPostings(st: SearchState, terms: readonly string[]): Promise<void> {
+  const df = (t: string): number => st.stats.get(t)?.df ?? 0;
   const wanted = terms
-    .filter((t) => !known.has(t) && (stats.get(t)?.df ?? 0) > 0)
-    .sort((a, b) => (stats.get(a)?.df ?? 0) - (stats.get(b)?.df ?? 0) || (a < b ? -1 : 1));
+    .filter((t) => !st.postings.has(t) && df(t) > 0)
+    .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
   if (wanted.length === 0) return;
   const take = async (list: readonly string[], only: readonly string[] | null): Promise<void> => {
-    const got = await port.postings(list, only);
-    for (const t of list) known.set(t, got.postings.get(t) ?? []);
-    for (const [id, st] of got.sessions) sessions.set(id, st);
+    const got = await st.port.postings(list, only);
+    for (const t of list) {
+      st.postings.set(
+        t,
+        (got.postings.get(t) ?? []).map((x) => ({
+          doc: st.numbers.doc(x.session, x.seq),
+          tf: x.tf,
+          len: x.len,
+        })),
+      );
+    }
+    for (const [id, stat] of got.sessions) st.sessions.set(st.numbers.of(id), stat);
   };
-  if (scope !== undefined) {
-    await take(wanted, [scope]);
-    for (const t of wanted) complete.add(t);
+  if (st.scope !== undefined) {
+    await take(wanted, [st.scope]);
+    for (const t of wanted) st.complete.add(t);
     return;
   }
-  let used = [...known.values()].reduce((n, l) => n + l.length, 0);
+  let used = 0;
+  for (const l of st.postings.values()) used += l.length;
   const full: string[] = [];
   const rest: string[] = [];
   for (const t of wanted) {
-    const df = stats.get(t)?.df ?? 0;
-    const first = known.size === 0 && full.length === 0;
-    if (first || (rest.length === 0 && used + df <= budget)) {
+    const first = st.postings.size === 0 && full.length === 0;
+    if (first || (rest.length === 0 && used + df(t) <= st.budget)) {
       full.push(t);
-      used += df;
+      used += df(t);
     } else {
       rest.push(t);
     }
   }
   if (full.length > 0) {
     await take(full, null);
-    for (const t of full) complete.add(t);
+    for (const t of full) st.complete.add(t);
   }
   if (rest.length > 0) {
-    const weight = new Map<string, number>();
-    for (const [t, list] of known) {
-      const w = Math.log(1 + corpusTurns / Math.max(1, stats.get(t)?.df ?? 1));
-      for (const x of list) weight.set(x.session, (weight.get(x.session) ?? 0) + w);
+    const weight = new Map<number, number>();
+    for (const [t, list] of st.postings) {
+      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
+      for (const x of list) {
+        const s = sessionOfDoc(x.doc);
+        weight.set(s, (weight.get(s) ?? 0) + w);
+      }
     }
-    const only = topKeys(weight, CANDIDATE_SESSIONS).sort();
-    if (only.length === 0) for (const t of rest) known.set(t, []);
+    const byName = (a: number, b: number): number => {
+      const na = st.numbers.names[a] ?? '';
+      const nb = st.numbers.names[b] ?? '';
+      return na < nb ? -1 : na > nb ? 1 : 0;
+    };
+    const only = topKeys(weight, st.candidateSessions, byName)
+      .map((n) => st.numbers.names[n] ?? '')
+      .sort();
+    if (only.length === 0) for (const t of rest) st.postings.set(t, []);
     else await take(rest, only);
   }
 }
@@ -138,92 +185,103 @@ export async function lexicalSearch(
   options: LexicalSearchOptions,
 ): Promise<ScoredTurn[]> {
   const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
-  const budget = options.postingBudget ?? DEFAULT_POSTING_BUDGET;
   const queryTerms = analyze(query);
   if (queryTerms.length === 0 || options.limit <= 0) return [];
   const weights = new Map<string, number>();
   for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
 
-  const { corpus, terms: termStats } = await port.lookup([...weights.keys()]);
+  const { corpus, terms: stats } = options.lookup ?? (await port.lookup([...weights.keys()]));
   if (corpus.turns === 0) return [];
-  const postings = new Map<string, Posting[]>();
-  const complete = new Set<string>();
-  const sessions = new Map<string, SessionStat>();
-  const read = (terms: readonly string[]): Promise<void> =>
-    readPostings(
-      port,
-      terms,
-      termStats,
-      corpus.turns,
-      options.session,
-      budget,
-      postings,
-      complete,
-      sessions,
+  const st: SearchState = {
+    port,
+    stats,
+    corpusTurns: corpus.turns,
+    scope: options.session,
+    budget: p.postingBudget,
+    candidateSessions: p.candidateSessions,
+    numbers: new SessionNumbers(),
+    postings: new Map(),
+    complete: new Set(),
+    sessions: new Map(),
+  };
+  const round = (): Map<number, number> =>
+    scoreRound(
+      {
+        weights,
+        corpus,
+        termStats: stats,
+        postings: st.postings,
+        complete: st.complete,
+        sessions: st.sessions,
+      },
+      p,
     );
-  await read([...weights.keys()]);
-  let scores = scoreRound({ weights, corpus, termStats, postings, complete, sessions }, p);
+  await readPostings(st, [...weights.keys()]);
+  let scores = round();
   if (scores.size === 0) return [];
 
-  const metaCache = new Map<string, TurnMeta>();
+  const metaCache = new Map<number, TurnMeta>();
   const timeTerms = [...TIME_TERMS].sort();
-  const meta = async (keys: readonly string[], withTerms: boolean): Promise<void> => {
-    const missing = keys.filter(
-      (k) => !metaCache.has(k) || (withTerms && metaCache.get(k)?.terms.length === 0),
+  const meta = async (docs: readonly number[], withTerms: boolean): Promise<void> => {
+    const missing = docs.filter(
+      (d) => !metaCache.has(d) || (withTerms && metaCache.get(d)?.terms.length === 0),
     );
     if (missing.length === 0) return;
-    for (const m of await port.turns(missing.map(splitKey), timeTerms, withTerms)) {
-      metaCache.set(docKey(m.session, m.seq), m);
+    const keys = missing.map((d) => st.numbers.key(d));
+    for (const m of await port.turns(keys, timeTerms, withTerms)) {
+      metaCache.set(st.numbers.doc(m.session, m.seq), m);
     }
   };
 
   if (p.feedbackDocs > 0 && p.feedbackTerms > 0 && p.feedbackWeight > 0) {
-    const top = topKeys(scores, p.feedbackDocs);
+    const top = topKeys(scores, p.feedbackDocs, st.numbers.compare);
     await meta(top, true);
     // speakers' names are everywhere in a conversation: they would only pull in its other turns
     const exclude = new Set(weights.keys());
-    for (const k of top) {
-      const speaker = metaCache.get(k)?.speaker;
+    for (const d of top) {
+      const speaker = metaCache.get(d)?.speaker;
       if (speaker) for (const t of analyze(speaker)) exclude.add(t);
     }
     const extra = feedbackWeights(
-      top.map((k) => ({ score: scores.get(k) ?? 0, terms: metaCache.get(k)?.terms ?? [] })),
+      top.map((d) => ({ score: scores.get(d) ?? 0, terms: metaCache.get(d)?.terms ?? [] })),
       exclude,
       p,
     );
     if (extra.size > 0) {
-      for (const [t, st] of (await port.lookup([...extra.keys()])).terms) termStats.set(t, st);
-      await read([...extra.keys()]);
+      for (const [t, s] of (await port.lookup([...extra.keys()])).terms) stats.set(t, s);
+      await readPostings(st, [...extra.keys()]);
       for (const [t, w] of extra) weights.set(t, w);
-      scores = scoreRound({ weights, corpus, termStats, postings, complete, sessions }, p);
+      scores = round();
     }
   }
 
-  scores = smooth(scores, sessions, p);
-  const pool = topKeys(scores, Math.max(BOOST_POOL, options.limit));
+  scores = smooth(scores, st.sessions, p);
+  const pool = topKeys(scores, Math.max(p.boostPool, options.limit), st.numbers.compare);
   await meta(pool, false);
   const cues = queryCues(query);
   const queryWords = new Set(query.toLowerCase().match(/[a-z]+/g) ?? []);
+  const firstName = (m: TurnMeta | undefined): string | undefined =>
+    m?.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
   const named = new Set<string>();
-  for (const k of pool) {
-    const first = metaCache.get(k)?.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
+  for (const d of pool) {
+    const first = firstName(metaCache.get(d));
     if (first !== undefined && queryWords.has(first)) named.add(first);
   }
   const onlyNamed = named.size === 1 ? [...named][0] : undefined;
-  const boosted = new Map<string, number>();
-  for (const k of pool) {
-    const m = metaCache.get(k);
-    let s = scores.get(k) ?? 0;
+  const boosted = new Map<number, number>();
+  for (const d of pool) {
+    const m = metaCache.get(d);
+    let s = scores.get(d) ?? 0;
     if (m !== undefined) {
-      const first = m.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
-      if (onlyNamed !== undefined && first === onlyNamed) s *= p.speakerBoost;
+      if (onlyNamed !== undefined && firstName(m) === onlyNamed) s *= p.speakerBoost;
       if (cues.temporal && m.timeWords) s *= p.timeWordBoost;
       if (dateMatches(cues, m.at)) s *= p.dateBoost;
     }
-    boosted.set(k, s);
+    boosted.set(d, s);
   }
-  return topKeys(boosted, options.limit).map((k) => ({
-    ...splitKey(k),
-    score: boosted.get(k) ?? 0,
+  // ties in score fall back to the session id and seq, the same on every engine
+  return topKeys(boosted, options.limit, st.numbers.compare).map((d) => ({
+    ...st.numbers.key(d),
+    score: boosted.get(d) ?? 0,
   }));
 }

@@ -41,18 +41,18 @@ export function queryCues(query: string): QueryCues {
   return { temporal: TEMPORAL.test(query), months, years };
 }
 
-/** Stemmed words that place an event in time ("yesterday", "last week", a weekday, a month). */
-export const TIME_TERMS: ReadonlySet<string> = new Set(
-  analyze(
+/**
+ * Stemmed words that place an event in time ("yesterday", "last week", a weekday, a month, a
+ * year from 1950 to 2099).
+ */
+export const TIME_TERMS: ReadonlySet<string> = new Set([
+  ...analyze(
     `yesterday today tonight tomorrow ago last week weekend month year recently earlier lately
      since monday tuesday wednesday thursday friday saturday sunday morning evening night
      ${MONTHS.join(' ')} spring summer autumn fall winter birthday anniversary`,
   ),
-);
-
-export function hasTimeWords(terms: readonly string[]): boolean {
-  return terms.some((t) => TIME_TERMS.has(t) || /^(19[5-9]\d|20\d\d)$/.test(t));
-}
+  ...Array.from({ length: 150 }, (_, i) => String(1950 + i)),
+]);
 
 /** Does a turn's date (UTC) fall in a month or year the question names? */
 export function dateMatches(cues: QueryCues, at: Date): boolean {

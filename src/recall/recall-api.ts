@@ -5,7 +5,13 @@ import { requireId, type TurnRole } from '../domain/turn.js';
 import { RecallSql, type RecalledFactRow, type RecalledTurnRow } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { analyze } from './analyze.js';
-import { DEFAULT_RANK_PARAMS, idf, type RankParams } from './lexical-rank.js';
+import {
+  DEFAULT_RANK_PARAMS,
+  idf,
+  type CorpusStats,
+  type RankParams,
+  type TermStat,
+} from './lexical-rank.js';
 import { lexicalSearch } from './lexical-search.js';
 
 export const RECALL_KINDS = ['turn', 'fact'] as const;
@@ -69,7 +75,9 @@ const DEFAULT_K = 10;
 const RRF_K = 60;
 /** An inferred or summarized fact's lexical score is discounted by this much. */
 const SECONDARY_WEIGHT = 0.8;
-const FACT_CANDIDATES = 2000;
+const FACT_CANDIDATES = 500;
+/** Facts are fetched by the query's rarer terms while their summed df stays under this. */
+const FACT_TERM_BUDGET = 2000;
 
 const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
   origin === 'turn' || origin === 'did' || origin === 'saw';
@@ -140,42 +148,49 @@ function factItem(row: RecalledFactRow, score: number): RecallItem {
   };
 }
 
-/** Plain BM25 over a fact's terms, with the turn corpus's statistics; secondary facts discounted. */
+/**
+ * Plain BM25 over a fact's terms, with the turn corpus's statistics; secondary facts discounted.
+ * Candidates are the facts holding the query's rarer terms (ascending df, within a budget).
+ */
 async function rankFacts(
   sql: RecallSql,
-  query: string,
+  query: ReadonlyMap<string, number>,
+  lookup: { corpus: CorpusStats; terms: ReadonlyMap<string, TermStat> },
   statuses: readonly FactStatus[],
   session: string | null,
   p: RankParams,
-): Promise<{ row: RecalledFactRow; score: number }[]> {
-  const q = new Map<string, number>();
-  for (const t of analyze(query)) q.set(t, (q.get(t) ?? 0) + 1);
-  if (q.size === 0) return [];
-  const rows = await sql.factCandidates([...q.keys()], statuses, session, FACT_CANDIDATES);
-  if (rows.length === 0) return [];
-  const { corpus, terms: stats } = await sql.lookup([...q.keys()]);
-  const n = Math.max(corpus.turns, 1);
-  const avgLen = corpus.turns === 0 ? 8 : corpus.totalLen / corpus.turns;
-  const scored = rows.map((row) => {
-    const tf = new Map<string, number>();
-    for (const t of row.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    let score = 0;
-    for (const [term, weight] of q) {
-      const f = tf.get(term) ?? 0;
-      if (f === 0) continue;
-      const norm = p.k1 * (1 - p.b + (p.b * row.terms.length) / avgLen);
-      score +=
-        (weight * idf(n, stats.get(term)?.df ?? 0, p.idfFloor) * f * (p.k1 + 1)) / (f + norm);
-    }
-    return { row, score: isPrimary(row.origin) ? score : score * SECONDARY_WEIGHT };
-  });
-  return scored
+): Promise<{ id: string; score: number }[]> {
+  if (query.size === 0) return [];
+  const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
+  const byRarity = [...query.keys()].sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
+  const pick: string[] = [];
+  let used = 0;
+  for (const t of byRarity) {
+    if (pick.length > 0 && used + df(t) > FACT_TERM_BUDGET) break;
+    pick.push(t);
+    used += df(t);
+  }
+  const rows = await sql.factCandidates(pick, statuses, session, FACT_CANDIDATES);
+  const n = Math.max(lookup.corpus.turns, 1);
+  const avgLen = lookup.corpus.turns === 0 ? 8 : lookup.corpus.totalLen / lookup.corpus.turns;
+  return rows
+    .map((row) => {
+      const tf = new Map<string, number>();
+      for (const t of row.terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+      let score = 0;
+      for (const [term, weight] of query) {
+        const f = tf.get(term) ?? 0;
+        if (f === 0) continue;
+        const norm = p.k1 * (1 - p.b + (p.b * row.terms.length) / avgLen);
+        score += (weight * idf(n, df(term), p.idfFloor) * f * (p.k1 + 1)) / (f + norm);
+      }
+      const primary = isPrimary(row.origin);
+      return { id: row.id, primary, score: primary ? score : score * SECONDARY_WEIGHT };
+    })
     .filter((s) => s.score > 0)
     .sort(
       (a, b) =>
-        b.score - a.score ||
-        (isPrimary(b.row.origin) ? 1 : 0) - (isPrimary(a.row.origin) ? 1 : 0) ||
-        (a.row.id < b.row.id ? -1 : 1),
+        b.score - a.score || Number(b.primary) - Number(a.primary) || (a.id < b.id ? -1 : 1),
     );
 }
 
@@ -233,11 +248,15 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
           );
         }
         const sql = new RecallSql(tx, subject);
+        const terms = new Map<string, number>();
+        for (const t of analyze(query)) terms.set(t, (terms.get(t) ?? 0) + 1);
+        const lookup = await sql.lookup([...terms.keys()]);
         const lists: RecallItem[][] = [];
         if (kinds.has('turn')) {
           const ranked = await lexicalSearch(sql.port(), query, {
             limit: k,
             params: p,
+            lookup,
             ...(session === null ? {} : { session }),
           });
           const byKey = new Map(
@@ -253,8 +272,16 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
         if (kinds.has('fact')) {
           const statuses: readonly FactStatus[] =
             options.includeHistory === true ? FACT_STATUSES : ['active'];
-          const facts = await rankFacts(sql, query, statuses, session, p);
-          lists.push(facts.slice(0, k).map((f) => factItem(f.row, f.score)));
+          const ranked = (await rankFacts(sql, terms, lookup, statuses, session, p)).slice(0, k);
+          const rows = new Map(
+            (await sql.factsByIds(ranked.map((f) => f.id))).map((r) => [r.id, r]),
+          );
+          lists.push(
+            ranked.flatMap((f) => {
+              const row = rows.get(f.id);
+              return row === undefined ? [] : [factItem(row, f.score)];
+            }),
+          );
         }
         return fuse(lists, k);
       });

@@ -60,29 +60,27 @@ export class RecallSql {
   }
 
   /**
-   * Corpus and term statistics in one statement. Lists come back as one JSON document: on
-   * PGlite, decoding rows costs far more than the query, so recall asks for few, wide ones.
+   * Corpus and term statistics in one statement. Lists come back as one delimited string per
+   * column: on PGlite, decoding rows costs far more than the query, so recall asks for one row.
+   * Terms, session ids and numbers never hold the separators (ASCII unit and record separators).
    */
   lookup(terms: readonly string[]): Promise<{ corpus: CorpusStats; terms: Map<string, TermStat> }> {
     return guard('reading recall statistics', async () => {
-      const { rows } = await this.db.query<{ doc: string }>(
-        `SELECT json_build_object(
-           'corpus', (SELECT json_build_array(coalesce(sum(last_seq), 0),
-                               count(*) FILTER (WHERE last_seq > 0), coalesce(sum(term_len), 0))
-                      FROM sessions WHERE subject_id = $1),
-           'terms', (SELECT json_agg(json_build_array(term, df, sdf)) FROM term_stats
-                     WHERE subject_id = $1 AND term = ANY($2::text[])))::text AS doc`,
+      const { rows } = await this.db.query<{ corpus: string | null; terms: string | null }>(
+        `SELECT (SELECT concat_ws(E'\x1f', turns, sessions, term_len) FROM recall_corpus
+                 WHERE subject_id = $1) AS corpus,
+                (SELECT string_agg(concat_ws(E'\x1f', term, df, sdf), E'\x1e') FROM term_stats
+                 WHERE subject_id = $1 AND term = ANY($2::text[])) AS terms`,
         [this.subjectId, terms],
       );
-      const doc = JSON.parse(rows[0]?.doc ?? '{}') as {
-        corpus: [number, number, number];
-        terms: [string, number, number][] | null;
-      };
-      const [turns, sessions, totalLen] = doc.corpus.map(Number) as [number, number, number];
-      return {
-        corpus: { turns, sessions, totalLen },
-        terms: new Map((doc.terms ?? []).map(([t, df, sdf]) => [t, { df, sdf }])),
-      };
+      const [turns = 0, sessions = 0, totalLen = 0] = split(rows[0]?.corpus ?? null).flatMap((r) =>
+        r.map(Number),
+      );
+      const stats = new Map<string, TermStat>();
+      for (const [term = '', df, sdf] of split(rows[0]?.terms ?? null)) {
+        stats.set(term, { df: Number(df), sdf: Number(sdf) });
+      }
+      return { corpus: { turns, sessions, totalLen }, terms: stats };
     });
   }
 
@@ -91,34 +89,30 @@ export class RecallSql {
     sessions: readonly string[] | null,
   ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }> {
     return guard('reading the recall index', async () => {
-      const { rows } = await this.db.query<{ doc: string }>(
+      const { rows } = await this.db.query<{ p: string | null; s: string | null }>(
         `WITH p AS (
            SELECT term, session_id, seq, tf, len FROM turn_postings
            WHERE subject_id = $1 AND term = ANY($2::text[])
-             AND ($3::text[] IS NULL OR session_id = ANY($3::text[]))
+             ${sessions === null ? '' : 'AND session_id = ANY($3::text[])'}
          )
-         SELECT json_build_object(
-           'p', (SELECT json_agg(json_build_array(term, session_id, seq, tf, len)) FROM p),
-           's', (SELECT json_agg(json_build_array(id, last_seq, term_len)) FROM sessions
-                 WHERE subject_id = $1 AND id IN (SELECT DISTINCT session_id FROM p)))::text AS doc`,
-        [this.subjectId, terms, sessions],
+         SELECT (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
+                 FROM p) AS p,
+                (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
+                 FROM sessions
+                 WHERE subject_id = $1 AND id IN (SELECT DISTINCT session_id FROM p)) AS s`,
+        sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
       );
-      const doc = JSON.parse(rows[0]?.doc ?? '{}') as {
-        p: [string, string, number, number, number][] | null;
-        s: [string, number, number][] | null;
-      };
       const out = new Map<string, Posting[]>();
-      for (const [term, session, seq, tf, len] of doc.p ?? []) {
-        const list = out.get(term) ?? [];
-        list.push({ session, seq, tf, len });
-        out.set(term, list);
+      for (const [term = '', session = '', seq, tf, len] of split(rows[0]?.p ?? null)) {
+        let list = out.get(term);
+        if (list === undefined) out.set(term, (list = []));
+        list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
       }
-      return {
-        postings: out,
-        sessions: new Map(
-          (doc.s ?? []).map(([id, turns, len]) => [id, { turns, len: Number(len) }]),
-        ),
-      };
+      const stats = new Map<string, SessionStat>();
+      for (const [id = '', turns, len] of split(rows[0]?.s ?? null)) {
+        stats.set(id, { turns: Number(turns), len: Number(len) });
+      }
+      return { postings: out, sessions: stats };
     });
   }
 
@@ -131,8 +125,7 @@ export class RecallSql {
       const { rows } = await this.db.query<{ doc: string | null }>(
         `SELECT json_agg(json_build_array(t.session_id, t.seq, t.speaker,
                   (extract(epoch FROM t.recorded_at) * 1000)::float8,
-                  EXISTS (SELECT 1 FROM unnest(t.terms) AS x
-                          WHERE x = ANY($4::text[]) OR x ~ '^(19[5-9][0-9]|20[0-9][0-9])$'),
+                  coalesce(t.terms && $4::text[], false),
                   CASE WHEN $5 THEN t.terms END))::text AS doc
          FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
          JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
@@ -191,13 +184,38 @@ export class RecallSql {
     });
   }
 
-  /** Facts holding any of the terms, in the given statuses (optionally one session's evidence). */
+  /**
+   * Facts holding any of the terms, in the given statuses (optionally with evidence in one
+   * session), newest first: id, origin and terms only, as one delimited string.
+   */
   factCandidates(
     terms: readonly string[],
     statuses: readonly FactStatus[],
     session: string | null,
     limit: number,
-  ): Promise<RecalledFactRow[]> {
+  ): Promise<{ id: string; origin: FactOrigin; terms: string[] }[]> {
+    return guard('reading recalled facts', async () => {
+      const { rows } = await this.db.query<{ doc: string | null }>(
+        `SELECT string_agg(concat_ws(E'\\x1f', id, origin, array_to_string(terms, ' ')), E'\\x1e'
+                           ORDER BY recorded_at DESC, id) AS doc
+         FROM (SELECT id, origin, terms, recorded_at FROM facts
+               WHERE subject_id = $1 AND terms && $2::text[] AND status = ANY($3::text[])
+                 ${session === null ? '' : 'AND evidence_session_id = $5'}
+               ORDER BY recorded_at DESC, id LIMIT $4) f`,
+        session === null
+          ? [this.subjectId, terms, statuses, limit]
+          : [this.subjectId, terms, statuses, limit, session],
+      );
+      return split(rows[0]?.doc ?? null).map(([id = '', origin, words = '']) => ({
+        id,
+        origin: origin as FactOrigin,
+        terms: words === '' ? [] : words.split(' '),
+      }));
+    });
+  }
+
+  /** Full rows of the facts recall returns. */
+  factsByIds(ids: readonly string[]): Promise<RecalledFactRow[]> {
     return guard('reading recalled facts', async () => {
       const { rows } = await this.db.query<{
         id: string;
@@ -221,12 +239,8 @@ export class RecallSql {
         `SELECT id, slot, key, text, origin, status, attested, evidence_turn_id,
                 evidence_session_id, evidence_seq, evidence_quote, evidence_tool, recorded_at,
                 status_at, valid_from, valid_to, terms
-         FROM facts
-         WHERE subject_id = $1 AND terms && $2::text[] AND status = ANY($3::text[])
-           AND ($4::text IS NULL OR evidence_session_id = $4)
-         ORDER BY recorded_at DESC, id
-         LIMIT $5`,
-        [this.subjectId, terms, statuses, session, limit],
+         FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`,
+        [this.subjectId, ids],
       );
       return rows.map((r) => ({
         id: r.id,
@@ -249,4 +263,10 @@ export class RecallSql {
       }));
     });
   }
+}
+
+/** Records split on ASCII RS, fields on US. */
+function split(text: string | null): string[][] {
+  if (text === null || text === '') return [];
+  return text.split('\x1e').map((r) => r.split('\x1f'));
 }

@@ -2,6 +2,11 @@
 export interface SqlCapabilities {
   /** The engine serves several connections at once (PostgreSQL), or one (PGlite). */
   concurrentConnections: boolean;
+  /**
+   * The engine vacuums on its own (PostgreSQL's autovacuum). Without it (PGlite) the engine
+   * vacuums the recall index now and then, so its index-only scans stay index-only.
+   */
+  autovacuum: boolean;
 }
 
 export interface QueryResult<T> {

@@ -82,20 +82,28 @@ WITH s AS (
   WHERE id = $1
   RETURNING subject_id, id, last_seq
 )
-INSERT INTO turns (subject_id, session_id, seq, id, role, content, corrective,
+INSERT INTO turns AS t (subject_id, session_id, seq, id, role, content, corrective,
                    receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker, terms)
 SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9, $10,
        $11::text[] FROM s
-RETURNING subject_id, seq`;
+RETURNING t.subject_id, t.seq,
+  (SELECT c.turns FROM recall_corpus c WHERE c.subject_id = t.subject_id)::float8 AS indexed`;
 
 export class TurnSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** Returns null when the session does not exist. */
-  insert(turn: NewTurnRow): Promise<Turn | null> {
+  /**
+   * Returns null when the session does not exist. `indexedBefore`: the subject's indexed turns
+   * before this one (for store maintenance).
+   */
+  insert(turn: NewTurnRow): Promise<{ turn: Turn; indexedBefore: number } | null> {
     return guard('recording a turn', async () => {
       // Only what the database decides comes back (subject and seq); the rest is what was sent.
-      const { rows } = await this.db.query<{ subject_id: string; seq: number }>(INSERT_TURN_SQL, [
+      const { rows } = await this.db.query<{
+        subject_id: string;
+        seq: number;
+        indexed: number | null;
+      }>(INSERT_TURN_SQL, [
         turn.sessionId,
         turn.id,
         turn.role,
@@ -109,16 +117,19 @@ export class TurnSql {
       const row = rows[0];
       if (row === undefined) return null;
       return {
-        id: turn.id,
-        subjectId: row.subject_id,
-        sessionId: turn.sessionId,
-        seq: row.seq,
-        role: turn.role,
-        content: turn.content,
-        corrective: turn.corrective,
-        receipt: turn.receipt,
-        recordedAt: turn.at,
-        speaker: turn.speaker,
+        indexedBefore: row.indexed ?? 0,
+        turn: {
+          id: turn.id,
+          subjectId: row.subject_id,
+          sessionId: turn.sessionId,
+          seq: row.seq,
+          role: turn.role,
+          content: turn.content,
+          corrective: turn.corrective,
+          receipt: turn.receipt,
+          recordedAt: turn.at,
+          speaker: turn.speaker,
+        },
       };
     });
   }

@@ -1,4 +1,5 @@
 import { analyze } from '../../recall/analyze.js';
+import { INDEX_TURN_FUNCTION_SQL } from '../recall-index-sql.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /**
@@ -22,7 +23,9 @@ CREATE TABLE turn_postings (
   seq         integer NOT NULL,
   tf          integer NOT NULL CHECK (tf >= 1),
   len         integer NOT NULL CHECK (len >= 1),
-  PRIMARY KEY (subject_id, term, session_id, seq)
+  -- tf and len ride in the index: a term's postings are read by an index-only scan, not from
+  -- heap pages scattered in the order turns arrived
+  PRIMARY KEY (subject_id, term, session_id, seq) INCLUDE (tf, len)
 );
 
 CREATE TABLE term_stats (
@@ -33,37 +36,15 @@ CREATE TABLE term_stats (
   PRIMARY KEY (subject_id, term)
 );
 
--- Indexes a turn's terms as it is written (or when the migration backfills one). The term
--- statistics are updated in term order, so concurrent writers lock rows in the same order.
-CREATE FUNCTION memledger_index_turn() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.terms IS NULL OR cardinality(NEW.terms) = 0 THEN
-    RETURN NULL;
-  END IF;
-  WITH tf AS (
-    SELECT term, count(*)::int AS n FROM unnest(NEW.terms) AS term GROUP BY term
-  ), fresh AS (
-    SELECT tf.term, tf.n, NOT EXISTS (
-      SELECT 1 FROM turn_postings p
-      WHERE p.subject_id = NEW.subject_id AND p.term = tf.term AND p.session_id = NEW.session_id
-    ) AS first_in_session
-    FROM tf
-  ), posted AS (
-    INSERT INTO turn_postings (subject_id, term, session_id, seq, tf, len)
-    SELECT NEW.subject_id, term, NEW.session_id, NEW.seq, n, cardinality(NEW.terms) FROM fresh
-  )
-  INSERT INTO term_stats AS s (subject_id, term, df, sdf)
-  SELECT NEW.subject_id, term, 1, 1 FROM fresh
-  WHERE true
-  ORDER BY term
-  ON CONFLICT (subject_id, term) DO UPDATE
-    SET df = s.df + 1,
-        sdf = s.sdf + (SELECT CASE WHEN f.first_in_session THEN 1 ELSE 0 END
-                       FROM fresh f WHERE f.term = EXCLUDED.term);
-  RETURN NULL;
-END;
-$$;
+-- Per-subject corpus totals: indexed turns, sessions holding one, and their summed length.
+CREATE TABLE recall_corpus (
+  subject_id  text PRIMARY KEY,
+  turns       bigint NOT NULL CHECK (turns >= 0),
+  sessions    integer NOT NULL CHECK (sessions >= 0),
+  term_len    bigint NOT NULL CHECK (term_len >= 0)
+);
 
+${INDEX_TURN_FUNCTION_SQL}
 CREATE TRIGGER turns_index AFTER INSERT ON turns
   FOR EACH ROW EXECUTE FUNCTION memledger_index_turn();
 

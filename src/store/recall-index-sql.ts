@@ -1,0 +1,53 @@
+/**
+ * The recall index's writer: the trigger function that runs after every turn insert (created by
+ * migration 0006, whose checksum covers this text: never edit it, add a migration instead).
+ * It lives here, with the engine's SQL, because it is the code that writes `turn_postings`,
+ * `term_stats` and `recall_corpus`; each statement is its own constant so the schema checks in
+ * test/regressions/inert-state.test.ts read them like any other SQL of the engine.
+ */
+
+/** The turn's postings: one row per distinct term, with its count and the turn's length. */
+const INSERT_POSTINGS = `INSERT INTO turn_postings (subject_id, term, session_id, seq, tf, len)
+    SELECT NEW.subject_id, term, NEW.session_id, NEW.seq, count(*), cardinality(NEW.terms)
+    FROM unnest(NEW.terms) AS term GROUP BY term`;
+
+/**
+ * Term statistics, in term order so concurrent writers lock rows in the same order. A term is
+ * new to the session when no earlier turn of the session holds it.
+ */
+const UPSERT_TERM_STATS = `INSERT INTO term_stats AS s (subject_id, term, df, sdf)
+    SELECT NEW.subject_id, term, 1, 1 FROM (SELECT DISTINCT unnest(NEW.terms) AS term) d
+    ORDER BY term
+    ON CONFLICT (subject_id, term) DO UPDATE
+      SET df = s.df + 1,
+          sdf = s.sdf + CASE WHEN EXISTS (
+                  SELECT 1 FROM turn_postings p
+                  WHERE p.subject_id = NEW.subject_id AND p.term = EXCLUDED.term
+                    AND p.session_id = NEW.session_id AND p.seq < NEW.seq) THEN 0 ELSE 1 END`;
+
+/** The subject's totals; a turn with no terms left (all stopwords) is a document of length 0. */
+const UPSERT_CORPUS = `INSERT INTO recall_corpus AS c (subject_id, turns, sessions, term_len)
+  VALUES (NEW.subject_id, 1, 1, cardinality(NEW.terms))
+  ON CONFLICT (subject_id) DO UPDATE
+    SET turns = c.turns + 1,
+        sessions = c.sessions + CASE WHEN EXISTS (
+                     SELECT 1 FROM turns t
+                     WHERE t.subject_id = NEW.subject_id AND t.session_id = NEW.session_id
+                       AND t.seq < NEW.seq AND t.terms IS NOT NULL) THEN 0 ELSE 1 END,
+        term_len = c.term_len + cardinality(NEW.terms)`;
+
+export const INDEX_TURN_FUNCTION_SQL = `
+CREATE FUNCTION memledger_index_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.terms IS NULL THEN
+    RETURN NULL;
+  END IF;
+  IF cardinality(NEW.terms) > 0 THEN
+    ${INSERT_POSTINGS};
+    ${UPSERT_TERM_STATS};
+  END IF;
+  ${UPSERT_CORPUS};
+  RETURN NULL;
+END;
+$$;
+`;
