@@ -34,7 +34,15 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
         terms,
         speaker: t.speaker,
         at: s.date,
-        timeWords: false,
+        turn: {
+          id: t.diaId,
+          role: 'user',
+          speaker: t.speaker,
+          content: t.content,
+          corrective: false,
+          receipt: null,
+          recordedAt: s.date,
+        },
       });
       const tf = new Map<string, number>();
       for (const x of terms) tf.set(x, (tf.get(x) ?? 0) + 1);
@@ -62,29 +70,27 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
             .map((t) => [t, { df: postings.get(t)?.length ?? 0, sdf: sdf.get(t)?.size ?? 0 }]),
         ),
       }),
-    postings: (terms, sessions) => {
+    postings: (terms, sessions, withSessions) => {
       const only = sessions === null ? null : new Set(sessions);
       const out = new Map<string, Posting[]>();
       const seen = new Map<string, { turns: number; len: number }>();
       for (const t of terms) {
         const list = (postings.get(t) ?? []).filter((x) => only === null || only.has(x.session));
         if (list.length > 0) out.set(t, list);
-        for (const x of list)
+        if (!withSessions) continue;
+        for (const x of list) {
           seen.set(x.session, sessionStats.get(x.session) ?? { turns: 0, len: 0 });
+        }
       }
       return Promise.resolve({ postings: out, sessions: seen });
     },
-    turns: (keys, timeTerms, withTerms) => {
-      const time = new Set(timeTerms);
-      return Promise.resolve(
+    turns: (keys, withTerms) =>
+      Promise.resolve(
         keys.flatMap((k) => {
           const m = metas.get(`${k.session}:${k.seq}`);
-          if (m === undefined) return [];
-          const timeWords = m.terms.some((t) => time.has(t));
-          return [{ ...m, terms: withTerms ? m.terms : [], timeWords }];
+          return m === undefined ? [] : [{ ...m, terms: withTerms ? m.terms : [] }];
         }),
-      );
-    },
+      ),
   };
 }
 

@@ -135,3 +135,5 @@ export type {
 export { analyze } from './recall/analyze.js';
 export { DEFAULT_RANK_PARAMS } from './recall/lexical-rank.js';
 export type { RankParams } from './recall/lexical-rank.js';
+export { openAiEmbedder, parseEmbeddingsResponse } from './recall/embedder.js';
+export type { Embedder, OpenAiEmbedderOptions } from './recall/embedder.js';

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   'COMMITMENT_NOT_OPEN',
   'MANIFEST_NOT_FOUND',
   'SLOT_IN_USE',
+  'EMBEDDER_FAILED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

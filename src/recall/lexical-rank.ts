@@ -51,8 +51,8 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   timeWordBoost: 1.2,
   dateBoost: 2,
   boostPool: 100,
-  postingBudget: 1500,
-  candidateSessions: 32,
+  postingBudget: 800,
+  candidateSessions: 16,
 };
 
 /** One turn holding a term: where it is, how often the term occurs, how long the turn is. */

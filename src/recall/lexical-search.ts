@@ -1,3 +1,5 @@
+import type { Receipt } from '../domain/receipt.js';
+import type { TurnRole } from '../domain/turn.js';
 import { analyze } from './analyze.js';
 import {
   DEFAULT_RANK_PARAMS,
@@ -21,12 +23,23 @@ import { dateMatches, queryCues, TIME_TERMS } from './query-cues.js';
 export interface TurnMeta {
   session: string;
   seq: number;
+  /** The row recall returns for the turn (the same read brings it). */
+  turn: RecalledTurn;
   /** Only when asked for (feedback); otherwise empty. */
   terms: readonly string[];
   speaker: string | null;
   at: Date;
-  /** The turn holds one of the time terms it was asked about. */
-  timeWords: boolean;
+}
+
+/** A recalled turn as the store has it. */
+export interface RecalledTurn {
+  id: string;
+  role: TurnRole;
+  speaker: string | null;
+  content: string;
+  corrective: boolean;
+  receipt: Receipt | null;
+  recordedAt: Date;
 }
 
 /** The reads lexical search makes. The store implements it in SQL; it never writes. */
@@ -35,18 +48,15 @@ export interface LexicalIndexPort {
   lookup(terms: readonly string[]): Promise<{ corpus: CorpusStats; terms: Map<string, TermStat> }>;
   /**
    * All postings of `terms`, or only those inside `sessions` when it is given, with the
-   * statistics of every session they fall in.
+   * statistics of every session they fall in when `withSessions` (else an empty map).
    */
   postings(
     terms: readonly string[],
     sessions: readonly string[] | null,
+    withSessions: boolean,
   ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }>;
-  /** Speaker, date and time-word flag of some turns; their terms too when `withTerms`. */
-  turns(
-    keys: readonly { session: string; seq: number }[],
-    timeTerms: readonly string[],
-    withTerms: boolean,
-  ): Promise<TurnMeta[]>;
+  /** Speaker and date of some turns; their terms too when `withTerms` (else empty). */
+  turns(keys: readonly { session: string; seq: number }[], withTerms: boolean): Promise<TurnMeta[]>;
 }
 
 export interface LexicalSearchOptions {
@@ -63,6 +73,7 @@ export interface ScoredTurn {
   session: string;
   seq: number;
   score: number;
+  turn: RecalledTurn;
 }
 
 /** Session ids as small numbers for the ranker, and back. */
@@ -120,8 +131,12 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
     .filter((t) => !st.postings.has(t) && df(t) > 0)
     .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
   if (wanted.length === 0) return;
-  const take = async (list: readonly string[], only: readonly string[] | null): Promise<void> => {
-    const got = await st.port.postings(list, only);
+  const take = async (
+    list: readonly string[],
+    only: readonly string[] | null,
+    withSessions: boolean,
+  ): Promise<void> => {
+    const got = await st.port.postings(list, only, withSessions);
     for (const t of list) {
       st.postings.set(
         t,
@@ -135,7 +150,7 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
     for (const [id, stat] of got.sessions) st.sessions.set(st.numbers.of(id), stat);
   };
   if (st.scope !== undefined) {
-    await take(wanted, [st.scope]);
+    await take(wanted, [st.scope], !st.sessions.has(st.numbers.of(st.scope)));
     for (const t of wanted) st.complete.add(t);
     return;
   }
@@ -153,7 +168,7 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
     }
   }
   if (full.length > 0) {
-    await take(full, null);
+    await take(full, null, true);
     for (const t of full) st.complete.add(t);
   }
   if (rest.length > 0) {
@@ -174,7 +189,8 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
       .map((n) => st.numbers.names[n] ?? '')
       .sort();
     if (only.length === 0) for (const t of rest) st.postings.set(t, []);
-    else await take(rest, only);
+    // candidate sessions come from postings already read: their statistics are known
+    else await take(rest, only, false);
   }
 }
 
@@ -221,14 +237,13 @@ export async function lexicalSearch(
   if (scores.size === 0) return [];
 
   const metaCache = new Map<number, TurnMeta>();
-  const timeTerms = [...TIME_TERMS].sort();
   const meta = async (docs: readonly number[], withTerms: boolean): Promise<void> => {
     const missing = docs.filter(
       (d) => !metaCache.has(d) || (withTerms && metaCache.get(d)?.terms.length === 0),
     );
     if (missing.length === 0) return;
     const keys = missing.map((d) => st.numbers.key(d));
-    for (const m of await port.turns(keys, timeTerms, withTerms)) {
+    for (const m of await port.turns(keys, withTerms)) {
       metaCache.set(st.numbers.doc(m.session, m.seq), m);
     }
   };
@@ -257,8 +272,9 @@ export async function lexicalSearch(
 
   scores = smooth(scores, st.sessions, p);
   const pool = topKeys(scores, Math.max(p.boostPool, options.limit), st.numbers.compare);
-  await meta(pool, false);
   const cues = queryCues(query);
+  // terms only when a time word can matter: a "when" question
+  await meta(pool, cues.temporal && p.timeWordBoost !== 1);
   const queryWords = new Set(query.toLowerCase().match(/[a-z]+/g) ?? []);
   const firstName = (m: TurnMeta | undefined): string | undefined =>
     m?.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
@@ -271,17 +287,20 @@ export async function lexicalSearch(
   const boosted = new Map<number, number>();
   for (const d of pool) {
     const m = metaCache.get(d);
+    // a neighbour the smoothing reached past a session's last turn is not a turn
+    if (m === undefined) continue;
     let s = scores.get(d) ?? 0;
-    if (m !== undefined) {
-      if (onlyNamed !== undefined && firstName(m) === onlyNamed) s *= p.speakerBoost;
-      if (cues.temporal && m.timeWords) s *= p.timeWordBoost;
-      if (dateMatches(cues, m.at)) s *= p.dateBoost;
-    }
+    if (onlyNamed !== undefined && firstName(m) === onlyNamed) s *= p.speakerBoost;
+    if (cues.temporal && m.terms.some((t) => TIME_TERMS.has(t))) s *= p.timeWordBoost;
+    if (dateMatches(cues, m.at)) s *= p.dateBoost;
     boosted.set(d, s);
   }
   // ties in score fall back to the session id and seq, the same on every engine
-  return topKeys(boosted, options.limit, st.numbers.compare).map((d) => ({
-    ...st.numbers.key(d),
-    score: boosted.get(d) ?? 0,
-  }));
+  const out: ScoredTurn[] = [];
+  for (const d of topKeys(boosted, options.limit, st.numbers.compare)) {
+    const m = metaCache.get(d);
+    if (m !== undefined)
+      out.push({ ...st.numbers.key(d), score: boosted.get(d) ?? 0, turn: m.turn });
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import { EngineError } from '../domain/errors.js';
 import { FACT_STATUSES, type FactOrigin, type FactStatus } from '../domain/fact.js';
 import type { Receipt } from '../domain/receipt.js';
 import { requireId, type TurnRole } from '../domain/turn.js';
-import { RecallSql, type RecalledFactRow, type RecalledTurnRow } from '../store/recall-sql.js';
+import { RecallSql, type RecalledFactRow } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { analyze } from './analyze.js';
 import {
@@ -12,7 +12,7 @@ import {
   type RankParams,
   type TermStat,
 } from './lexical-rank.js';
-import { lexicalSearch } from './lexical-search.js';
+import { lexicalSearch, type RecalledTurn } from './lexical-search.js';
 
 export const RECALL_KINDS = ['turn', 'fact'] as const;
 export type RecallKind = (typeof RECALL_KINDS)[number];
@@ -75,7 +75,7 @@ const DEFAULT_K = 10;
 const RRF_K = 60;
 /** An inferred or summarized fact's lexical score is discounted by this much. */
 const SECONDARY_WEIGHT = 0.8;
-const FACT_CANDIDATES = 500;
+const FACT_CANDIDATES = 200;
 /** Facts are fetched by the query's rarer terms while their summed df stays under this. */
 const FACT_TERM_BUDGET = 2000;
 
@@ -105,7 +105,7 @@ function parseOptions(options: RecallOptions): {
   return { k, kinds, session };
 }
 
-function turnItem(row: RecalledTurnRow, score: number): RecallItem {
+function turnItem(session: string, seq: number, row: RecalledTurn, score: number): RecallItem {
   return {
     kind: 'turn',
     id: row.id,
@@ -116,8 +116,8 @@ function turnItem(row: RecalledTurnRow, score: number): RecallItem {
       primary: true,
       status: 'recorded',
       date: row.recordedAt.toISOString(),
-      sessionId: row.sessionId,
-      turn: row.seq,
+      sessionId: session,
+      turn: seq,
       role: row.role,
       speaker: row.speaker,
       receipt: row.receipt,
@@ -159,7 +159,7 @@ async function rankFacts(
   statuses: readonly FactStatus[],
   session: string | null,
   p: RankParams,
-): Promise<{ id: string; score: number }[]> {
+): Promise<{ row: RecalledFactRow; score: number }[]> {
   if (query.size === 0) return [];
   const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
   const byRarity = [...query.keys()].sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
@@ -185,12 +185,14 @@ async function rankFacts(
         score += (weight * idf(n, df(term), p.idfFloor) * f * (p.k1 + 1)) / (f + norm);
       }
       const primary = isPrimary(row.origin);
-      return { id: row.id, primary, score: primary ? score : score * SECONDARY_WEIGHT };
+      return { row, primary, score: primary ? score : score * SECONDARY_WEIGHT };
     })
     .filter((s) => s.score > 0)
     .sort(
       (a, b) =>
-        b.score - a.score || Number(b.primary) - Number(a.primary) || (a.id < b.id ? -1 : 1),
+        b.score - a.score ||
+        Number(b.primary) - Number(a.primary) ||
+        (a.row.id < b.row.id ? -1 : 1),
     );
 }
 
@@ -233,24 +235,22 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
       const { k, kinds, session } = parseOptions(options);
       const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
       return readOnly(async (tx) => {
-        const { rows } = await tx.query<{ subject: boolean; session: boolean }>(
-          `SELECT EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS subject,
-                  EXISTS (SELECT 1 FROM sessions WHERE subject_id = $1 AND id = $2) AS session`,
-          [subject, session],
+        const sql = new RecallSql(tx, subject);
+        const terms = new Map<string, number>();
+        for (const t of analyze(query)) terms.set(t, (terms.get(t) ?? 0) + 1);
+        const { subjectExists, sessionExists, ...lookup } = await sql.scopedLookup(
+          [...terms.keys()],
+          session,
         );
-        if (rows[0]?.subject !== true) {
+        if (!subjectExists) {
           throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subject}" does not exist`);
         }
-        if (session !== null && rows[0]?.session !== true) {
+        if (session !== null && !sessionExists) {
           throw new EngineError(
             'SESSION_NOT_FOUND',
             `no session "${session}" for subject "${subject}"`,
           );
         }
-        const sql = new RecallSql(tx, subject);
-        const terms = new Map<string, number>();
-        for (const t of analyze(query)) terms.set(t, (terms.get(t) ?? 0) + 1);
-        const lookup = await sql.lookup([...terms.keys()]);
         const lists: RecallItem[][] = [];
         if (kinds.has('turn')) {
           const ranked = await lexicalSearch(sql.port(), query, {
@@ -259,29 +259,13 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
             lookup,
             ...(session === null ? {} : { session }),
           });
-          const byKey = new Map(
-            (await sql.turnsByKey(ranked)).map((t) => [`${t.sessionId}\u0000${t.seq}`, t]),
-          );
-          lists.push(
-            ranked.flatMap((r) => {
-              const row = byKey.get(`${r.session}\u0000${r.seq}`);
-              return row === undefined ? [] : [turnItem(row, r.score)];
-            }),
-          );
+          lists.push(ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score)));
         }
         if (kinds.has('fact')) {
           const statuses: readonly FactStatus[] =
             options.includeHistory === true ? FACT_STATUSES : ['active'];
-          const ranked = (await rankFacts(sql, terms, lookup, statuses, session, p)).slice(0, k);
-          const rows = new Map(
-            (await sql.factsByIds(ranked.map((f) => f.id))).map((r) => [r.id, r]),
-          );
-          lists.push(
-            ranked.flatMap((f) => {
-              const row = rows.get(f.id);
-              return row === undefined ? [] : [factItem(row, f.score)];
-            }),
-          );
+          const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
+          lists.push(ranked.slice(0, k).map((f) => factItem(f.row, f.score)));
         }
         return fuse(lists, k);
       });

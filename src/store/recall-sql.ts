@@ -6,19 +6,6 @@ import type { LexicalIndexPort, TurnMeta } from '../recall/lexical-search.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
-/** A turn as recall returns it. */
-export interface RecalledTurnRow {
-  id: string;
-  sessionId: string;
-  seq: number;
-  role: TurnRole;
-  speaker: string | null;
-  content: string;
-  corrective: boolean;
-  receipt: Receipt | null;
-  recordedAt: Date;
-}
-
 /** A fact candidate: its passport columns and terms. */
 export interface RecalledFactRow {
   id: string;
@@ -54,8 +41,8 @@ export class RecallSql {
   port(): LexicalIndexPort {
     return {
       lookup: (terms) => this.lookup(terms),
-      postings: (terms, sessions) => this.postings(terms, sessions),
-      turns: (keys, timeTerms, withTerms) => this.turnMeta(keys, timeTerms, withTerms),
+      postings: (terms, sessions, withSessions) => this.postings(terms, sessions, withSessions),
+      turns: (keys, withTerms) => this.turnMeta(keys, withTerms),
     };
   }
 
@@ -65,28 +52,55 @@ export class RecallSql {
    * Terms, session ids and numbers never hold the separators (ASCII unit and record separators).
    */
   lookup(terms: readonly string[]): Promise<{ corpus: CorpusStats; terms: Map<string, TermStat> }> {
+    return this.scopedLookup(terms, null);
+  }
+
+  /** The lookup, plus whether the subject and the session (when one is named) exist. */
+  scopedLookup(
+    terms: readonly string[],
+    session: string | null,
+  ): Promise<{
+    corpus: CorpusStats;
+    terms: Map<string, TermStat>;
+    subjectExists: boolean;
+    sessionExists: boolean;
+  }> {
     return guard('reading recall statistics', async () => {
-      const { rows } = await this.db.query<{ corpus: string | null; terms: string | null }>(
+      const { rows } = await this.db.query<{
+        corpus: string | null;
+        terms: string | null;
+        subject: boolean;
+        session: boolean;
+      }>(
         `SELECT (SELECT concat_ws(E'\x1f', turns, sessions, term_len) FROM recall_corpus
                  WHERE subject_id = $1) AS corpus,
                 (SELECT string_agg(concat_ws(E'\x1f', term, df, sdf), E'\x1e') FROM term_stats
-                 WHERE subject_id = $1 AND term = ANY($2::text[])) AS terms`,
-        [this.subjectId, terms],
+                 WHERE subject_id = $1 AND term = ANY($2::text[])) AS terms,
+                EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS subject,
+                EXISTS (SELECT 1 FROM sessions WHERE subject_id = $1 AND id = $3) AS session`,
+        [this.subjectId, terms, session],
       );
-      const [turns = 0, sessions = 0, totalLen = 0] = split(rows[0]?.corpus ?? null).flatMap((r) =>
+      const row = rows[0];
+      const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
         r.map(Number),
       );
       const stats = new Map<string, TermStat>();
-      for (const [term = '', df, sdf] of split(rows[0]?.terms ?? null)) {
+      for (const [term = '', df, sdf] of split(row?.terms ?? null)) {
         stats.set(term, { df: Number(df), sdf: Number(sdf) });
       }
-      return { corpus: { turns, sessions, totalLen }, terms: stats };
+      return {
+        corpus: { turns, sessions, totalLen },
+        terms: stats,
+        subjectExists: row?.subject === true,
+        sessionExists: row?.session === true,
+      };
     });
   }
 
   postings(
     terms: readonly string[],
     sessions: readonly string[] | null,
+    withSessions: boolean,
   ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }> {
     return guard('reading the recall index', async () => {
       const { rows } = await this.db.query<{ p: string | null; s: string | null }>(
@@ -97,9 +111,13 @@ export class RecallSql {
          )
          SELECT (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
                  FROM p) AS p,
-                (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
-                 FROM sessions
-                 WHERE subject_id = $1 AND id IN (SELECT DISTINCT session_id FROM p)) AS s`,
+                ${
+                  withSessions
+                    ? `(SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
+                        FROM sessions WHERE subject_id = $1
+                          AND id = ANY (ARRAY(SELECT DISTINCT session_id FROM p)))`
+                    : 'NULL'
+                } AS s`,
         sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
       );
       const out = new Map<string, Posting[]>();
@@ -116,89 +134,90 @@ export class RecallSql {
     });
   }
 
+  /** Speaker, date, terms (when asked) and the whole row of some turns, as one JSON document. */
   turnMeta(
     keys: readonly { session: string; seq: number }[],
-    timeTerms: readonly string[],
     withTerms: boolean,
   ): Promise<TurnMeta[]> {
     return guard('reading the recall index', async () => {
       const { rows } = await this.db.query<{ doc: string | null }>(
         `SELECT json_agg(json_build_array(t.session_id, t.seq, t.speaker,
                   (extract(epoch FROM t.recorded_at) * 1000)::float8,
-                  coalesce(t.terms && $4::text[], false),
-                  CASE WHEN $5 THEN t.terms END))::text AS doc
+                  CASE WHEN $4 THEN t.terms END, t.id, t.role, t.content, t.corrective,
+                  t.receipt_kind, t.receipt_tools, t.receipt_sources))::text AS doc
          FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
          JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
-        [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq), timeTerms, withTerms],
+        [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq), withTerms],
       );
-      const list = JSON.parse(rows[0]?.doc ?? 'null') as
-        [string, number, string | null, number, boolean, string[] | null][] | null;
-      return (list ?? []).map(([session, seq, speaker, at, timeWords, terms]) => ({
-        session,
-        seq,
-        speaker,
-        at: new Date(at),
-        timeWords,
-        terms: terms ?? [],
-      }));
-    });
-  }
-
-  turnsByKey(keys: readonly { session: string; seq: number }[]): Promise<RecalledTurnRow[]> {
-    return guard('reading recalled turns', async () => {
-      const { rows } = await this.db.query<{
-        id: string;
-        session_id: string;
-        seq: number;
-        role: TurnRole;
-        speaker: string | null;
-        content: string;
-        corrective: boolean;
-        receipt_kind: ReceiptKind | null;
-        receipt_tools: string[] | null;
-        receipt_sources: string[] | null;
-        recorded_at: Date;
-      }>(
-        `SELECT t.id, t.session_id, t.seq, t.role, t.speaker, t.content, t.corrective,
-                t.receipt_kind, t.receipt_tools, t.receipt_sources, t.recorded_at
-         FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
-         JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
-        [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq)],
+      type Row = [
+        string,
+        number,
+        string | null,
+        number,
+        string[] | null,
+        string,
+        TurnRole,
+        string,
+        boolean,
+        ReceiptKind | null,
+        string[] | null,
+        string[] | null,
+      ];
+      const list = JSON.parse(rows[0]?.doc ?? 'null') as Row[] | null;
+      return (list ?? []).map(
+        ([
+          session,
+          seq,
+          speaker,
+          at,
+          terms,
+          id,
+          role,
+          content,
+          corrective,
+          kind,
+          tools,
+          sources,
+        ]) => ({
+          session,
+          seq,
+          speaker,
+          at: new Date(at),
+          terms: terms ?? [],
+          turn: {
+            id,
+            role,
+            speaker,
+            content,
+            corrective,
+            receipt: toReceipt(kind, tools, sources),
+            recordedAt: new Date(at),
+          },
+        }),
       );
-      return rows.map((r) => ({
-        id: r.id,
-        sessionId: r.session_id,
-        seq: r.seq,
-        role: r.role,
-        speaker: r.speaker,
-        content: r.content,
-        corrective: r.corrective,
-        receipt:
-          r.receipt_kind === null
-            ? null
-            : r.receipt_kind === 'tools'
-              ? { kind: 'tools', tools: r.receipt_tools ?? [], sources: r.receipt_sources ?? [] }
-              : { kind: r.receipt_kind },
-        recordedAt: r.recorded_at,
-      }));
     });
   }
 
   /**
    * Facts holding any of the terms, in the given statuses (optionally with evidence in one
-   * session), newest first: id, origin and terms only, as one delimited string.
+   * session), newest first, whole rows with their terms, as one JSON document.
    */
   factCandidates(
     terms: readonly string[],
     statuses: readonly FactStatus[],
     session: string | null,
     limit: number,
-  ): Promise<{ id: string; origin: FactOrigin; terms: string[] }[]> {
+  ): Promise<RecalledFactRow[]> {
     return guard('reading recalled facts', async () => {
       const { rows } = await this.db.query<{ doc: string | null }>(
-        `SELECT string_agg(concat_ws(E'\\x1f', id, origin, array_to_string(terms, ' ')), E'\\x1e'
-                           ORDER BY recorded_at DESC, id) AS doc
-         FROM (SELECT id, origin, terms, recorded_at FROM facts
+        `SELECT json_agg(json_build_array(id, slot, key, text, origin, status, attested,
+                  evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote,
+                  evidence_tool, (extract(epoch FROM recorded_at) * 1000)::float8,
+                  (extract(epoch FROM status_at) * 1000)::float8,
+                  (extract(epoch FROM valid_from) * 1000)::float8,
+                  (extract(epoch FROM valid_to) * 1000)::float8, terms)
+                  ORDER BY recorded_at DESC, id)::text AS doc
+         FROM (SELECT * FROM facts
                WHERE subject_id = $1 AND terms && $2::text[] AND status = ANY($3::text[])
                  ${session === null ? '' : 'AND evidence_session_id = $5'}
                ORDER BY recorded_at DESC, id LIMIT $4) f`,
@@ -206,60 +225,45 @@ export class RecallSql {
           ? [this.subjectId, terms, statuses, limit]
           : [this.subjectId, terms, statuses, limit, session],
       );
-      return split(rows[0]?.doc ?? null).map(([id = '', origin, words = '']) => ({
-        id,
-        origin: origin as FactOrigin,
-        terms: words === '' ? [] : words.split(' '),
-      }));
-    });
-  }
-
-  /** Full rows of the facts recall returns. */
-  factsByIds(ids: readonly string[]): Promise<RecalledFactRow[]> {
-    return guard('reading recalled facts', async () => {
-      const { rows } = await this.db.query<{
-        id: string;
-        slot: string;
-        key: string | null;
-        text: string;
-        origin: FactOrigin;
-        status: FactStatus;
-        attested: boolean;
-        evidence_turn_id: string | null;
-        evidence_session_id: string | null;
-        evidence_seq: number | null;
-        evidence_quote: string | null;
-        evidence_tool: string | null;
-        recorded_at: Date;
-        status_at: Date;
-        valid_from: Date | null;
-        valid_to: Date | null;
-        terms: string[];
-      }>(
-        `SELECT id, slot, key, text, origin, status, attested, evidence_turn_id,
-                evidence_session_id, evidence_seq, evidence_quote, evidence_tool, recorded_at,
-                status_at, valid_from, valid_to, terms
-         FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`,
-        [this.subjectId, ids],
-      );
-      return rows.map((r) => ({
-        id: r.id,
-        slot: r.slot,
-        key: r.key,
-        text: r.text,
-        origin: r.origin,
-        status: r.status,
-        attested: r.attested,
-        evidenceTurnId: r.evidence_turn_id,
-        evidenceSessionId: r.evidence_session_id,
-        evidenceSeq: r.evidence_seq,
-        evidenceQuote: r.evidence_quote,
-        evidenceTool: r.evidence_tool,
-        recordedAt: r.recorded_at,
-        statusAt: r.status_at,
-        validFrom: r.valid_from,
-        validTo: r.valid_to,
-        terms: r.terms,
+      type Row = [
+        string,
+        string,
+        string | null,
+        string,
+        FactOrigin,
+        FactStatus,
+        boolean,
+        string | null,
+        string | null,
+        number | null,
+        string | null,
+        string | null,
+        number,
+        number,
+        number | null,
+        number | null,
+        string[] | null,
+      ];
+      const list = JSON.parse(rows[0]?.doc ?? 'null') as Row[] | null;
+      const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+      return (list ?? []).map((r) => ({
+        id: r[0],
+        slot: r[1],
+        key: r[2],
+        text: r[3],
+        origin: r[4],
+        status: r[5],
+        attested: r[6],
+        evidenceTurnId: r[7],
+        evidenceSessionId: r[8],
+        evidenceSeq: r[9],
+        evidenceQuote: r[10],
+        evidenceTool: r[11],
+        recordedAt: new Date(r[12]),
+        statusAt: new Date(r[13]),
+        validFrom: date(r[14]),
+        validTo: date(r[15]),
+        terms: r[16] ?? [],
       }));
     });
   }
@@ -269,4 +273,14 @@ export class RecallSql {
 function split(text: string | null): string[][] {
   if (text === null || text === '') return [];
   return text.split('\x1e').map((r) => r.split('\x1f'));
+}
+
+function toReceipt(
+  kind: ReceiptKind | null,
+  tools: string[] | null,
+  sources: string[] | null,
+): Receipt | null {
+  if (kind === null) return null;
+  if (kind === 'tools') return { kind: 'tools', tools: tools ?? [], sources: sources ?? [] };
+  return { kind };
 }
