@@ -84,6 +84,22 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
       }
       return Promise.resolve({ postings: out, sessions: seen });
     },
+    sessionTotals: (terms) => {
+      const out = new Map<string, { session: string; tf: number }[]>();
+      for (const t of terms) {
+        const bySession = new Map<string, number>();
+        for (const x of postings.get(t) ?? []) {
+          bySession.set(x.session, (bySession.get(x.session) ?? 0) + x.tf);
+        }
+        if (bySession.size > 0) {
+          out.set(
+            t,
+            [...bySession].map(([session, tf]) => ({ session, tf })),
+          );
+        }
+      }
+      return Promise.resolve(out);
+    },
     turns: (keys, withTerms) =>
       Promise.resolve(
         keys.flatMap((k) => {

@@ -55,6 +55,8 @@ export interface LexicalIndexPort {
     sessions: readonly string[] | null,
     withSessions: boolean,
   ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }>;
+  /** Each session's summed term frequency for each of `terms` (the database adds them up). */
+  sessionTotals(terms: readonly string[]): Promise<Map<string, { session: string; tf: number }[]>>;
   /** Speaker and date of some turns; their terms too when `withTerms` (else empty). */
   turns(keys: readonly { session: string; seq: number }[], withTerms: boolean): Promise<TurnMeta[]>;
 }
@@ -154,6 +156,40 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
     for (const t of wanted) st.complete.add(t);
     return;
   }
+  const byName = (a: number, b: number): number => {
+    const na = st.numbers.names[a] ?? '';
+    const nb = st.numbers.names[b] ?? '';
+    return na < nb ? -1 : na > nb ? 1 : 0;
+  };
+  const first = wanted[0] as string;
+  if (st.postings.size === 0 && df(first) > st.budget) {
+    // Even the rarest term is too common to read turn by turn: choose the candidate sessions
+    // from per-session totals (the database sums them), then read every term inside those.
+    const sdf = (t: string): number => st.stats.get(t)?.sdf ?? 0;
+    const bySdf = [...wanted].sort((a, b) => sdf(a) - sdf(b) || (a < b ? -1 : 1));
+    const pick: string[] = [];
+    let sessionsRead = 0;
+    for (const t of bySdf) {
+      if (pick.length > 0 && sessionsRead + sdf(t) > st.budget) break;
+      pick.push(t);
+      sessionsRead += sdf(t);
+    }
+    const totals = await st.port.sessionTotals(pick);
+    const weight = new Map<number, number>();
+    for (const [t, list] of totals) {
+      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
+      for (const x of list) {
+        const s = st.numbers.of(x.session);
+        weight.set(s, (weight.get(s) ?? 0) + (w * x.tf) / (x.tf + 1));
+      }
+    }
+    const only = topKeys(weight, st.candidateSessions, byName)
+      .map((n) => st.numbers.names[n] ?? '')
+      .sort();
+    if (only.length === 0) for (const t of wanted) st.postings.set(t, []);
+    else await take(wanted, only, true);
+    return;
+  }
   let used = 0;
   for (const l of st.postings.values()) used += l.length;
   const full: string[] = [];
@@ -180,11 +216,6 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
         weight.set(s, (weight.get(s) ?? 0) + w);
       }
     }
-    const byName = (a: number, b: number): number => {
-      const na = st.numbers.names[a] ?? '';
-      const nb = st.numbers.names[b] ?? '';
-      return na < nb ? -1 : na > nb ? 1 : 0;
-    };
     const only = topKeys(weight, st.candidateSessions, byName)
       .map((n) => st.numbers.names[n] ?? '')
       .sort();

@@ -42,6 +42,7 @@ export class RecallSql {
     return {
       lookup: (terms) => this.lookup(terms),
       postings: (terms, sessions, withSessions) => this.postings(terms, sessions, withSessions),
+      sessionTotals: (terms) => this.sessionTotals(terms),
       turns: (keys, withTerms) => this.turnMeta(keys, withTerms),
     };
   }
@@ -131,6 +132,25 @@ export class RecallSql {
         stats.set(id, { turns: Number(turns), len: Number(len) });
       }
       return { postings: out, sessions: stats };
+    });
+  }
+
+  sessionTotals(terms: readonly string[]): Promise<Map<string, { session: string; tf: number }[]>> {
+    return guard('reading the recall index', async () => {
+      const { rows } = await this.db.query<{ doc: string | null }>(
+        `SELECT string_agg(concat_ws(E'\\x1f', term, session_id, n), E'\\x1e') AS doc
+         FROM (SELECT term, session_id, sum(tf) AS n FROM turn_postings
+               WHERE subject_id = $1 AND term = ANY($2::text[])
+               GROUP BY term, session_id) x`,
+        [this.subjectId, terms],
+      );
+      const out = new Map<string, { session: string; tf: number }[]>();
+      for (const [term = '', session = '', n] of split(rows[0]?.doc ?? null)) {
+        let list = out.get(term);
+        if (list === undefined) out.set(term, (list = []));
+        list.push({ session, tf: Number(n) });
+      }
+      return out;
     });
   }
 
