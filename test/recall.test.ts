@@ -286,6 +286,13 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       'INVALID_ARGUMENT',
     );
     expect(await code(engine.recall('cat', { session: 'nope' }))).toBe('SESSION_NOT_FOUND');
+    expect(await code(engine.recall('cat', { params: { k1: -1 } }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.recall('cat', { params: { boostPool: 2.5 } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(
+      await code(engine.recall('cat', { params: { nope: 1 } as unknown as { k1: number } })),
+    ).toBe('INVALID_ARGUMENT');
     expect(await code(engine.recall('cat', { subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
     expect(
       await code(

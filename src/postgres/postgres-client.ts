@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { EngineError } from '../domain/errors.js';
-import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
+import type { QueryOptions, QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 
 export interface PostgresOpenOptions {
   /** `postgres://…`; an optional `?schema=name` keeps memledger in its own schema. */
@@ -17,10 +18,29 @@ function redact(url: URL): string {
   return copy.toString();
 }
 
+const statementNames = new Map<string, string>();
+
+/** A prepared statement's name: derived from its text, so every connection agrees on it. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `memledger_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
-    async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-      const result = await client.query(sql, params as unknown[]);
+    async query<T>(
+      sql: string,
+      params: readonly unknown[] = [],
+      options: QueryOptions = {},
+    ): Promise<QueryResult<T>> {
+      const result =
+        options.prepare === true
+          ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
+          : await client.query(sql, params as unknown[]);
       return { rows: result.rows as T[], columns: result.fields.map((f) => f.name) };
     },
     async exec(sql: string): Promise<void> {
@@ -106,8 +126,9 @@ export class PostgresClient implements SqlClient {
   query<T = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<QueryResult<T>> {
-    return this.root.query<T>(sql, params);
+    return this.root.query<T>(sql, params, options);
   }
 
   exec(sql: string): Promise<void> {

@@ -25,7 +25,7 @@ export interface TurnMeta {
   seq: number;
   /** The row recall returns for the turn (the same read brings it). */
   turn: RecalledTurn;
-  /** Only when asked for (feedback); otherwise empty. */
+  /** Only when asked for (feedback, or the time words of a "when" question); else empty. */
   terms: readonly string[];
   speaker: string | null;
   at: Date;

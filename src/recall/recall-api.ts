@@ -79,6 +79,15 @@ const FACT_CANDIDATES = 200;
 /** Facts are fetched by the query's rarer terms while their summed df stays under this. */
 const FACT_TERM_BUDGET = 2000;
 
+/** Ranking parameters that count things (documents, terms, sessions, postings). */
+const COUNT_PARAMS: ReadonlySet<string> = new Set([
+  'feedbackDocs',
+  'feedbackTerms',
+  'boostPool',
+  'postingBudget',
+  'candidateSessions',
+]);
+
 const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
   origin === 'turn' || origin === 'did' || origin === 'saw';
 
@@ -102,6 +111,23 @@ function parseOptions(options: RecallOptions): {
   }
   if (kinds.size === 0) throw new EngineError('INVALID_ARGUMENT', 'kinds cannot be empty');
   const session = options.session === undefined ? null : requireId(options.session, 'session');
+  for (const [name, value] of Object.entries(options.params ?? {})) {
+    if (!(name in DEFAULT_RANK_PARAMS)) {
+      throw new EngineError('INVALID_ARGUMENT', `unknown ranking parameter "${name}"`);
+    }
+    const whole = COUNT_PARAMS.has(name);
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < 0 ||
+      (whole && !Number.isInteger(value))
+    ) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `ranking parameter ${name} must be a ${whole ? 'whole ' : ''}number of at least 0`,
+      );
+    }
+  }
   return { k, kinds, session };
 }
 

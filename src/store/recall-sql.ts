@@ -6,6 +6,9 @@ import type { LexicalIndexPort, TurnMeta } from '../recall/lexical-search.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** Recall's statements are fixed texts run on every query: kept prepared where possible. */
+const PREPARED = { prepare: true } as const;
+
 /** A fact candidate: its passport columns and terms. */
 export interface RecalledFactRow {
   id: string;
@@ -80,6 +83,7 @@ export class RecallSql {
                 EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS subject,
                 EXISTS (SELECT 1 FROM sessions WHERE subject_id = $1 AND id = $3) AS session`,
         [this.subjectId, terms, session],
+        PREPARED,
       );
       const row = rows[0];
       const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
@@ -120,6 +124,7 @@ export class RecallSql {
                     : 'NULL'
                 } AS s`,
         sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
+        PREPARED,
       );
       const out = new Map<string, Posting[]>();
       for (const [term = '', session = '', seq, tf, len] of split(rows[0]?.p ?? null)) {
@@ -143,6 +148,7 @@ export class RecallSql {
                WHERE subject_id = $1 AND term = ANY($2::text[])
                GROUP BY term, session_id) x`,
         [this.subjectId, terms],
+        PREPARED,
       );
       const out = new Map<string, { session: string; tf: number }[]>();
       for (const [term = '', session = '', n] of split(rows[0]?.doc ?? null)) {
@@ -168,6 +174,7 @@ export class RecallSql {
          FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
          JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
         [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq), withTerms],
+        PREPARED,
       );
       type Row = [
         string,
@@ -244,6 +251,7 @@ export class RecallSql {
         session === null
           ? [this.subjectId, terms, statuses, limit]
           : [this.subjectId, terms, statuses, limit, session],
+        PREPARED,
       );
       type Row = [
         string,

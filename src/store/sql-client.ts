@@ -15,11 +15,20 @@ export interface QueryResult<T> {
   columns?: string[];
 }
 
+export interface QueryOptions {
+  /**
+   * The text is one of the engine's own fixed statements, run often: an engine may keep it
+   * prepared on its connection (PostgreSQL then skips parsing and planning it each time).
+   */
+  prepare?: boolean;
+}
+
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */
   query<T = Record<string, unknown>>(
     sql: string,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<QueryResult<T>>;
   /** Several statements, no parameters (migrations). */
   exec(sql: string): Promise<void>;
