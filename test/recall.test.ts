@@ -313,6 +313,53 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
 });
 
 describe('recall CLI and LoCoMo bench', () => {
+  it('recalls from the command line, as JSON and as text with receipts', async () => {
+    const { runCliCaptured } = await import('./support/cli.js');
+    const db = join(root, 'cli-store');
+    const env = {
+      MEMLEDGER_OWNER_PASSPHRASE: 'pw',
+      MEMLEDGER_OWNER_KEY: join(root, 'cli-owner.key'),
+    };
+    const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env);
+    expect((await run('init')).code).toBe(0);
+    const s = JSON.parse((await run('session', 'new', '--json')).stdout) as { sessionId: string };
+    await run(
+      'turn',
+      'add',
+      '--session',
+      s.sessionId,
+      '--role',
+      'user',
+      '--text',
+      'Is it raining in Bergen?',
+    );
+    await run(
+      'turn',
+      'add',
+      '--session',
+      s.sessionId,
+      '--role',
+      'assistant',
+      '--text',
+      'Yes, light rain in Bergen until evening.',
+      '--tools',
+      'web_search',
+      '--sources',
+      'https://yr.no/bergen',
+    );
+    const json = await run('recall', 'rain Bergen', '--json', '--k', '1');
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout) as {
+      items: { kind: string; passport: { turn: number } }[];
+    };
+    expect(doc.items).toHaveLength(1);
+    const text = await run('recall', 'light rain evening');
+    expect(text.stdout).toContain('web_search');
+    expect(text.stdout).toContain('https://yr.no/bergen');
+    const none = await run('recall', 'rain', '--session', 'nope');
+    expect(JSON.parse(none.stderr)).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
+  });
+
   it('runs the bench on a small file and prints every metric', async () => {
     const { runCliCaptured } = await import('./support/cli.js');
     const data = join(root, 'mini-locomo.json');

@@ -1,4 +1,9 @@
-import { EngineError, type RecallItem, type RecallKind } from '../../src/index.js';
+import {
+  EngineError,
+  renderReceiptLine,
+  type RecallItem,
+  type RecallKind,
+} from '../../src/index.js';
 import { flag, intValue, listValue, stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
 
@@ -17,7 +22,8 @@ function line(item: RecallItem, rank: number): string {
       ? `${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}${p.speaker ? ` (${p.speaker})` : ''}`
       : `${p.slot ?? ''}${p.key ? `/${p.key}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${p.sessionId}#${p.turn ?? '?'}` : ''}`;
   const text = item.text.length > 300 ? `${item.text.slice(0, 299)}…` : item.text;
-  return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${text.replace(/\s+/g, ' ')}`;
+  const receipt = p.receipt ? `\n    ${renderReceiptLine(p.receipt)}` : '';
+  return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${text.replace(/\s+/g, ' ')}${receipt}`;
 }
 
 export async function recallCommand(ctx: CommandContext): Promise<void> {
