@@ -120,7 +120,7 @@ const COMMANDS: Command[] = [
     options: TURN_ADD_OPTIONS,
     run: turnAddCommand,
     summary:
-      'turn add --session S --role user|assistant|system|tool --text T [--tools a,b] [--sources u1,u2] [--no-tools] [--utility] [--corrective]\n       turn add --session S --blocks-file response.json',
+      'turn add --session S --role user|assistant|system|tool --text T [--tools a,b] [--sources u1,u2] [--no-tools] [--utility] [--corrective] [--speaker NAME]\n       turn add --session S --blocks-file response.json',
   },
   {
     words: ['history'],

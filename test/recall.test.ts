@@ -330,6 +330,8 @@ describe('recall CLI and LoCoMo bench', () => {
       s.sessionId,
       '--role',
       'user',
+      '--speaker',
+      'Ola',
       '--text',
       'Is it raining in Bergen?',
     );
@@ -347,12 +349,17 @@ describe('recall CLI and LoCoMo bench', () => {
       '--sources',
       'https://yr.no/bergen',
     );
-    const json = await run('recall', 'rain Bergen', '--json', '--k', '1');
+    const json = await run('recall', 'Is it raining in Bergen', '--json', '--k', '2');
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout) as {
       items: { kind: string; passport: { turn: number } }[];
     };
-    expect(doc.items).toHaveLength(1);
+    expect(doc.items).toHaveLength(2);
+    // the answer inherits its question's words, so both turns come back, each with its speaker
+    const speakers = Object.fromEntries(
+      doc.items.map((i) => [i.passport.turn, (i.passport as { speaker?: unknown }).speaker]),
+    );
+    expect(speakers).toEqual({ 1: 'Ola', 2: null });
     const text = await run('recall', 'light rain evening');
     expect(text.stdout).toContain('web_search');
     expect(text.stdout).toContain('https://yr.no/bergen');

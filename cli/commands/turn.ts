@@ -12,6 +12,7 @@ export const TURN_ADD_OPTIONS = {
   'no-tools': { type: 'boolean' },
   utility: { type: 'boolean' },
   corrective: { type: 'boolean' },
+  speaker: { type: 'string' },
 } as const;
 
 function parseBlocks(raw: string, path: string): ResponseBlock[] {
@@ -97,6 +98,7 @@ export async function turnAddCommand(ctx: CommandContext): Promise<void> {
   } else {
     const tools = listValue(values, 'tools');
     const sources = listValue(values, 'sources');
+    const speaker = stringValue(values, 'speaker');
     result = await ctx.withEngine(false, (engine) =>
       engine.turns.add({
         sessionId,
@@ -109,6 +111,7 @@ export async function turnAddCommand(ctx: CommandContext): Promise<void> {
         },
         utility: flag(values, 'utility'),
         corrective: flag(values, 'corrective'),
+        ...(speaker === undefined ? {} : { speaker }),
       }),
     );
   }
