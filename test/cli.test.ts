@@ -320,7 +320,12 @@ describe('memledger CLI without a store', () => {
     const dir = join(tmpRoot, 'demo');
     const r = await runCliCaptured(['demo', '--db', dir, '--json']);
     expect(r.code).toBe(0);
-    const out = r.json() as { history: string; otherHistory: string; usage: unknown };
+    const out = r.json() as {
+      history: string;
+      otherHistory: string;
+      usage: unknown;
+      recall: { items: { text: string; passport: { turn: number; receipt: unknown } }[] };
+    };
     expect(out.history).toContain('Let me check. It is 4°C and windy');
     expect(out.history).toContain('tools web_search; sources https://en.vedur.is/');
     expect(out.history).toContain('no tools ran on this turn]]');
@@ -329,5 +334,8 @@ describe('memledger CLI without a store', () => {
     expect(out.history).not.toContain('__title__');
     expect(out.otherHistory).not.toContain('Reykjavik');
     expect(out.usage).toEqual([{ kind: 'title', requests: 1 }]);
+    // recall reads the searched answer back with its receipt
+    const answer = out.recall.items.find((i) => i.text.startsWith('Let me check.'));
+    expect(answer?.passport).toMatchObject({ turn: 2, receipt: { kind: 'tools' } });
   });
 });

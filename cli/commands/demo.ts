@@ -1,4 +1,9 @@
-import type { AddTurnResult, Engine } from '../../src/index.js';
+import {
+  renderReceiptLine,
+  type AddTurnResult,
+  type Engine,
+  type RecallItem,
+} from '../../src/index.js';
 import type { CommandContext } from '../context.js';
 import { renderArrivalStory, runArrivalStory, type ArrivalStory } from './demo-arrival.js';
 import { renderGateStory, runGateStory, type GateStory } from './demo-gate.js';
@@ -115,6 +120,8 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
   const otherHistory = await engine.history.render(other.id);
   const usage = await engine.usage.bySession(id);
   const gate = await runGateStory(engine);
+  const recallQuery = 'Where did the Reykjavik weather answer come from?';
+  const recalled = await engine.recall(recallQuery, { k: 3 });
   return {
     db: engine.location,
     engine: engine.kind,
@@ -126,7 +133,20 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
     usage: usage.map((u) => ({ kind: u.kind, requests: u.requests })),
     gate,
     arrival: await runArrivalStory(engine, gate.subject, gate.sessionId),
+    recall: { query: recallQuery, items: recalled },
   };
+}
+
+/** Recall reads the history back with each turn's passport: where it is, who said it, its receipt. */
+function renderRecall(r: { query: string; items: RecallItem[] }): string {
+  return [
+    `Recall (read-only, BM25 over the index kept on write): "${r.query}"`,
+    ...r.items.map((item, i) => {
+      const p = item.passport;
+      const receipt = p.receipt ? ` ${renderReceiptLine(p.receipt)}` : '';
+      return `${i + 1}. #${p.turn ?? '?'} ${p.role ?? p.origin}: ${item.text}${receipt}`;
+    }),
+  ].join('\n');
 }
 
 export async function demoCommand(ctx: CommandContext): Promise<void> {
@@ -153,6 +173,8 @@ export async function demoCommand(ctx: CommandContext): Promise<void> {
       renderGateStory(out.gate as GateStory),
       '',
       renderArrivalStory(out.arrival as ArrivalStory),
+      '',
+      renderRecall(out.recall as { query: string; items: RecallItem[] }),
     ].join('\n'),
   );
 }
