@@ -83,8 +83,9 @@ $$;
 
 /**
  * Turns and facts written before this migration get their terms here, in the migration's
- * transaction. Turns are append-only, so their guard is lifted for exactly this update; the
- * index trigger only fires on insert, so the postings are written by hand the same way.
+ * transaction. Turns are append-only, so their guard is lifted for exactly this update. The
+ * index trigger fires only on insert, so the backfill replays it: copies of the turns, in
+ * order, go into a temporary table that carries the same trigger function.
  */
 export async function backfill(tx: SqlExecutor): Promise<void> {
   const { rows: turns } = await tx.query<{
@@ -107,8 +108,6 @@ export async function backfill(tx: SqlExecutor): Promise<void> {
         [t.subject_id, t.session_id, t.seq, analyze(t.content)],
       );
     }
-    // Replays the index trigger for the updated rows by inserting copies into a temp table
-    // that carries the same trigger function, then dropping it.
     await tx.exec(`CREATE TRIGGER memledger_backfill_index AFTER INSERT ON memledger_backfill
       FOR EACH ROW EXECUTE FUNCTION memledger_index_turn()`);
     await tx.exec(
