@@ -32,8 +32,6 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
         session,
         seq: t.seq,
         terms,
-        speaker: t.speaker,
-        at: s.date,
         turn: {
           id: t.diaId,
           role: 'user',

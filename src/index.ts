@@ -134,6 +134,7 @@ export type {
 } from './recall/recall-api.js';
 export { analyze } from './recall/analyze.js';
 export { DEFAULT_RANK_PARAMS } from './recall/lexical-rank.js';
+export { MONTH_NAMES } from './recall/query-cues.js';
 export type { RankParams } from './recall/lexical-rank.js';
 export { openAiEmbedder, parseEmbeddingsResponse } from './recall/embedder.js';
 export type { Embedder, OpenAiEmbedderOptions } from './recall/embedder.js';

@@ -3,7 +3,7 @@
  * and questions whose evidence names turns as `D<session>:<turn>`.
  */
 import { readFileSync } from 'node:fs';
-import { EngineError } from '../../src/index.js';
+import { EngineError, MONTH_NAMES } from '../../src/index.js';
 
 export interface LocomoTurn {
   /** `D<session>:<turn>` as the dataset names it. */
@@ -36,27 +36,12 @@ export interface LocomoConversation {
   questions: LocomoQuestion[];
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-
 /** "1:56 pm on 8 May, 2023" as a UTC instant. */
 export function parseSessionDate(text: string): Date {
   const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(
     text,
   );
-  const month = m === null ? -1 : MONTHS.indexOf((m[5] ?? '').toLowerCase());
+  const month = m === null ? -1 : MONTH_NAMES.indexOf((m[5] ?? '').toLowerCase());
   if (m === null || month < 0) {
     throw new EngineError('INVALID_ARGUMENT', `unreadable session date "${text}"`);
   }

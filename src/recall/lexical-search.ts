@@ -27,8 +27,6 @@ export interface TurnMeta {
   turn: RecalledTurn;
   /** Only when asked for (feedback, or the time words of a "when" question); else empty. */
   terms: readonly string[];
-  speaker: string | null;
-  at: Date;
 }
 
 /** A recalled turn as the store has it. */
@@ -67,6 +65,8 @@ export interface LexicalSearchOptions {
   /** How many turns to return. */
   limit: number;
   params?: Partial<RankParams>;
+  /** The query's analysed terms, when the caller already has them. */
+  terms?: readonly string[];
   /** Corpus and term statistics the caller already read for these query terms. */
   lookup?: { corpus: CorpusStats; terms: Map<string, TermStat> };
 }
@@ -101,12 +101,16 @@ class SessionNumbers {
     return { session: this.names[sessionOfDoc(doc)] ?? '', seq: seqOfDoc(doc) };
   }
 
-  /** Orders docs by session id, then seq: numbering follows read order, names do not. */
-  readonly compare = (a: number, b: number): number => {
-    const sa = this.names[sessionOfDoc(a)] ?? '';
-    const sb = this.names[sessionOfDoc(b)] ?? '';
-    return sa < sb ? -1 : sa > sb ? 1 : seqOfDoc(a) - seqOfDoc(b);
+  /** Orders session numbers by session id: numbering follows read order, ids do not. */
+  readonly compareSessions = (a: number, b: number): number => {
+    const na = this.names[a] ?? '';
+    const nb = this.names[b] ?? '';
+    return na < nb ? -1 : na > nb ? 1 : 0;
   };
+
+  /** Orders docs by session id, then seq. */
+  readonly compare = (a: number, b: number): number =>
+    this.compareSessions(sessionOfDoc(a), sessionOfDoc(b)) || seqOfDoc(a) - seqOfDoc(b);
 }
 
 interface SearchState {
@@ -156,11 +160,7 @@ async function readPostings(st: SearchState, terms: readonly string[]): Promise<
     for (const t of wanted) st.complete.add(t);
     return;
   }
-  const byName = (a: number, b: number): number => {
-    const na = st.numbers.names[a] ?? '';
-    const nb = st.numbers.names[b] ?? '';
-    return na < nb ? -1 : na > nb ? 1 : 0;
-  };
+  const byName = st.numbers.compareSessions;
   const first = wanted[0] as string;
   if (st.postings.size === 0 && df(first) > st.budget) {
     // Even the rarest term is too common to read turn by turn: choose the candidate sessions
@@ -232,7 +232,7 @@ export async function lexicalSearch(
   options: LexicalSearchOptions,
 ): Promise<ScoredTurn[]> {
   const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
-  const queryTerms = analyze(query);
+  const queryTerms = options.terms ?? analyze(query);
   if (queryTerms.length === 0 || options.limit <= 0) return [];
   const weights = new Map<string, number>();
   for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
@@ -285,7 +285,7 @@ export async function lexicalSearch(
     // speakers' names are everywhere in a conversation: they would only pull in its other turns
     const exclude = new Set(weights.keys());
     for (const d of top) {
-      const speaker = metaCache.get(d)?.speaker;
+      const speaker = metaCache.get(d)?.turn.speaker;
       if (speaker) for (const t of analyze(speaker)) exclude.add(t);
     }
     const extra = feedbackWeights(
@@ -308,7 +308,7 @@ export async function lexicalSearch(
   await meta(pool, cues.temporal && p.timeWordBoost !== 1);
   const queryWords = new Set(query.toLowerCase().match(/[a-z]+/g) ?? []);
   const firstName = (m: TurnMeta | undefined): string | undefined =>
-    m?.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
+    m?.turn.speaker?.trim().split(/\s+/)[0]?.toLowerCase();
   const named = new Set<string>();
   for (const d of pool) {
     const first = firstName(metaCache.get(d));
@@ -323,7 +323,7 @@ export async function lexicalSearch(
     let s = scores.get(d) ?? 0;
     if (onlyNamed !== undefined && firstName(m) === onlyNamed) s *= p.speakerBoost;
     if (cues.temporal && m.terms.some((t) => TIME_TERMS.has(t))) s *= p.timeWordBoost;
-    if (dateMatches(cues, m.at)) s *= p.dateBoost;
+    if (dateMatches(cues, m.turn.recordedAt)) s *= p.dateBoost;
     boosted.set(d, s);
   }
   // ties in score fall back to the session id and seq, the same on every engine

@@ -7,7 +7,8 @@ export interface QueryCues {
   years: ReadonlySet<number>;
 }
 
-const MONTHS = [
+/** English month names, January first. */
+export const MONTH_NAMES: readonly string[] = [
   'january',
   'february',
   'march',
@@ -28,7 +29,7 @@ const TEMPORAL =
 export function queryCues(query: string): QueryCues {
   const lower = query.toLowerCase();
   const months = new Set<number>();
-  for (const [i, name] of MONTHS.entries()) {
+  for (const [i, name] of MONTH_NAMES.entries()) {
     // "may" is a verb too: count it only next to a day or a year
     const pattern =
       name === 'may'
@@ -49,7 +50,7 @@ export const TIME_TERMS: ReadonlySet<string> = new Set([
   ...analyze(
     `yesterday today tonight tomorrow ago last week weekend month year recently earlier lately
      since monday tuesday wednesday thursday friday saturday sunday morning evening night
-     ${MONTHS.join(' ')} spring summer autumn fall winter birthday anniversary`,
+     ${MONTH_NAMES.join(' ')} spring summer autumn fall winter birthday anniversary`,
   ),
   ...Array.from({ length: 150 }, (_, i) => String(1950 + i)),
 ]);

@@ -262,8 +262,9 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
       const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
       return readOnly(async (tx) => {
         const sql = new RecallSql(tx, subject);
+        const analysed = analyze(query);
         const terms = new Map<string, number>();
-        for (const t of analyze(query)) terms.set(t, (terms.get(t) ?? 0) + 1);
+        for (const t of analysed) terms.set(t, (terms.get(t) ?? 0) + 1);
         const { subjectExists, sessionExists, ...lookup } = await sql.scopedLookup(
           [...terms.keys()],
           session,
@@ -282,6 +283,7 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
           const ranked = await lexicalSearch(sql.port(), query, {
             limit: k,
             params: p,
+            terms: analysed,
             lookup,
             ...(session === null ? {} : { session }),
           });

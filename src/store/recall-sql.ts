@@ -1,10 +1,11 @@
 import type { FactOrigin, FactStatus } from '../domain/fact.js';
-import type { Receipt, ReceiptKind } from '../domain/receipt.js';
+import type { ReceiptKind } from '../domain/receipt.js';
 import type { TurnRole } from '../domain/turn.js';
 import type { CorpusStats, Posting, SessionStat, TermStat } from '../recall/lexical-rank.js';
 import type { LexicalIndexPort, TurnMeta } from '../recall/lexical-search.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
+import { receiptFromColumns } from './turn-sql.js';
 
 /** Recall's statements are fixed texts run on every query: kept prepared where possible. */
 const PREPARED = { prepare: true } as const;
@@ -208,8 +209,6 @@ export class RecallSql {
         ]) => ({
           session,
           seq,
-          speaker,
-          at: new Date(at),
           terms: terms ?? [],
           turn: {
             id,
@@ -217,7 +216,7 @@ export class RecallSql {
             speaker,
             content,
             corrective,
-            receipt: toReceipt(kind, tools, sources),
+            receipt: receiptFromColumns(kind, tools, sources),
             recordedAt: new Date(at),
           },
         }),
@@ -301,14 +300,4 @@ export class RecallSql {
 function split(text: string | null): string[][] {
   if (text === null || text === '') return [];
   return text.split('\x1e').map((r) => r.split('\x1f'));
-}
-
-function toReceipt(
-  kind: ReceiptKind | null,
-  tools: string[] | null,
-  sources: string[] | null,
-): Receipt | null {
-  if (kind === null) return null;
-  if (kind === 'tools') return { kind: 'tools', tools: tools ?? [], sources: sources ?? [] };
-  return { kind };
 }

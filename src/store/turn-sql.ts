@@ -31,17 +31,26 @@ interface TurnDbRow {
   speaker: string | null;
 }
 
-function toReceipt(row: TurnDbRow): Receipt | null {
-  switch (row.receipt_kind) {
+/** A receipt from its stored columns: the inverse of `receiptColumns`. */
+export function receiptFromColumns(
+  kind: ReceiptKind | null,
+  tools: string[] | null,
+  sources: string[] | null,
+): Receipt | null {
+  switch (kind) {
     case null:
       return null;
     case 'tools':
-      return { kind: 'tools', tools: row.receipt_tools ?? [], sources: row.receipt_sources ?? [] };
+      return { kind: 'tools', tools: tools ?? [], sources: sources ?? [] };
     case 'none':
       return { kind: 'none' };
     case 'unknown':
       return { kind: 'unknown' };
   }
+}
+
+function toReceipt(row: TurnDbRow): Receipt | null {
+  return receiptFromColumns(row.receipt_kind, row.receipt_tools, row.receipt_sources);
 }
 
 function toTurn(row: TurnDbRow): Turn {
