@@ -15,7 +15,13 @@ import {
   type RecordResponseInput,
 } from './history/turn-recorder.js';
 import { createArrivalApi, type ArrivalApi, type ArrivalConfig } from './arrival/arrival-api.js';
+import type { Embedder } from './recall/embedder.js';
 import { createRecallApi, type RecallApi } from './recall/recall-api.js';
+import {
+  embedPending,
+  type EmbedPendingOptions,
+  type EmbedPendingResult,
+} from './recall/vectors.js';
 import { createGateApi, declareDefaultSlots, type GateApi } from './gate/gate-api.js';
 import { RetractionLedger } from './ledger/retraction-ledger.js';
 import type { GateConfig } from './gate/proposal-gate.js';
@@ -47,6 +53,11 @@ export interface EngineConfig {
   ledger?: { dueDays?: number };
   /** The host's identity text, host blocks, default time zone, block timeout. */
   arrival?: ArrivalConfig;
+  /**
+   * Turns text into vectors for recall (`openAiEmbedder`, `localEmbedder`, or your own). Without
+   * one, recall is lexical only. Vectors are made by `embedPending`, never by recall.
+   */
+  embedder?: Embedder;
 }
 
 export interface HistoryOptions {
@@ -81,6 +92,11 @@ export interface Engine extends GateApi, ArrivalApi, RecallApi {
   readonly usage: {
     bySession(sessionId: string | undefined): Promise<UtilityUsage[]>;
   };
+  /**
+   * Embeds the subject's turns and facts that have no vector for the embedder's model yet, and
+   * stores the vectors (recall never writes, so it never embeds what it reads).
+   */
+  embedPending(options?: EmbedPendingOptions): Promise<EmbedPendingResult>;
   /** The SQL port, for hosts that read their own tables in the same store. */
   readonly sql: SqlClient;
   /** Claim probes (file, sql, http) and their dual-needle calibration. */
@@ -172,12 +188,26 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     return turnSql.listBySession(session.id);
   };
 
-  const recallApi = createRecallApi({ client, defaultSubject: DEFAULT_SUBJECT });
+  const embedder = config.embedder;
+  const recallApi = createRecallApi({
+    client,
+    defaultSubject: DEFAULT_SUBJECT,
+    ...(embedder === undefined ? {} : { embedder }),
+  });
   return {
     ...gateApi,
     recall(query, options) {
       open();
       return recallApi.recall(query, options);
+    },
+    embedPending(options) {
+      open();
+      if (embedder === undefined) {
+        return Promise.reject(
+          new EngineError('NO_EMBEDDER', 'no embedder is set: pass `embedder` to createEngine'),
+        );
+      }
+      return embedPending({ client, embedder, defaultSubject: DEFAULT_SUBJECT }, options);
     },
     ...createArrivalApi({
       client,

@@ -138,3 +138,5 @@ export { MONTH_NAMES } from './recall/query-cues.js';
 export type { RankParams } from './recall/lexical-rank.js';
 export { openAiEmbedder, parseEmbeddingsResponse } from './recall/embedder.js';
 export type { Embedder, OpenAiEmbedderOptions } from './recall/embedder.js';
+export { localEmbedder, type LocalEmbedderOptions } from './recall/local-embedder.js';
+export type { EmbedPendingOptions, EmbedPendingResult } from './recall/vectors.js';

@@ -45,6 +45,7 @@ export const ERROR_CODES = [
   'MANIFEST_NOT_FOUND',
   'SLOT_IN_USE',
   'EMBEDDER_FAILED',
+  'NO_EMBEDDER',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { EngineError } from '../domain/errors.js';
 import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DirLock } from './dir-lock.js';
@@ -68,9 +69,21 @@ function prepareDirectory(dir: string, create: boolean): boolean {
   return true;
 }
 
+/** Starts PGlite with the pgvector extension it bundles, created in the store on first open. */
+async function boot(dataDir?: string): Promise<PGlite> {
+  const db = await PGlite.create(dataDir, { extensions: { vector } });
+  try {
+    await db.exec('CREATE EXTENSION IF NOT EXISTS vector');
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  return db;
+}
+
 export class PgliteClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  readonly capabilities = { concurrentConnections: false, autovacuum: false };
+  readonly capabilities = { concurrentConnections: false, autovacuum: false, vectorType: true };
   private readonly root: SqlExecutor;
 
   private constructor(
@@ -83,14 +96,13 @@ export class PgliteClient implements SqlClient {
 
   static async open(options: PgliteOpenOptions): Promise<PgliteClient> {
     if (options.location === 'memory://') {
-      const db = await PGlite.create();
-      return new PgliteClient(db, 'memory://', null);
+      return new PgliteClient(await boot(), 'memory://', null);
     }
     const dir = resolve(options.location);
     const fresh = prepareDirectory(dir, options.create);
     const lock = DirLock.acquire(join(dir, LOCK_FILE), dir);
     try {
-      const db = await PGlite.create(join(dir, DATA_DIR));
+      const db = await boot(join(dir, DATA_DIR));
       if (fresh) writeFileSync(join(dir, MARKER_FILE), JSON.stringify({ format: 1 }) + '\n');
       return new PgliteClient(db, dir, lock);
     } catch (err) {

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { EngineError } from '../domain/errors.js';
-import type { QueryOptions, QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
+import type {
+  QueryOptions,
+  QueryResult,
+  SqlCapabilities,
+  SqlClient,
+  SqlExecutor,
+} from '../store/sql-client.js';
 
 export interface PostgresOpenOptions {
   /** `postgres://…`; an optional `?schema=name` keeps memledger in its own schema. */
@@ -51,14 +57,16 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
 
 export class PostgresClient implements SqlClient {
   readonly kind = 'postgres' as const;
-  readonly capabilities = { concurrentConnections: true, autovacuum: true };
+  readonly capabilities: SqlCapabilities;
   private readonly root: SqlExecutor;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly location: string,
+    vectorType: boolean,
   ) {
     this.root = executor(pool);
+    this.capabilities = { concurrentConnections: true, autovacuum: true, vectorType };
   }
 
   static async open(options: PostgresOpenOptions): Promise<PostgresClient> {
@@ -87,6 +95,7 @@ export class PostgresClient implements SqlClient {
     // An idle client that loses its connection must not crash the host process.
     pool.on('error', () => undefined);
     const location = redact(new URL(options.url));
+    let vectorType: boolean;
     try {
       if (schema !== null) {
         const { rows } = await pool.query<{ present: boolean }>(
@@ -106,9 +115,12 @@ export class PostgresClient implements SqlClient {
             if ((err as { code?: string }).code !== '23505') throw err;
           });
         }
-      } else {
-        await pool.query('SELECT 1');
       }
+      // pgvector is used where an administrator installed it; memledger never installs it
+      const { rows } = await pool.query<{ vector: boolean }>(
+        "SELECT to_regtype('vector') IS NOT NULL AS vector",
+      );
+      vectorType = rows[0]?.vector === true;
     } catch (err) {
       await pool.end().catch(() => undefined);
       if (err instanceof EngineError) throw err;
@@ -120,7 +132,7 @@ export class PostgresClient implements SqlClient {
         },
       );
     }
-    return new PostgresClient(pool, location);
+    return new PostgresClient(pool, location, vectorType);
   }
 
   query<T = Record<string, unknown>>(

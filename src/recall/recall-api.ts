@@ -4,7 +4,9 @@ import type { Receipt } from '../domain/receipt.js';
 import { requireId, type TurnRole } from '../domain/turn.js';
 import { RecallSql, type RecalledFactRow } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
+import { VectorSql } from '../store/vector-sql.js';
 import { analyze } from './analyze.js';
+import type { Embedder } from './embedder.js';
 import {
   DEFAULT_RANK_PARAMS,
   idf,
@@ -13,6 +15,7 @@ import {
   type TermStat,
 } from './lexical-rank.js';
 import { lexicalSearch, type RecalledTurn } from './lexical-search.js';
+import { checkDims, unitVector } from './vectors.js';
 
 export const RECALL_KINDS = ['turn', 'fact'] as const;
 export type RecallKind = (typeof RECALL_KINDS)[number];
@@ -29,6 +32,11 @@ export interface RecallOptions {
   kinds?: readonly RecallKind[];
   /** Ranking parameters, for benchmarks and ablations. */
   params?: Partial<RankParams>;
+  /**
+   * Also rank by vector similarity (fused with the lexical ranking). Default: when the engine
+   * has an embedder. `true` without one is an error; `false` keeps recall lexical.
+   */
+  vectors?: boolean;
 }
 
 /** Where a recalled item comes from and what it is worth as evidence. */
@@ -96,6 +104,9 @@ function parseOptions(options: RecallOptions): {
   kinds: Set<RecallKind>;
   session: string | null;
 } {
+  if (options.vectors !== undefined && typeof options.vectors !== 'boolean') {
+    throw new EngineError('INVALID_ARGUMENT', 'vectors must be true or false');
+  }
   const k = options.k ?? DEFAULT_K;
   if (!Number.isInteger(k) || k < 1 || k > MAX_K) {
     throw new EngineError('INVALID_ARGUMENT', `k must be a whole number from 1 to ${MAX_K}`);
@@ -244,7 +255,67 @@ function fuse(lists: readonly RecallItem[][], k: number): RecallItem[] {
     .slice(0, k);
 }
 
-export function createRecallApi(deps: { client: SqlClient; defaultSubject: string }): RecallApi {
+/** The nearest turns and facts by vector, as two ranked lists; secondary facts discounted. */
+async function rankByVector(
+  db: SqlExecutor,
+  recallSql: RecallSql,
+  target: { subject: string; model: string; vector: number[]; math: 'pgvector' | 'plain' },
+  want: {
+    kinds: Set<RecallKind>;
+    statuses: readonly FactStatus[];
+    session: string | null;
+    k: number;
+  },
+): Promise<RecallItem[][]> {
+  const sql = new VectorSql(db, target.subject, target.model);
+  const stored = await sql.storedDims();
+  // nothing embedded for this model yet: recall stays lexical
+  if (stored.length === 0) return [];
+  checkDims(target.model, target.vector.length, stored);
+  const lists: RecallItem[][] = [];
+  if (want.kinds.has('turn')) {
+    const near = await sql.nearestTurns(target.vector, want.session, want.k, target.math);
+    const rows = new Map(
+      (await recallSql.turnMeta(near, false)).map((m) => [`${m.session}#${m.seq}`, m.turn]),
+    );
+    lists.push(
+      near.flatMap((n) => {
+        const row = rows.get(`${n.session}#${n.seq}`);
+        return row === undefined ? [] : [turnItem(n.session, n.seq, row, n.similarity)];
+      }),
+    );
+  }
+  if (want.kinds.has('fact')) {
+    const near = await sql.nearestFacts(
+      target.vector,
+      want.statuses,
+      want.session,
+      want.k,
+      target.math,
+    );
+    lists.push(
+      near
+        .map((n) => {
+          const primary = isPrimary(n.row.origin);
+          return { n, primary, score: primary ? n.similarity : n.similarity * SECONDARY_WEIGHT };
+        })
+        .sort(
+          (a, b) =>
+            b.score - a.score ||
+            Number(b.primary) - Number(a.primary) ||
+            (a.n.row.id < b.n.row.id ? -1 : 1),
+        )
+        .map((x) => factItem(x.n.row, x.score)),
+    );
+  }
+  return lists;
+}
+
+export function createRecallApi(deps: {
+  client: SqlClient;
+  defaultSubject: string;
+  embedder?: Embedder;
+}): RecallApi {
   const readOnly = <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
     deps.client.transaction(async (tx) => {
       // recall never writes: the database refuses any write made on its behalf
@@ -260,6 +331,21 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
       const subject = requireId(options.subject ?? deps.defaultSubject, 'subject');
       const { k, kinds, session } = parseOptions(options);
       const p: RankParams = { ...DEFAULT_RANK_PARAMS, ...options.params };
+      const embedder = deps.embedder;
+      if (options.vectors === true && embedder === undefined) {
+        throw new EngineError(
+          'NO_EMBEDDER',
+          'recall was asked for vectors, but no embedder is set',
+        );
+      }
+      // the query is embedded before the transaction: no remote call holds it open
+      let vector: number[] | null = null;
+      if (embedder !== undefined && options.vectors !== false) {
+        const [v] = await embedder.embed([query]);
+        vector = unitVector(v ?? [], 'the query');
+      }
+      const statuses: readonly FactStatus[] =
+        options.includeHistory === true ? FACT_STATUSES : ['active'];
       return readOnly(async (tx) => {
         const sql = new RecallSql(tx, subject);
         const analysed = analyze(query);
@@ -290,10 +376,19 @@ export function createRecallApi(deps: { client: SqlClient; defaultSubject: strin
           lists.push(ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score)));
         }
         if (kinds.has('fact')) {
-          const statuses: readonly FactStatus[] =
-            options.includeHistory === true ? FACT_STATUSES : ['active'];
           const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
           lists.push(ranked.slice(0, k).map((f) => factItem(f.row, f.score)));
+        }
+        if (vector !== null && embedder !== undefined) {
+          const math = deps.client.capabilities.vectorType ? 'pgvector' : 'plain';
+          lists.push(
+            ...(await rankByVector(
+              tx,
+              sql,
+              { subject, model: embedder.model, vector, math },
+              { kinds, statuses, session, k },
+            )),
+          );
         }
         return fuse(lists, k);
       });

@@ -7,6 +7,12 @@ export interface SqlCapabilities {
    * vacuums the recall index now and then, so its index-only scans stay index-only.
    */
   autovacuum: boolean;
+  /**
+   * pgvector's `vector` type is there (PGlite bundles it; a PostgreSQL database has it when
+   * someone ran `CREATE EXTENSION vector` in a schema on the store's search path). Without it,
+   * vector recall computes distances in plain SQL.
+   */
+  vectorType: boolean;
 }
 
 export interface QueryResult<T> {

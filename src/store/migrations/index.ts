@@ -4,6 +4,7 @@ import { sql as probes } from './0003-probes.js';
 import { sql as retractions } from './0004-retractions.js';
 import { sql as arrival } from './0005-arrival.js';
 import { backfill as recallBackfill, sql as recall } from './0006-recall.js';
+import { sql as vectors } from './0007-vectors.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 export interface Migration {
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'retractions', sql: retractions },
   { version: 5, name: 'arrival', sql: arrival },
   { version: 6, name: 'recall', sql: recall, backfill: recallBackfill },
+  { version: 7, name: 'vectors', sql: vectors },
 ];

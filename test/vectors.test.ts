@@ -1,0 +1,262 @@
+// Issue 6 item 3: optional vectors, stored per model, fused with the lexical ranking; recall
+// still never writes. The embedder is a local fake speaking OpenAI's protocol over HTTP.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  generateOwnerKey,
+  loadOwnerKey,
+  openAiEmbedder,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+} from '../src/index.js';
+import { VectorSql } from '../src/store/vector-sql.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
+import {
+  conceptVector,
+  startFakeEmbeddings,
+  type FakeEmbeddings,
+} from './support/fake-embeddings.js';
+import { dumpStore } from './support/dump-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'memledger-vectors-'));
+let fake: FakeEmbeddings;
+beforeAll(async () => {
+  fake = await startFakeEmbeddings();
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const MODEL = 'fake-concepts';
+
+describe.each(ENGINES)('vector recall [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let signer: OwnerSigner;
+  let session = '';
+  const ids = { liveFact: '', retractedFact: '' };
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind, {
+      embedder: openAiEmbedder({ baseUrl: fake.baseUrl, model: MODEL }),
+    });
+    engine = t.engine;
+    fake.mode = 'ok';
+    fake.dims = 24;
+    const keyFile = join(root, `${kind}.key`);
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
+    signer = loadOwnerKey(keyFile, 'pw');
+    await engine.init();
+    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    session = (await engine.sessions.create({ id: 'vec-a' })).id;
+    for (const content of [
+      'We brought home a puppy named Biscuit last week.',
+      'My sedan broke down on the highway again.',
+      'I played guitar at the open mic on Friday.',
+      'Booked a trip to see the Eiffel tower in spring.',
+      'Biscuit chewed my slippers.',
+    ]) {
+      await engine.turns.add({ sessionId: session, role: 'user', content, speaker: 'Noor' });
+    }
+    const propose = async (text: string, turn: number, quote: string): Promise<string> => {
+      const r = await engine.propose({
+        sessionId: session,
+        proposals: [
+          { slot: 'what_i_know_about_user', text, origin: 'saw', evidence: { turn, quote } },
+        ],
+      });
+      const id = r.proposed[0]?.id;
+      if (id === undefined) throw new Error(`dropped: ${JSON.stringify(r.dropped)}`);
+      await engine.decide({ proposalId: id, decision: 'approve', signer });
+      return id;
+    };
+    ids.liveFact = await propose('User has a labrador puppy', 1, 'a puppy named Biscuit');
+    ids.retractedFact = await propose(
+      'User owns a pup from a shelter',
+      1,
+      'We brought home a puppy',
+    );
+    await engine.ledger.retract({
+      claim: 'User owns a pup from a shelter',
+      factId: ids.retractedFact,
+      stoodOn: 'one turn',
+      whyWrong: 'the puppy came from a breeder',
+      corrected: 'the puppy came from a breeder',
+      procedure: 'ask',
+      passObservation: 'a breeder’s receipt',
+      overturnCondition: 'a shelter’s adoption form',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const turnTexts = async (query: string, vectors?: boolean): Promise<string[]> =>
+    (
+      await engine.recall(query, {
+        kinds: ['turn'],
+        k: 3,
+        ...(vectors === undefined ? {} : { vectors }),
+      })
+    ).map((i) => i.text);
+
+  it('finds nothing by meaning before anything is embedded (recall does not embed)', async () => {
+    const before = await dumpStore(engine);
+    // "dog" shares no word with any turn: only a vector can find the puppy
+    expect(await turnTexts('Tell me about the dog')).not.toContain(
+      'We brought home a puppy named Biscuit last week.',
+    );
+    expect(await dumpStore(engine)).toEqual(before);
+  });
+
+  it('embedPending stores one vector per turn and fact, once', async () => {
+    fake.inputs.length = 0;
+    const first = await engine.embedPending();
+    expect(first).toEqual({ model: MODEL, turns: 5, facts: 2, remaining: false });
+    // speaker first, as recall's lexical index reads turns
+    expect(fake.inputs).toContain('Noor: My sedan broke down on the highway again.');
+    expect(await engine.embedPending()).toEqual({
+      model: MODEL,
+      turns: 0,
+      facts: 0,
+      remaining: false,
+    });
+    const { rows } = await engine.sql.query<{ n: number }>(
+      'SELECT (SELECT count(*) FROM turn_vectors)::int + (SELECT count(*) FROM fact_vectors)::int AS n',
+    );
+    expect(rows[0]?.n).toBe(7);
+  });
+
+  it('a limit leaves the rest pending, and says so', async () => {
+    await engine.turns.add({
+      sessionId: session,
+      role: 'user',
+      content: 'The vet said the pup is fine.',
+    });
+    await engine.turns.add({ sessionId: session, role: 'user', content: 'Traffic was awful.' });
+    expect(await engine.embedPending({ limit: 1 })).toMatchObject({ turns: 1, remaining: true });
+    expect(await engine.embedPending()).toMatchObject({ turns: 1, facts: 0, remaining: false });
+  });
+
+  it('ranks by meaning once embedded, and not with vectors off (negative control)', async () => {
+    expect((await turnTexts('Tell me about the dog'))[0]).toMatch(
+      /puppy named Biscuit|pup is fine/,
+    );
+    expect(await turnTexts('Tell me about the dog', false)).not.toContain(
+      'We brought home a puppy named Biscuit last week.',
+    );
+    expect((await turnTexts('any trouble with the automobile?'))[0]).toBe(
+      'My sedan broke down on the highway again.',
+    );
+  });
+
+  it('keeps passports, filters and order: retracted facts only with includeHistory', async () => {
+    const live = await engine.recall('which dog does the user have', { kinds: ['fact'], k: 10 });
+    expect(live.map((i) => i.id)).toContain(ids.liveFact);
+    expect(live.map((i) => i.id)).not.toContain(ids.retractedFact);
+    const all = await engine.recall('which dog does the user have', {
+      kinds: ['fact'],
+      k: 10,
+      includeHistory: true,
+    });
+    const retracted = all.find((i) => i.id === ids.retractedFact);
+    expect(retracted?.passport.status).toBe('retracted');
+    const turn = (await engine.recall('dog', { kinds: ['turn'], k: 1 }))[0];
+    expect(turn?.passport).toMatchObject({ origin: 'turn', primary: true, sessionId: session });
+    expect(turn?.passport.turn).toBeGreaterThan(0);
+  });
+
+  it('never writes, with vectors on', async () => {
+    const before = await dumpStore(engine);
+    await engine.recall('dog automobile guitar', { includeHistory: true, k: 20 });
+    await engine.recall('Biscuit', { session, kinds: ['fact'] });
+    expect(await dumpStore(engine)).toEqual(before);
+  });
+
+  it('pgvector and plain SQL give the same neighbours', async () => {
+    const sql = new VectorSql(engine.sql, 'owner', MODEL);
+    const q = conceptVector('my dog and my car');
+    const norm = Math.hypot(...q);
+    const unit = q.map((x) => x / norm);
+    const plain = await sql.nearestTurns(unit, null, 10, 'plain');
+    expect(plain.length).toBeGreaterThan(2);
+    expect(plain.every((n, i) => i === 0 || (plain[i - 1]?.similarity ?? 0) >= n.similarity)).toBe(
+      true,
+    );
+    if (engine.sql.capabilities.vectorType) {
+      const pgv = await sql.nearestTurns(unit, null, 10, 'pgvector');
+      expect(pgv.map((n) => `${n.session}#${n.seq}`)).toEqual(
+        plain.map((n) => `${n.session}#${n.seq}`),
+      );
+      pgv.forEach((n, i) => expect(n.similarity).toBeCloseTo(plain[i]?.similarity ?? -1, 5));
+    }
+    if (kind === 'pglite') expect(engine.sql.capabilities.vectorType).toBe(true);
+  });
+
+  it('refuses a model whose vectors changed length, storing nothing', async () => {
+    await engine.turns.add({ sessionId: session, role: 'user', content: 'New words to embed.' });
+    fake.dims = 16;
+    try {
+      const before = await dumpStore(engine);
+      expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
+      expect(await code(engine.recall('dog'))).toBe('EMBEDDER_FAILED');
+      expect(await dumpStore(engine)).toEqual(before);
+    } finally {
+      fake.dims = 24;
+    }
+    expect(await engine.embedPending()).toMatchObject({ turns: 1, remaining: false });
+  });
+
+  it('a failing or lying embedder is an error, and stores nothing', async () => {
+    await engine.turns.add({ sessionId: session, role: 'user', content: 'One more turn.' });
+    const before = await dumpStore(engine);
+    for (const mode of ['error', 'zero', 'short'] as const) {
+      fake.mode = mode;
+      try {
+        expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
+        expect(await code(engine.recall('dog'))).toBe('EMBEDDER_FAILED');
+      } finally {
+        fake.mode = 'ok';
+      }
+    }
+    expect(await dumpStore(engine)).toEqual(before);
+    // lexical recall does not need the embedder
+    expect(await turnTexts('Biscuit slippers', false)).toContain('Biscuit chewed my slippers.');
+  });
+
+  it('bad input changes nothing', async () => {
+    expect(await code(engine.embedPending({ limit: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.embedPending({ batchSize: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.embedPending({ subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
+    expect(await code(engine.recall('dog', { vectors: 'yes' as unknown as boolean }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+  });
+});
+
+describe('without an embedder', () => {
+  it('embedPending and recall({ vectors: true }) say NO_EMBEDDER; recall stays lexical', async () => {
+    const t = await openTestEngine('pglite');
+    try {
+      await t.engine.init();
+      const s = await t.engine.sessions.create();
+      await t.engine.turns.add({
+        sessionId: s.id,
+        role: 'user',
+        content: 'A puppy named Biscuit.',
+      });
+      expect(await code(t.engine.embedPending())).toBe('NO_EMBEDDER');
+      expect(await code(t.engine.recall('puppy', { vectors: true }))).toBe('NO_EMBEDDER');
+      expect((await t.engine.recall('puppy')).map((i) => i.text)).toEqual([
+        'A puppy named Biscuit.',
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+});
