@@ -8,11 +8,11 @@ export interface CommandContext {
   json: boolean;
   /** The `--db` value, then MEMLEDGER_DB, then ./.memledger. */
   db: string;
-  /** Opens the engine; only `init` and `demo` may create a store. `extra`: probe settings. */
+  /** Opens the engine; only `init` and `demo` may create a store. `extra`: probes, embedder. */
   withEngine<T>(
     create: boolean,
     fn: (engine: Engine) => Promise<T>,
-    extra?: Pick<EngineConfig, 'probes'>,
+    extra?: Pick<EngineConfig, 'probes' | 'embedder'>,
   ): Promise<T>;
   /** Prints one JSON document with --json, the text otherwise. */
   print(json: unknown, text: () => string): void;

@@ -8,7 +8,7 @@ import {
 } from './commands/arrival.js';
 import { BENCH_LOCOMO_OPTIONS, benchLocomoCommand } from './commands/bench.js';
 import { DEMO_OPTIONS, demoCommand } from './commands/demo.js';
-import { RECALL_OPTIONS, recallCommand } from './commands/recall.js';
+import { EMBED_OPTIONS, embedCommand, RECALL_OPTIONS, recallCommand } from './commands/recall.js';
 import {
   ACTION_RECORD_OPTIONS,
   actionRecordCommand,
@@ -316,7 +316,13 @@ const COMMANDS: Command[] = [
     run: recallCommand,
     positionals: 1,
     summary:
-      'recall "query" [--k 10] [--session S] [--include-history] [--kinds turn,fact] [--subject S]',
+      'recall "query" [--k 10] [--session S] [--include-history] [--kinds turn,fact] [--subject S] [--lexical] [embedder]',
+  },
+  {
+    words: ['embed'],
+    options: EMBED_OPTIONS,
+    run: embedCommand,
+    summary: 'embed [--subject S] [--limit 1000] embedder',
   },
   {
     words: ['bench', 'locomo'],
@@ -333,6 +339,10 @@ Usage: memledger <command> [--db DIR|memory://|postgres://…] [--json]
 
 ${COMMANDS.map((c) => `  memledger ${c.summary}`).join('\n')}
 
+embedder: --embedder-url URL --embedder-model M (an OpenAI-compatible /v1/embeddings server; its
+key from $MEMLEDGER_EMBEDDER_API_KEY) or --embedder-path DIR (a local ONNX model directory); else
+$MEMLEDGER_EMBEDDER_URL, $MEMLEDGER_EMBEDDER_MODEL, $MEMLEDGER_EMBEDDER_PATH. With an embedder,
+recall also ranks by the vectors \`embed\` stored; --lexical ranks by words only.
 --db defaults to $MEMLEDGER_DB, then ./.memledger (embedded). With --json, stdout is one JSON
 document; errors are {"error":{"code","message"}} on stderr with a non-zero exit. A probe
 exits 3 when falsified and 4 when it could not look (verdict error); calibrate exits 3 on a FAIL.`;

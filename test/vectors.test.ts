@@ -260,3 +260,54 @@ describe('without an embedder', () => {
     }
   });
 });
+
+describe('embed and recall from the command line', () => {
+  it('embeds with a server named by flags or environment, and recalls by meaning', async () => {
+    const { runCliCaptured } = await import('./support/cli.js');
+    const db = join(root, 'cli-store');
+    const owner = {
+      MEMLEDGER_OWNER_PASSPHRASE: 'pw',
+      MEMLEDGER_OWNER_KEY: join(root, 'cli-owner.key'),
+    };
+    const env = { MEMLEDGER_EMBEDDER_URL: fake.baseUrl, MEMLEDGER_EMBEDDER_MODEL: MODEL };
+    const run = (args: string[], e: Record<string, string> = env) =>
+      runCliCaptured([...args, '--db', db], { ...owner, ...e });
+    expect((await run(['init'])).code).toBe(0);
+    const s = JSON.parse((await run(['session', 'new', '--json'])).stdout) as {
+      sessionId: string;
+    };
+    for (const text of ['We adopted a puppy in May.', 'The sedan needs new tyres.']) {
+      await run(['turn', 'add', '--session', s.sessionId, '--role', 'user', '--text', text]);
+    }
+    // no embedder anywhere: embed refuses, recall is lexical and finds no "dog"
+    const bare = await run(['embed'], {});
+    expect(bare.code).not.toBe(0);
+    expect(bare.errorCode()).toBe('NO_EMBEDDER');
+    const before = await run(['recall', 'my dog', '--json'], {});
+    expect((before.json() as { items: unknown[] }).items).toEqual([]);
+
+    const embedded = await run(['embed', '--json']);
+    expect(embedded.json()).toEqual({ model: MODEL, turns: 2, facts: 0, remaining: false });
+    expect((await run(['embed'])).stdout).toContain('nothing left to embed');
+
+    const found = await run(['recall', 'my dog', '--json', '--k', '1']);
+    expect((found.json() as { items: { text: string }[] }).items[0]?.text).toBe(
+      'We adopted a puppy in May.',
+    );
+    // flags win over the environment; --lexical leaves vectors out
+    const flags = await run(
+      ['recall', 'my dog', '--json', '--embedder-url', fake.baseUrl, '--embedder-model', MODEL],
+      {},
+    );
+    expect((flags.json() as { items: { text: string }[] }).items.map((i) => i.text)).toEqual([
+      'We adopted a puppy in May.',
+    ]);
+    const lexical = await run(['recall', 'my dog', '--json', '--lexical']);
+    expect((lexical.json() as { items: unknown[] }).items).toEqual([]);
+    // a server and a path at once, or a URL without a model, is refused
+    const both = await run(['embed', '--embedder-path', root]);
+    expect(both.errorCode()).toBe('INVALID_ARGUMENT');
+    const noModel = await run(['embed', '--embedder-url', fake.baseUrl], {});
+    expect(noModel.errorCode()).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -6,6 +6,7 @@ import {
 } from '../../src/index.js';
 import { flag, intValue, listValue, stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
+import { EMBEDDER_OPTIONS, embedderFrom } from '../embedder-options.js';
 
 export const RECALL_OPTIONS = {
   k: { type: 'string' },
@@ -13,6 +14,14 @@ export const RECALL_OPTIONS = {
   subject: { type: 'string' },
   kinds: { type: 'string' },
   'include-history': { type: 'boolean' },
+  lexical: { type: 'boolean' },
+  ...EMBEDDER_OPTIONS,
+} as const;
+
+export const EMBED_OPTIONS = {
+  subject: { type: 'string' },
+  limit: { type: 'string' },
+  ...EMBEDDER_OPTIONS,
 } as const;
 
 function line(item: RecallItem, rank: number): string {
@@ -35,16 +44,50 @@ export async function recallCommand(ctx: CommandContext): Promise<void> {
   const session = stringValue(ctx.values, 'session');
   const subject = stringValue(ctx.values, 'subject');
   const kinds = listValue(ctx.values, 'kinds') as RecallKind[] | undefined;
-  const items = await ctx.withEngine(false, (engine) =>
-    engine.recall(query, {
-      ...(k === undefined ? {} : { k }),
-      ...(session === undefined ? {} : { session }),
-      ...(subject === undefined ? {} : { subject }),
-      ...(kinds === undefined ? {} : { kinds }),
-      includeHistory: flag(ctx.values, 'include-history'),
-    }),
+  const lexical = flag(ctx.values, 'lexical');
+  const embedder = lexical ? undefined : await embedderFrom(ctx);
+  const items = await ctx.withEngine(
+    false,
+    (engine) =>
+      engine.recall(query, {
+        ...(k === undefined ? {} : { k }),
+        ...(session === undefined ? {} : { session }),
+        ...(subject === undefined ? {} : { subject }),
+        ...(kinds === undefined ? {} : { kinds }),
+        includeHistory: flag(ctx.values, 'include-history'),
+      }),
+    embedder === undefined ? {} : { embedder },
   );
   ctx.print({ query, items }, () =>
     items.length === 0 ? '(nothing recalled)' : items.map((it, i) => line(it, i + 1)).join('\n'),
+  );
+}
+
+/** `memledger embed`: stores vectors for the turns and facts that have none for the model yet. */
+export async function embedCommand(ctx: CommandContext): Promise<void> {
+  const embedder = await embedderFrom(ctx);
+  if (embedder === undefined) {
+    throw new EngineError(
+      'NO_EMBEDDER',
+      'no embedder: give --embedder-url and --embedder-model, or --embedder-path ' +
+        '(or MEMLEDGER_EMBEDDER_URL / _MODEL / _PATH)',
+    );
+  }
+  const subject = stringValue(ctx.values, 'subject');
+  const limit = intValue(ctx.values, 'limit', 1);
+  const result = await ctx.withEngine(
+    false,
+    (engine) =>
+      engine.embedPending({
+        ...(subject === undefined ? {} : { subject }),
+        ...(limit === undefined ? {} : { limit }),
+      }),
+    { embedder },
+  );
+  ctx.print(
+    result,
+    () =>
+      `embedded ${result.turns} turn(s) and ${result.facts} fact(s) with ${result.model}; ` +
+      (result.remaining ? 'more remain: run `memledger embed` again' : 'nothing left to embed'),
   );
 }
