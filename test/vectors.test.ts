@@ -12,7 +12,7 @@ import {
   type Engine,
   type OwnerSigner,
 } from '../src/index.js';
-import { VectorSql } from '../src/store/vector-sql.js';
+import { nearestTurnsSql, VectorSql } from '../src/store/vector-sql.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import {
@@ -196,6 +196,40 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
       pgv.forEach((n, i) => expect(n.similarity).toBeCloseTo(plain[i]?.similarity ?? -1, 5));
     }
     if (kind === 'pglite') expect(engine.sql.capabilities.vectorType).toBe(true);
+  });
+
+  it('with pgvector, embedPending made an HNSW index per table that the search can use', async () => {
+    const { rows } = await engine.sql.query<{ name: string }>(
+      `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()
+         AND indexname LIKE '%hnsw%' ORDER BY 1`,
+    );
+    if (!engine.sql.capabilities.vectorType) {
+      // negative control: no pgvector, no index (the PostgreSQL server here has no pgvector)
+      expect(rows).toEqual([]);
+      return;
+    }
+    expect(rows.map((r) => r.name)).toEqual(['fact_vectors_hnsw_24', 'turn_vectors_hnsw_24']);
+    const unit = conceptVector('my dog');
+    const norm = Math.hypot(...unit);
+    const q = `[${unit.map((x) => x / norm).join(',')}]`;
+    const plan = await engine.sql.transaction(async (tx) => {
+      // a table this small is cheaper to scan and sort: forbid that, to see the index is usable
+      await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off');
+      const r = await tx.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN ${nearestTurnsSql('pgvector', 24)}`,
+        ['owner', MODEL, 24, q, 3, null],
+      );
+      const sql = new VectorSql(tx, 'owner', MODEL);
+      const unitQuery = unit.map((x) => x / norm);
+      return {
+        text: r.rows.map((x) => x['QUERY PLAN']).join('\n'),
+        byIndex: await sql.nearestTurns(unitQuery, null, 3, 'pgvector'),
+        exact: await sql.nearestTurns(unitQuery, null, 3, 'plain'),
+      };
+    });
+    expect(plan.text, plan.text).toContain('turn_vectors_hnsw_24');
+    // on a graph this small the approximate search is exact
+    expect(plan.byIndex.map((n) => n.seq)).toEqual(plan.exact.map((n) => n.seq));
   });
 
   it('refuses a model whose vectors changed length, storing nothing', async () => {

@@ -55,6 +55,18 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
   };
 }
 
+/** `version` (as `0.8.1`) is at least `min`; null is not. */
+function atLeast(version: string | null, min: readonly number[]): boolean {
+  if (version === null) return false;
+  const parts = version.split('.').map((p) => Number.parseInt(p, 10) || 0);
+  for (let i = 0; i < min.length; i++) {
+    const a = parts[i] ?? 0;
+    const b = min[i] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
 export class PostgresClient implements SqlClient {
   readonly kind = 'postgres' as const;
   readonly capabilities: SqlCapabilities;
@@ -116,11 +128,13 @@ export class PostgresClient implements SqlClient {
           });
         }
       }
-      // pgvector is used where an administrator installed it; memledger never installs it
-      const { rows } = await pool.query<{ vector: boolean }>(
-        "SELECT to_regtype('vector') IS NOT NULL AS vector",
+      // pgvector is used where an administrator installed it (memledger never installs it), in
+      // a version with iterative index scans (0.8), so filtered searches fill their k
+      const { rows } = await pool.query<{ version: string | null }>(
+        `SELECT (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS version
+         WHERE to_regtype('vector') IS NOT NULL`,
       );
-      vectorType = rows[0]?.vector === true;
+      vectorType = atLeast(rows[0]?.version ?? null, [0, 8]);
     } catch (err) {
       await pool.end().catch(() => undefined);
       if (err instanceof EngineError) throw err;

@@ -272,6 +272,11 @@ async function rankByVector(
   // nothing embedded for this model yet: recall stays lexical
   if (stored.length === 0) return [];
   checkDims(target.model, target.vector.length, stored);
+  if (target.math === 'pgvector') {
+    // an HNSW scan that filters (subject, model, status) keeps going until k rows pass, in
+    // distance order, instead of stopping after its first candidates
+    await db.exec("SET LOCAL hnsw.iterative_scan = 'strict_order'");
+  }
   const lists: RecallItem[][] = [];
   if (want.kinds.has('turn')) {
     const near = await sql.nearestTurns(target.vector, want.session, want.k, target.math);

@@ -88,6 +88,7 @@ export async function embedPending(
   const model = deps.embedder.model;
   const sql = new VectorSql(deps.client, subject, model);
   const stored = await sql.storedDims();
+  let indexed = false;
   const embed = async (texts: string[], what: (i: number) => string): Promise<number[][]> => {
     const vectors = await deps.embedder.embed(texts);
     if (!Array.isArray(vectors) || vectors.length !== texts.length) {
@@ -98,7 +99,13 @@ export async function embedPending(
     }
     const out = vectors.map((v, i) => unitVector(v, what(i)));
     for (const v of out) checkDims(model, v.length, stored);
-    if (stored.length === 0 && out[0] !== undefined) stored.push(out[0].length);
+    const dims = out[0]?.length;
+    if (dims !== undefined && !indexed && deps.client.capabilities.vectorType) {
+      // before the first vectors go in: an index grows with its table far faster than it builds
+      await sql.ensureIndexes(dims);
+      indexed = true;
+    }
+    if (stored.length === 0 && dims !== undefined) stored.push(dims);
     return out;
   };
 

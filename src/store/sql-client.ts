@@ -8,9 +8,9 @@ export interface SqlCapabilities {
    */
   autovacuum: boolean;
   /**
-   * pgvector's `vector` type is there (PGlite bundles it; a PostgreSQL database has it when
-   * someone ran `CREATE EXTENSION vector` in a schema on the store's search path). Without it,
-   * vector recall computes distances in plain SQL.
+   * pgvector (0.8 or later) is there: PGlite bundles it; a PostgreSQL database has it when
+   * someone ran `CREATE EXTENSION vector` in a schema on the store's search path. With it,
+   * vector recall uses HNSW indexes; without it, it compares every vector in plain SQL.
    */
   vectorType: boolean;
 }

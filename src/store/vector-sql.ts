@@ -25,42 +25,64 @@ function literal(v: readonly number[], math: VectorMath): string {
   return math === 'pgvector' ? `[${v.join(',')}]` : `{${v.join(',')}}`;
 }
 
-/**
- * Cosine distance (1 − cosine) of the row's `embedding` and the query vector `$4`: by pgvector,
- * or as one minus the dot product in plain SQL (both vectors are unit length).
- */
-const PGVECTOR_DISTANCE = '(v.embedding::vector <=> $4::vector)';
-const PLAIN_DISTANCE =
-  '(1 - (SELECT sum(a::float8 * b::float8) FROM unnest(v.embedding, $4::real[]) AS x(a, b)))';
+/** pgvector indexes vectors of at most this many dimensions; longer ones are compared in full. */
+export const HNSW_MAX_DIMS = 2000;
 
 /**
- * Exact nearest-neighbour reads: every vector of the subject and model is compared. Only
- * positive similarities (distance below 1) come back, best first, ties by key. Turns: `$6` is a
- * session, or null for all. Facts: `$6` the statuses wanted, `$7` the evidence session or null.
+ * Nearest-neighbour reads. Only positive similarities (distance below 1) come back, best first,
+ * ties by key. Turns: `$6` is a session, or null for all. Facts: `$6` the statuses wanted, `$7`
+ * the evidence session or null. The distance is 1 − cosine of the row's `embedding` and the
+ * query vector `$4` (both unit length):
+ * - plain SQL: one minus the dot product, every vector of the subject and model compared;
+ * - pgvector: `<=>` on the vectors cast to `vector(dims)`, with `dims` written into the text,
+ *   so the planner can use that length's HNSW index (approximate, iterative: it keeps scanning
+ *   until the filters let k rows through) or, for a small subject, compare them all.
  */
+const PLAIN_DISTANCE =
+  '(1 - (SELECT sum(a::float8 * b::float8) FROM unnest(v.embedding, $4::real[]) AS x(a, b)))';
+const pgvectorDistance = (dims: number): string =>
+  `(v.embedding::vector(${dims}) <=> $4::vector(${dims}))`;
+
 const TURNS_LIST = `SELECT json_agg(json_build_array(session_id, seq, 1 - d)
                             ORDER BY d, session_id, seq)::text AS doc`;
-const TURNS_WHERE = `FROM turn_vectors v
+const TURNS_FILTER = `FROM turn_vectors v
   WHERE v.subject_id = $1 AND v.model = $2 AND v.dims = $3
-    AND ($6::text IS NULL OR v.session_id = $6)
-  ORDER BY d, v.session_id, v.seq LIMIT $5`;
-const NEAREST_TURNS: Record<VectorMath, string> = {
-  pgvector: `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${PGVECTOR_DISTANCE} AS d
-             ${TURNS_WHERE}) n WHERE d < 1`,
-  plain: `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${PLAIN_DISTANCE} AS d
-          ${TURNS_WHERE}) n WHERE d < 1`,
-};
+    AND ($6::text IS NULL OR v.session_id = $6)`;
+const TURNS_ORDER = 'ORDER BY d, v.session_id, v.seq LIMIT $5';
+const NEAREST_TURNS_PLAIN = `${TURNS_LIST} FROM (SELECT v.session_id, v.seq,
+  ${PLAIN_DISTANCE} AS d ${TURNS_FILTER} ${TURNS_ORDER}) n WHERE d < 1`;
+
 const FACTS_LIST = `SELECT json_agg(json_build_array(${FACT_ROW_JSON}, 1 - d) ORDER BY d, id)::text
                       AS doc`;
-const FACTS_WHERE = `FROM fact_vectors v JOIN facts f ON f.id = v.fact_id
+const FACTS_FILTER = `FROM fact_vectors v JOIN facts f ON f.id = v.fact_id
   WHERE v.subject_id = $1 AND v.model = $2 AND v.dims = $3 AND f.status = ANY($6::text[])
-    AND ($7::text IS NULL OR f.evidence_session_id = $7)
-  ORDER BY d, f.id LIMIT $5`;
-const NEAREST_FACTS: Record<VectorMath, string> = {
-  pgvector: `${FACTS_LIST} FROM (SELECT f.*, ${PGVECTOR_DISTANCE} AS d ${FACTS_WHERE}) n
-             WHERE d < 1`,
-  plain: `${FACTS_LIST} FROM (SELECT f.*, ${PLAIN_DISTANCE} AS d ${FACTS_WHERE}) n WHERE d < 1`,
-};
+    AND ($7::text IS NULL OR f.evidence_session_id = $7)`;
+const FACTS_ORDER = 'ORDER BY d, f.id LIMIT $5';
+const NEAREST_FACTS_PLAIN = `${FACTS_LIST} FROM (SELECT f.*, ${PLAIN_DISTANCE} AS d
+  ${FACTS_FILTER} ${FACTS_ORDER}) n WHERE d < 1`;
+
+/** An index scan yields rows by distance alone: ties are broken outside it, in the list. */
+const INDEX_ORDER = 'ORDER BY d LIMIT $5';
+
+export function nearestTurnsSql(math: VectorMath, dims: number): string {
+  if (math === 'plain') return NEAREST_TURNS_PLAIN;
+  return `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${pgvectorDistance(dims)} AS d
+    ${TURNS_FILTER} AND v.dims = ${dims} ${INDEX_ORDER}) n WHERE d < 1`;
+}
+
+function nearestFactsSql(math: VectorMath, dims: number): string {
+  if (math === 'plain') return NEAREST_FACTS_PLAIN;
+  return `${FACTS_LIST} FROM (SELECT f.*, ${pgvectorDistance(dims)} AS d
+    ${FACTS_FILTER} AND v.dims = ${dims} ${INDEX_ORDER}) n WHERE d < 1`;
+}
+
+/** A whole number of dimensions, safe to write into SQL text. */
+function requireDims(dims: number): number {
+  if (!Number.isInteger(dims) || dims < 1 || dims > 16000) {
+    throw new Error(`not a vector length: ${dims}`);
+  }
+  return dims;
+}
 
 /** Reads and writes of the turn and fact vectors of one subject for one model. */
 export class VectorSql {
@@ -81,6 +103,28 @@ export class VectorSql {
       );
       return rows.map((r) => Number(r.dims)).sort((a, b) => a - b);
     });
+  }
+
+  /**
+   * pgvector's HNSW indexes (cosine) for vectors of this length, one per table, made once: a
+   * length is chosen by the model the host uses, so no migration can know it. Concurrent makers
+   * race in the catalog; the loser's unique violation means the index is there.
+   */
+  async ensureIndexes(dims: number): Promise<void> {
+    const n = requireDims(dims);
+    if (n > HNSW_MAX_DIMS) return;
+    for (const table of ['turn_vectors', 'fact_vectors'] as const) {
+      await guard('indexing vectors', () =>
+        this.db
+          .exec(
+            `CREATE INDEX IF NOT EXISTS ${table}_hnsw_${n} ON ${table}
+             USING hnsw ((embedding::vector(${n})) vector_cosine_ops) WHERE dims = ${n}`,
+          )
+          .catch((err: unknown) => {
+            if ((err as { code?: string }).code !== '23505') throw err;
+          }),
+      );
+    }
   }
 
   /** Turns without a vector for this model, oldest session and turn first. */
@@ -184,7 +228,7 @@ export class VectorSql {
   ): Promise<{ session: string; seq: number; similarity: number }[]> {
     return guard('reading turn vectors', async () => {
       const { rows } = await this.db.query<{ doc: string | null }>(
-        NEAREST_TURNS[math],
+        nearestTurnsSql(math, requireDims(query.length)),
         [this.subjectId, this.model, query.length, literal(query, math), limit, session],
         { prepare: true },
       );
@@ -203,7 +247,7 @@ export class VectorSql {
   ): Promise<{ row: RecalledFactRow; similarity: number }[]> {
     return guard('reading fact vectors', async () => {
       const { rows } = await this.db.query<{ doc: string | null }>(
-        NEAREST_FACTS[math],
+        nearestFactsSql(math, requireDims(query.length)),
         [this.subjectId, this.model, query.length, literal(query, math), limit, statuses, session],
         { prepare: true },
       );

@@ -1,0 +1,220 @@
+/**
+ * Vector recall on a large store: the cost of the dense half of recall, not its quality (no
+ * embedding model can be downloaded here, so quality cannot be measured from this machine).
+ *
+ * The store is bench:recall's: 100,000 turns of the LoCoMo dev conversations copied over, in ONE
+ * subject (the worst case), plus 5,000 live facts. Vectors come from a stand-in embedder that
+ * runs in this process: the sum of a fixed pseudo-random unit vector per analysed term, 384
+ * dimensions (the size of the small sentence-embedding models), so texts that share words are
+ * near one another and the nearest-neighbour search has real structure to work through.
+ *
+ * It measures, on each engine:
+ * - `embedPending` throughput through the engine (reading pending rows, storing vectors and
+ *   keeping the vector index), on the first turns, with the stand-in's own time left out;
+ * - the rest stored in bulk with plain SQL (the same rows `embedPending` writes);
+ * - recall with vectors (lexical + dense, fused) against lexical-only recall, same questions.
+ * It reports; it never fails on a slow figure.
+ * Usage: node dist/bench/vector-bench.js [--turns N] [--queries Q] [--plain-queries Q] [--dims D]
+ *   [--via-engine N] [--engines pglite,postgres] [--data ../shared/bench/locomo-dev.json] [--json]
+ */
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { analyze, type Embedder, type Engine } from '../src/index.js';
+import { benchKinds, withBenchStore, type BenchKind } from '../cli/bench/bench-store.js';
+import { loadLocomo } from '../cli/bench/locomo-data.js';
+import { percentile } from '../cli/bench/locomo-metrics.js';
+import { seed, seedTurns } from './recall-bench.js';
+
+const MODEL = 'bench-random-indexing';
+
+/** A deterministic pseudo-random unit vector per term (xorshift seeded by the term's hash). */
+function termVector(term: string, dims: number): Float64Array {
+  let h = 2166136261;
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 16777619);
+  let x = h >>> 0 || 1;
+  const v = new Float64Array(dims);
+  for (let i = 0; i < dims; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    v[i] = ((x >>> 0) / 4294967296) * 2 - 1;
+  }
+  return v;
+}
+
+/** The stand-in embedder: random indexing over the engine's own analysis. */
+export function randomIndexingEmbedder(dims: number): Embedder & { ms: number } {
+  const cache = new Map<string, Float64Array>();
+  const state = {
+    model: MODEL,
+    ms: 0,
+    async embed(texts: readonly string[]): Promise<number[][]> {
+      const start = performance.now();
+      const out = texts.map((text) => {
+        const sum = new Float64Array(dims);
+        for (const term of analyze(text)) {
+          let tv = cache.get(term);
+          if (tv === undefined) cache.set(term, (tv = termVector(term, dims)));
+          for (let i = 0; i < dims; i++) sum[i] = (sum[i] as number) + (tv[i] as number);
+        }
+        // a text of stopwords only still gets a direction
+        if (sum.every((x) => x === 0)) sum[0] = 1;
+        return Array.from(sum);
+      });
+      state.ms += performance.now() - start;
+      return Promise.resolve(out);
+    },
+  };
+  return state;
+}
+
+/** Stores vectors for every turn and fact still without one, in bulk (what embedPending writes). */
+async function bulkVectors(engine: Engine, embedder: Embedder, batch = 2000): Promise<number> {
+  let stored = 0;
+  for (const table of ['turn', 'fact'] as const) {
+    for (;;) {
+      const { rows } =
+        table === 'turn'
+          ? await engine.sql.query<{ a: string; b: number; text: string }>(
+              `SELECT t.session_id AS a, t.seq AS b,
+                      coalesce(t.speaker || ': ', '') || t.content AS text
+               FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v
+                 WHERE v.subject_id = t.subject_id AND v.model = $1
+                   AND v.session_id = t.session_id AND v.seq = t.seq)
+               ORDER BY t.session_id, t.seq LIMIT $2`,
+              [MODEL, batch],
+            )
+          : await engine.sql.query<{ a: string; b: number; text: string }>(
+              `SELECT f.id AS a, 0 AS b, f.text FROM facts f WHERE NOT EXISTS (
+                 SELECT 1 FROM fact_vectors v WHERE v.model = $1 AND v.fact_id = f.id)
+               ORDER BY f.id LIMIT $2`,
+              [MODEL, batch],
+            );
+      if (rows.length === 0) break;
+      const vectors = (await embedder.embed(rows.map((r) => r.text))).map((v) => {
+        const n = Math.hypot(...v);
+        return `{${v.map((x) => x / n).join(',')}}`;
+      });
+      await engine.sql.query(
+        table === 'turn'
+          ? `INSERT INTO turn_vectors (subject_id, session_id, seq, model, dims, embedding)
+             SELECT 'owner', a, b, $1, cardinality(e::real[]), e::real[]
+             FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)`
+          : `INSERT INTO fact_vectors (subject_id, fact_id, model, dims, embedding)
+             SELECT 'owner', a, $1, cardinality(e::real[]), e::real[]
+             FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)`,
+        [MODEL, rows.map((r) => r.a), rows.map((r) => r.b), vectors],
+      );
+      stored += rows.length;
+    }
+  }
+  return stored;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      turns: { type: 'string', default: '100000' },
+      queries: { type: 'string', default: '200' },
+      // plain SQL compares every vector: seconds per query on a large store
+      'plain-queries': { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '20' },
+      dims: { type: 'string', default: '384' },
+      'via-engine': { type: 'string', default: '2000' },
+      engines: { type: 'string', default: 'pglite,postgres' },
+      data: { type: 'string', default: '../shared/bench/locomo-dev.json' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const dims = Number(values.dims);
+  const viaEngine = Number(values['via-engine']);
+  const convs = loadLocomo(values.data);
+  const questions = convs.flatMap((c) => c.questions.map((q) => q.question));
+  const turns = seedTurns(convs, Number(values.turns));
+  const reports: Record<string, unknown>[] = [];
+  for (const kind of await benchKinds(values.engines)) {
+    const embedder = randomIndexingEmbedder(dims);
+    reports.push(
+      await withBenchStore(
+        kind,
+        'ml_vectors',
+        async (engine) => {
+          const math = engine.sql.capabilities.vectorType ? 'pgvector' : 'plain SQL';
+          await seed(engine, turns);
+          await engine.sql.exec(
+            kind === 'postgres'
+              ? 'VACUUM ANALYZE'
+              : 'VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts',
+          );
+          // through the engine: the first turns, as a host would embed them
+          const t0 = performance.now();
+          const before = embedder.ms;
+          const first = await engine.embedPending({ limit: viaEngine });
+          const engineMs = performance.now() - t0 - (embedder.ms - before);
+          const perSecond = Math.round((first.turns / engineMs) * 1000);
+          // the rest in bulk
+          const t1 = performance.now();
+          const bulk = await bulkVectors(engine, embedder);
+          const bulkMs = performance.now() - t1;
+          const left = await engine.embedPending({ limit: 10 });
+          if (left.turns + left.facts !== 0 || left.remaining) {
+            throw new Error(`vectors left unstored: ${JSON.stringify(left)}`);
+          }
+          await engine.sql.exec(
+            kind === 'postgres' ? 'VACUUM ANALYZE' : 'VACUUM ANALYZE turn_vectors, fact_vectors',
+          );
+          const time = async (vectors: boolean): Promise<number[]> => {
+            const n = Number(
+              vectors && math === 'plain SQL' ? values['plain-queries'] : values.queries,
+            );
+            const warmup = Math.min(Number(values.warmup), n);
+            for (let i = 0; i < warmup; i++) {
+              await engine.recall(questions[(i * 7) % questions.length] ?? 'hello', { vectors });
+            }
+            const ms: number[] = [];
+            for (let i = 0; i < n; i++) {
+              const q = questions[i % questions.length] ?? 'hello';
+              const start = performance.now();
+              await engine.recall(q, { vectors });
+              ms.push(performance.now() - start);
+            }
+            return ms;
+          };
+          const lexical = await time(false);
+          const dense = await time(true);
+          const r = {
+            engine: kind as BenchKind,
+            math,
+            turns: turns.length,
+            dims,
+            viaEngine: first.turns,
+            embedPendingPerSecond: perSecond,
+            bulkVectors: bulk,
+            bulkMs: Math.round(bulkMs),
+            lexicalP50: round(percentile(lexical, 0.5)),
+            lexicalP95: round(percentile(lexical, 0.95)),
+            vectorP50: round(percentile(dense, 0.5)),
+            vectorP95: round(percentile(dense, 0.95)),
+            queries: dense.length,
+          };
+          if (!values.json) {
+            console.log(
+              `${kind} (${math}), ${r.turns} turns, ${dims} dimensions: embedPending stored ` +
+                `${r.viaEngine} turn vectors at ${perSecond}/s (embedding time left out); ` +
+                `${bulk} more in bulk in ${r.bulkMs} ms.\n  ${r.queries} recalls: lexical p50 ` +
+                `${r.lexicalP50} / p95 ${r.lexicalP95} ms; with vectors p50 ${r.vectorP50} / ` +
+                `p95 ${r.vectorP95} ms`,
+            );
+          }
+          return r;
+        },
+        { embedder },
+      ),
+    );
+  }
+  if (values.json) console.log(JSON.stringify({ reports }));
+}
+
+const round = (x: number): number => Math.round(x * 10) / 10;
+
+if (process.argv[1]?.endsWith('vector-bench.js')) await main();
