@@ -14,6 +14,10 @@
  * - the rest stored in bulk with plain SQL (the same rows `embedPending` writes);
  * - recall with vectors (lexical + dense, fused) against lexical-only recall, same questions.
  * It reports; it never fails on a slow figure.
+ *
+ * With `--quality`, it runs `bench locomo` on PGlite instead, lexical only and then fused with
+ * the stand-in's vectors: what fusing a dense ranking that knows nothing a lexical one does not
+ * (the stand-in is a bag of words) costs or gains. It says nothing about a real model's gain.
  * Usage: node dist/bench/vector-bench.js [--turns N] [--queries Q] [--plain-queries Q] [--dims D]
  *   [--via-engine N] [--engines pglite,postgres] [--data ../shared/bench/locomo-dev.json] [--json]
  */
@@ -21,8 +25,9 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { analyze, type Embedder, type Engine } from '../src/index.js';
 import { benchKinds, withBenchStore, type BenchKind } from '../cli/bench/bench-store.js';
+import { runLocomo } from '../cli/bench/locomo-bench.js';
 import { loadLocomo } from '../cli/bench/locomo-data.js';
-import { percentile } from '../cli/bench/locomo-metrics.js';
+import { formatRows, percentile } from '../cli/bench/locomo-metrics.js';
 import { seed, seedTurns } from './recall-bench.js';
 
 const MODEL = 'bench-random-indexing';
@@ -124,9 +129,19 @@ async function main(): Promise<void> {
       engines: { type: 'string', default: 'pglite,postgres' },
       data: { type: 'string', default: '../shared/bench/locomo-dev.json' },
       json: { type: 'boolean', default: false },
+      quality: { type: 'boolean', default: false },
     },
   });
   const dims = Number(values.dims);
+  if (values.quality) {
+    const convs = loadLocomo(values.data);
+    for (const embedder of [undefined, randomIndexingEmbedder(dims)]) {
+      const r = await runLocomo('pglite', convs, () => undefined, embedder);
+      console.log(`== ${r.vectors === null ? 'lexical only' : `fused with ${r.vectors}`}`);
+      console.log(formatRows(r.metrics));
+    }
+    return;
+  }
   const viaEngine = Number(values['via-engine']);
   const convs = loadLocomo(values.data);
   const questions = convs.flatMap((c) => c.questions.map((q) => q.question));

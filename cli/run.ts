@@ -328,7 +328,8 @@ const COMMANDS: Command[] = [
     words: ['bench', 'locomo'],
     options: BENCH_LOCOMO_OPTIONS,
     run: benchLocomoCommand,
-    summary: 'bench locomo --data ../shared/bench/locomo-dev.json [--engines pglite,postgres]',
+    summary:
+      'bench locomo --data ../shared/bench/locomo-dev.json [--engines pglite,postgres] [embedder]',
   },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
 ];

@@ -5,7 +5,7 @@
  * category and pooled, with query latency and ingest time, on each engine.
  */
 import { performance } from 'node:perf_hooks';
-import type { Engine } from '../../src/index.js';
+import type { Embedder, Engine } from '../../src/index.js';
 import { withBenchStore, type BenchKind } from './bench-store.js';
 import type { LocomoConversation } from './locomo-data.js';
 import { metricRows, percentile, type MetricRow, type QuestionResult } from './locomo-metrics.js';
@@ -20,6 +20,10 @@ export interface LocomoEngineReport {
   questions: number;
   ingestMs: number;
   ingestTurnsPerSecond: number;
+  /** The embedder's model when recall also ranked by vectors, else null. */
+  vectors: string | null;
+  /** Time `embedPending` took over all conversations, embedding included (0 without vectors). */
+  embedMs: number;
   latencyMs: { p50: number; p95: number; max: number };
   metrics: MetricRow[];
 }
@@ -52,55 +56,74 @@ export async function runLocomo(
   kind: BenchKind,
   convs: readonly LocomoConversation[],
   log: (line: string) => void,
+  embedder?: Embedder,
 ): Promise<LocomoEngineReport> {
-  return withBenchStore(kind, 'ml_locomo', async (engine) => {
-    let turns = 0;
-    const t0 = performance.now();
-    for (const conv of convs) turns += await ingest(engine, conv);
-    const ingestMs = performance.now() - t0;
-    log(
-      `${kind}: ingested ${turns} turns of ${convs.length} conversations in ${Math.round(ingestMs)} ms`,
-    );
-
-    const results: QuestionResult[] = [];
-    const latencies: number[] = [];
-    for (const conv of convs) {
-      const sessionNumber = new Map(
-        conv.sessions.map((s) => [sessionId(conv.id, s.number), s.number]),
+  const config = embedder === undefined ? {} : { embedder };
+  return withBenchStore(
+    kind,
+    'ml_locomo',
+    async (engine) => {
+      let turns = 0;
+      const t0 = performance.now();
+      for (const conv of convs) turns += await ingest(engine, conv);
+      const ingestMs = performance.now() - t0;
+      log(
+        `${kind}: ingested ${turns} turns of ${convs.length} conversations in ${Math.round(ingestMs)} ms`,
       );
-      for (const q of conv.questions) {
-        const start = performance.now();
-        const items = await engine.recall(q.question, {
-          subject: conv.id,
-          k: DEPTH,
-          kinds: ['turn'],
-        });
-        latencies.push(performance.now() - start);
-        results.push({
-          category: q.category,
-          evidence: q.evidence.map((e) => `${e.session}:${e.seq}`),
-          ranked: items.map(
-            (i) =>
-              `${sessionNumber.get(i.passport.sessionId ?? '') ?? '?'}:${i.passport.turn ?? '?'}`,
-          ),
-        });
+      let embedMs = 0;
+      if (embedder !== undefined) {
+        const t1 = performance.now();
+        for (const conv of convs) {
+          const r = await engine.embedPending({ subject: conv.id, limit: 100_000 });
+          if (r.remaining) throw new Error(`${conv.id}: vectors left unstored`);
+        }
+        embedMs = performance.now() - t1;
+        log(`${kind}: embedded them with ${embedder.model} in ${Math.round(embedMs)} ms`);
       }
-    }
-    return {
-      engine: kind,
-      conversations: convs.length,
-      turns,
-      questions: results.length,
-      ingestMs: Math.round(ingestMs),
-      ingestTurnsPerSecond: Math.round((turns * 1000) / ingestMs),
-      latencyMs: {
-        p50: round2(percentile(latencies, 0.5)),
-        p95: round2(percentile(latencies, 0.95)),
-        max: round2(Math.max(...latencies)),
-      },
-      metrics: metricRows(results),
-    };
-  });
+
+      const results: QuestionResult[] = [];
+      const latencies: number[] = [];
+      for (const conv of convs) {
+        const sessionNumber = new Map(
+          conv.sessions.map((s) => [sessionId(conv.id, s.number), s.number]),
+        );
+        for (const q of conv.questions) {
+          const start = performance.now();
+          const items = await engine.recall(q.question, {
+            subject: conv.id,
+            k: DEPTH,
+            kinds: ['turn'],
+          });
+          latencies.push(performance.now() - start);
+          results.push({
+            category: q.category,
+            evidence: q.evidence.map((e) => `${e.session}:${e.seq}`),
+            ranked: items.map(
+              (i) =>
+                `${sessionNumber.get(i.passport.sessionId ?? '') ?? '?'}:${i.passport.turn ?? '?'}`,
+            ),
+          });
+        }
+      }
+      return {
+        engine: kind,
+        conversations: convs.length,
+        turns,
+        questions: results.length,
+        ingestMs: Math.round(ingestMs),
+        ingestTurnsPerSecond: Math.round((turns * 1000) / ingestMs),
+        vectors: embedder?.model ?? null,
+        embedMs: Math.round(embedMs),
+        latencyMs: {
+          p50: round2(percentile(latencies, 0.5)),
+          p95: round2(percentile(latencies, 0.95)),
+          max: round2(Math.max(...latencies)),
+        },
+        metrics: metricRows(results),
+      };
+    },
+    config,
+  );
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
