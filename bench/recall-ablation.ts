@@ -9,6 +9,7 @@ import { loadLocomo, type LocomoConversation } from '../cli/bench/locomo-data.js
 import { locomoSessionId } from '../cli/bench/locomo-bench.js';
 import { formatRows, metricRows, type QuestionResult } from '../cli/bench/locomo-metrics.js';
 import { analyze } from '../src/recall/analyze.js';
+import { loadWordNet, type WordNet } from './wordnet-synonyms.js';
 import { DEFAULT_RANK_PARAMS, type Posting, type RankParams } from '../src/recall/lexical-rank.js';
 import {
   lexicalSearch,
@@ -108,15 +109,34 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
   };
 }
 
+/** Analysed synonym terms of a question's words, each at `weight` (WordNet, first senses). */
+function synonymExpansion(wordnet: WordNet, question: string, weight: number): Map<string, number> {
+  const own = new Set(analyze(question));
+  const out = new Map<string, number>();
+  for (const word of question.toLowerCase().match(/[a-z]+/g) ?? []) {
+    // stopwords have no terms: they are not expanded
+    if (analyze(word).length === 0) continue;
+    for (const synonym of wordnet.synonyms(word)) {
+      for (const t of analyze(synonym)) if (!own.has(t)) out.set(t, weight);
+    }
+  }
+  return out;
+}
+
 async function evaluate(
   convs: readonly LocomoConversation[],
   params: Partial<RankParams>,
+  expand?: (question: string) => ReadonlyMap<string, number>,
 ): Promise<QuestionResult[]> {
   const results: QuestionResult[] = [];
   for (const conv of convs) {
     const index = memoryIndex(conv);
     for (const q of conv.questions) {
-      const ranked = await lexicalSearch(index, q.question, { limit: 40, params });
+      const ranked = await lexicalSearch(index, q.question, {
+        limit: 40,
+        params,
+        ...(expand === undefined ? {} : { expansions: expand(q.question) }),
+      });
       results.push({
         category: q.category,
         evidence: q.evidence.map((e) => `${e.session}:${e.seq}`),
@@ -140,7 +160,10 @@ const PLAIN: Partial<RankParams> = {
   dateBoost: 1,
 };
 
-const VARIANTS: [string, Partial<RankParams>][] = [
+/** A synonym-expansion variant: the full method with WordNet synonyms at this weight. */
+const SYNONYMS = Symbol('synonyms');
+
+const VARIANTS: [string, Partial<RankParams> | { [SYNONYMS]: number }][] = [
   ['plain BM25 (k1 1.2, b 0.75)', PLAIN],
   ['full method', {}],
   ['- neighbour expansion', { prevWeight: 0, nextWeight: 0 }],
@@ -151,6 +174,8 @@ const VARIANTS: [string, Partial<RankParams>][] = [
   ['- time-word boost', { timeWordBoost: 1 }],
   ['- date boost', { dateBoost: 1 }],
   ['- idf floor', { idfFloor: 0 }],
+  ['+ WordNet synonyms (weight 0.2)', { [SYNONYMS]: 0.2 }],
+  ['+ WordNet synonyms (weight 0.5)', { [SYNONYMS]: 0.5 }],
 ];
 
 async function main(): Promise<void> {
@@ -164,8 +189,16 @@ async function main(): Promise<void> {
   const pick =
     values.only === undefined ? VARIANTS : VARIANTS.filter(([n]) => n.includes(values.only ?? ''));
   console.log(`defaults: ${JSON.stringify(DEFAULT_RANK_PARAMS)}\n`);
-  for (const [name, params] of pick) {
-    const rows = metricRows(await evaluate(convs, params));
+  let wordnet: WordNet | undefined;
+  for (const [name, variant] of pick) {
+    let results: QuestionResult[];
+    if (SYNONYMS in variant) {
+      const wn = (wordnet ??= loadWordNet());
+      results = await evaluate(convs, {}, (q) => synonymExpansion(wn, q, variant[SYNONYMS]));
+    } else {
+      results = await evaluate(convs, variant);
+    }
+    const rows = metricRows(results);
     const pooled = rows.find((r) => r.label === 'categories 1-4');
     const all = rows.find((r) => r.label === 'all categories');
     console.log(

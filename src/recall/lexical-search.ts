@@ -67,6 +67,8 @@ export interface LexicalSearchOptions {
   params?: Partial<RankParams>;
   /** The query's analysed terms, when the caller already has them. */
   terms?: readonly string[];
+  /** Extra analysed terms and their weights (a query term weighs 1 per occurrence). */
+  expansions?: ReadonlyMap<string, number>;
   /** Corpus and term statistics the caller already read for these query terms. */
   lookup?: { corpus: CorpusStats; terms: Map<string, TermStat> };
 }
@@ -236,6 +238,7 @@ export async function lexicalSearch(
   if (queryTerms.length === 0 || options.limit <= 0) return [];
   const weights = new Map<string, number>();
   for (const t of queryTerms) weights.set(t, (weights.get(t) ?? 0) + 1);
+  for (const [t, w] of options.expansions ?? []) if (!weights.has(t) && w > 0) weights.set(t, w);
 
   const { corpus, terms: stats } = options.lookup ?? (await port.lookup([...weights.keys()]));
   if (corpus.turns === 0) return [];
