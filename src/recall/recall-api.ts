@@ -346,8 +346,14 @@ export function createRecallApi(deps: {
       // the query is embedded before the transaction: no remote call holds it open
       let vector: number[] | null = null;
       if (embedder !== undefined && options.vectors !== false) {
-        const [v] = await embedder.embed([query]);
-        vector = unitVector(v ?? [], 'the query');
+        const answer: unknown = await embedder.embed([query]);
+        if (!Array.isArray(answer) || answer.length !== 1 || !Array.isArray(answer[0])) {
+          throw new EngineError(
+            'EMBEDDER_FAILED',
+            `${embedder.model} gave no vector for the query`,
+          );
+        }
+        vector = unitVector(answer[0] as number[], 'the query');
       }
       const statuses: readonly FactStatus[] =
         options.includeHistory === true ? FACT_STATUSES : ['active'];

@@ -32,6 +32,9 @@ export function turnText(speaker: string | null, content: string): string {
 
 /** Scales a vector to unit length; a vector that is empty, zero or not finite is refused. */
 export function unitVector(v: readonly number[], what: string): number[] {
+  if (!Array.isArray(v)) {
+    throw new EngineError('EMBEDDER_FAILED', `the vector for ${what} is not a list of numbers`);
+  }
   let norm = 0;
   for (const x of v) {
     if (typeof x !== 'number' || !Number.isFinite(x)) {
