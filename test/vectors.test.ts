@@ -345,3 +345,41 @@ describe('embed and recall from the command line', () => {
     expect(noModel.errorCode()).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('bench locomo with an embedder', () => {
+  it('embeds each conversation and says the ranking fused vectors in', async () => {
+    const { runCliCaptured } = await import('./support/cli.js');
+    const { writeFileSync } = await import('node:fs');
+    const data = join(root, 'mini-locomo.json');
+    writeFileSync(
+      data,
+      JSON.stringify([
+        {
+          sample_id: 'mini-v',
+          conversation: {
+            speaker_a: 'Jo',
+            speaker_b: 'Sam',
+            session_1_date_time: '1:56 pm on 8 May, 2023',
+            session_1: [
+              { speaker: 'Sam', dia_id: 'D1:1', text: 'My puppy Rex learned to fetch.' },
+              { speaker: 'Jo', dia_id: 'D1:2', text: 'Good boy Rex!' },
+            ],
+          },
+          qa: [
+            { question: 'Does Sam have a dog?', answer: 'yes', evidence: ['D1:1'], category: 1 },
+          ],
+        },
+      ]),
+    );
+    const args = ['bench', 'locomo', '--data', data, '--engines', 'pglite'];
+    const fused = await runCliCaptured([...args, '--json'], {
+      MEMLEDGER_EMBEDDER_URL: fake.baseUrl,
+      MEMLEDGER_EMBEDDER_MODEL: MODEL,
+    });
+    expect(fused.code).toBe(0);
+    const doc = fused.json() as { engines: { vectors: string | null; embedMs: number }[] };
+    expect(doc.engines[0]?.vectors).toBe(MODEL);
+    const lexical = await runCliCaptured(args);
+    expect(lexical.stdout).toContain('ranking: lexical only (no embedder)');
+  });
+});
