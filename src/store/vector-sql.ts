@@ -127,8 +127,11 @@ export class VectorSql {
     }
   }
 
-  /** Turns without a vector for this model, oldest session and turn first. */
-  pendingTurns(limit: number): Promise<PendingTurn[]> {
+  /**
+   * Turns without a vector for this model, in key order, after `after` when given (a caller
+   * walking through them passes the last one it got, so no batch rescans the ones before).
+   */
+  pendingTurns(limit: number, after?: { session: string; seq: number }): Promise<PendingTurn[]> {
     return guard('reading turns to embed', async () => {
       const { rows } = await this.db.query<{
         session_id: string;
@@ -137,11 +140,11 @@ export class VectorSql {
         content: string;
       }>(
         `SELECT t.session_id, t.seq, t.speaker, t.content FROM turns t
-         WHERE t.subject_id = $1 AND NOT EXISTS (
+         WHERE t.subject_id = $1 AND (t.session_id, t.seq) > ($4, $5) AND NOT EXISTS (
            SELECT 1 FROM turn_vectors v WHERE v.subject_id = t.subject_id AND v.model = $2
              AND v.session_id = t.session_id AND v.seq = t.seq)
          ORDER BY t.session_id, t.seq LIMIT $3`,
-        [this.subjectId, this.model, limit],
+        [this.subjectId, this.model, limit, after?.session ?? '', after?.seq ?? 0],
       );
       return rows.map((r) => ({
         session: r.session_id,
@@ -152,16 +155,16 @@ export class VectorSql {
     });
   }
 
-  /** Facts (of any status) without a vector for this model, oldest first. */
-  pendingFacts(limit: number): Promise<PendingFact[]> {
+  /** Facts (of any status) without a vector for this model, by id, after `after` when given. */
+  pendingFacts(limit: number, after?: string): Promise<PendingFact[]> {
     return guard('reading facts to embed', async () => {
       const { rows } = await this.db.query<{ id: string; text: string }>(
         `SELECT f.id, f.text FROM facts f
-         WHERE f.subject_id = $1 AND NOT EXISTS (
+         WHERE f.subject_id = $1 AND f.id > $4 AND NOT EXISTS (
            SELECT 1 FROM fact_vectors v WHERE v.subject_id = f.subject_id AND v.model = $2
              AND v.fact_id = f.id)
-         ORDER BY f.recorded_at, f.id LIMIT $3`,
-        [this.subjectId, this.model, limit],
+         ORDER BY f.id LIMIT $3`,
+        [this.subjectId, this.model, limit, after ?? ''],
       );
       return rows;
     });
