@@ -73,44 +73,52 @@ export function randomIndexingEmbedder(dims: number): Embedder & { ms: number } 
   return state;
 }
 
-/** Stores vectors for every turn and fact still without one, in bulk (what embedPending writes). */
+/**
+ * Stores a vector for every turn and fact, in bulk: the rows `embedPending` writes, walked by
+ * key; those it already stored are kept (ON CONFLICT DO NOTHING).
+ */
 async function bulkVectors(engine: Engine, embedder: Embedder, batch = 2000): Promise<number> {
   let stored = 0;
   for (const table of ['turn', 'fact'] as const) {
+    let after: [string, number] = ['', 0];
     for (;;) {
       const { rows } =
         table === 'turn'
           ? await engine.sql.query<{ a: string; b: number; text: string }>(
-              `SELECT t.session_id AS a, t.seq AS b,
-                      coalesce(t.speaker || ': ', '') || t.content AS text
-               FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v
-                 WHERE v.subject_id = t.subject_id AND v.model = $1
-                   AND v.session_id = t.session_id AND v.seq = t.seq)
-               ORDER BY t.session_id, t.seq LIMIT $2`,
-              [MODEL, batch],
+              `SELECT session_id AS a, seq AS b, coalesce(speaker || ': ', '') || content AS text
+               FROM turns WHERE subject_id = 'owner' AND (session_id, seq) > ($1, $2)
+               ORDER BY session_id, seq LIMIT $3`,
+              [after[0], after[1], batch],
             )
           : await engine.sql.query<{ a: string; b: number; text: string }>(
-              `SELECT f.id AS a, 0 AS b, f.text FROM facts f WHERE NOT EXISTS (
-                 SELECT 1 FROM fact_vectors v WHERE v.model = $1 AND v.fact_id = f.id)
-               ORDER BY f.id LIMIT $2`,
-              [MODEL, batch],
+              `SELECT id AS a, 0 AS b, text FROM facts
+               WHERE subject_id = 'owner' AND id > $1 ORDER BY id LIMIT $2`,
+              [after[0], batch],
             );
-      if (rows.length === 0) break;
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      after = [last.a, last.b];
       const vectors = (await embedder.embed(rows.map((r) => r.text))).map((v) => {
         const n = Math.hypot(...v);
         return `{${v.map((x) => x / n).join(',')}}`;
       });
-      await engine.sql.query(
+      const { rows: n } = await engine.sql.query<{ n: number }>(
         table === 'turn'
-          ? `INSERT INTO turn_vectors (subject_id, session_id, seq, model, dims, embedding)
-             SELECT 'owner', a, b, $1, cardinality(e::real[]), e::real[]
-             FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)`
-          : `INSERT INTO fact_vectors (subject_id, fact_id, model, dims, embedding)
-             SELECT 'owner', a, $1, cardinality(e::real[]), e::real[]
-             FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)`,
+          ? `WITH ins AS (
+               INSERT INTO turn_vectors (subject_id, session_id, seq, model, dims, embedding)
+               SELECT 'owner', a, b, $1, cardinality(e::real[]), e::real[]
+               FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)
+               ON CONFLICT DO NOTHING RETURNING 1)
+             SELECT count(*)::int AS n FROM ins`
+          : `WITH ins AS (
+               INSERT INTO fact_vectors (subject_id, fact_id, model, dims, embedding)
+               SELECT 'owner', a, $1, cardinality(e::real[]), e::real[]
+               FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)
+               ON CONFLICT DO NOTHING RETURNING 1)
+             SELECT count(*)::int AS n FROM ins`,
         [MODEL, rows.map((r) => r.a), rows.map((r) => r.b), vectors],
       );
-      stored += rows.length;
+      stored += n[0]?.n ?? 0;
     }
   }
   return stored;

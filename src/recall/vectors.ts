@@ -137,8 +137,6 @@ export async function embedPending(
     );
     done += pending.length;
   }
-  // from the start: a turn or fact written meanwhile may sort before where the walk ended
-  const remaining =
-    (await sql.pendingTurns(1)).length > 0 || (await sql.pendingFacts(1)).length > 0;
-  return { model, turns, facts, remaining };
+  // counted afresh: a turn or fact written meanwhile may sort before where the walk ended
+  return { model, turns, facts, remaining: await sql.hasPending() };
 }

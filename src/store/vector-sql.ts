@@ -130,6 +130,9 @@ export class VectorSql {
   /**
    * Turns without a vector for this model, in key order, after `after` when given (a caller
    * walking through them passes the last one it got, so no batch rescans the ones before).
+   * "Has no vector" is a scalar sub-select, one primary-key probe per turn, not NOT EXISTS:
+   * the planner turns NOT EXISTS into an anti-join, and with statistics taken before a burst of
+   * vectors it chose a nested loop over all of them per turn (minutes on 100,000 turns).
    */
   pendingTurns(limit: number, after?: { session: string; seq: number }): Promise<PendingTurn[]> {
     return guard('reading turns to embed', async () => {
@@ -140,9 +143,9 @@ export class VectorSql {
         content: string;
       }>(
         `SELECT t.session_id, t.seq, t.speaker, t.content FROM turns t
-         WHERE t.subject_id = $1 AND (t.session_id, t.seq) > ($4, $5) AND NOT EXISTS (
+         WHERE t.subject_id = $1 AND (t.session_id, t.seq) > ($4, $5) AND (
            SELECT 1 FROM turn_vectors v WHERE v.subject_id = t.subject_id AND v.model = $2
-             AND v.session_id = t.session_id AND v.seq = t.seq)
+             AND v.session_id = t.session_id AND v.seq = t.seq) IS NULL
          ORDER BY t.session_id, t.seq LIMIT $3`,
         [this.subjectId, this.model, limit, after?.session ?? '', after?.seq ?? 0],
       );
@@ -160,13 +163,31 @@ export class VectorSql {
     return guard('reading facts to embed', async () => {
       const { rows } = await this.db.query<{ id: string; text: string }>(
         `SELECT f.id, f.text FROM facts f
-         WHERE f.subject_id = $1 AND f.id > $4 AND NOT EXISTS (
+         WHERE f.subject_id = $1 AND f.id > $4 AND (
            SELECT 1 FROM fact_vectors v WHERE v.subject_id = f.subject_id AND v.model = $2
-             AND v.fact_id = f.id)
+             AND v.fact_id = f.id) IS NULL
          ORDER BY f.id LIMIT $3`,
         [this.subjectId, this.model, limit, after ?? ''],
       );
       return rows;
+    });
+  }
+
+  /**
+   * Whether any turn or fact of the subject still has no vector for this model: counts compare,
+   * since each vector belongs to exactly one turn or fact (primary and foreign keys).
+   */
+  hasPending(): Promise<boolean> {
+    return guard('counting vectors', async () => {
+      const { rows } = await this.db.query<{ pending: boolean }>(
+        `SELECT (SELECT count(*) FROM turns WHERE subject_id = $1)
+                  > (SELECT count(*) FROM turn_vectors WHERE subject_id = $1 AND model = $2)
+             OR (SELECT count(*) FROM facts WHERE subject_id = $1)
+                  > (SELECT count(*) FROM fact_vectors WHERE subject_id = $1 AND model = $2)
+                AS pending`,
+        [this.subjectId, this.model],
+      );
+      return rows[0]?.pending === true;
     });
   }
 
