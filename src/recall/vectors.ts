@@ -137,6 +137,11 @@ export async function embedPending(
     );
     done += pending.length;
   }
+  if (turns + facts > 0 && !deps.client.capabilities.autovacuum) {
+    // no autovacuum (PGlite): without fresh statistics the planner takes a large vector table
+    // for a small one and compares every vector instead of using the HNSW index
+    await deps.client.exec('ANALYZE turn_vectors, fact_vectors');
+  }
   // counted afresh: a turn or fact written meanwhile may sort before where the walk ended
   return { model, turns, facts, remaining: await sql.hasPending() };
 }
