@@ -141,6 +141,17 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     await engine.turns.add({ sessionId: session, role: 'user', content: 'Traffic was awful.' });
     expect(await engine.embedPending({ limit: 1 })).toMatchObject({ turns: 1, remaining: true });
     expect(await engine.embedPending()).toMatchObject({ turns: 1, facts: 0, remaining: false });
+    // one text per batch: the walk goes on from the last turn it embedded, in two sessions
+    const other = await engine.sessions.create({ id: 'vec-0' });
+    for (const content of ['First of three.', 'Second of three.']) {
+      await engine.turns.add({ sessionId: other.id, role: 'user', content });
+    }
+    await engine.turns.add({ sessionId: session, role: 'user', content: 'Third of three.' });
+    expect(await engine.embedPending({ batchSize: 1 })).toMatchObject({
+      turns: 3,
+      facts: 0,
+      remaining: false,
+    });
   });
 
   it('ranks by meaning once embedded, and not with vectors off (negative control)', async () => {

@@ -114,9 +114,11 @@ export async function embedPending(
 
   // counts what this call stored; another process embedding at once may store some first
   let turns = 0;
+  let afterTurn: { session: string; seq: number } | undefined;
   for (let done = 0; done < limit;) {
-    const pending = await sql.pendingTurns(Math.min(batch, limit - done));
+    const pending = await sql.pendingTurns(Math.min(batch, limit - done), afterTurn);
     if (pending.length === 0) break;
+    afterTurn = pending[pending.length - 1];
     const vectors = await embed(
       pending.map((t) => turnText(t.speaker, t.content)),
       (i) => `turn ${pending[i]?.session ?? ''}#${pending[i]?.seq ?? ''}`,
@@ -125,9 +127,11 @@ export async function embedPending(
     done += pending.length;
   }
   let facts = 0;
+  let afterFact: string | undefined;
   for (let done = 0; done < limit;) {
-    const pending = await sql.pendingFacts(Math.min(batch, limit - done));
+    const pending = await sql.pendingFacts(Math.min(batch, limit - done), afterFact);
     if (pending.length === 0) break;
+    afterFact = pending[pending.length - 1]?.id;
     const vectors = await embed(
       pending.map((f) => f.text),
       (i) => `fact ${pending[i]?.id ?? ''}`,
