@@ -244,3 +244,33 @@ describe('local embedder', () => {
     }
   });
 });
+
+describe('local embedder in the engine', () => {
+  it('stores vectors with embedPending and recall finds by them, from the API and the CLI', async () => {
+    const { createEngine } = await import('../src/index.js');
+    const { runCliCaptured } = await import('./support/cli.js');
+    const dir = modelDir('engine-model');
+    const db = join(root, 'engine-store');
+    const engine = await createEngine({ db, embedder: await localEmbedder({ modelPath: dir }) });
+    try {
+      await engine.init();
+      const s = await engine.sessions.create();
+      for (const content of ['red apple', 'fast car']) {
+        await engine.turns.add({ sessionId: s.id, role: 'user', content });
+      }
+      // "pear" is in no turn: words alone find nothing (negative control)
+      expect(await engine.recall('pear', { vectors: false })).toEqual([]);
+      expect(await engine.embedPending()).toMatchObject({ turns: 2, remaining: false });
+      const found = await engine.recall('pear', { kinds: ['turn'] });
+      expect(found[0]?.text).toBe('red apple');
+    } finally {
+      await engine.close();
+    }
+    const cli = await runCliCaptured(
+      ['recall', 'pear', '--json', '--kinds', 'turn', '--embedder-path', dir, '--db', db],
+      {},
+    );
+    expect(cli.code).toBe(0);
+    expect((cli.json() as { items: { text: string }[] }).items[0]?.text).toBe('red apple');
+  });
+});
