@@ -19,7 +19,8 @@
  * the stand-in's vectors: what fusing a dense ranking that knows nothing a lexical one does not
  * (the stand-in is a bag of words) costs or gains. It says nothing about a real model's gain.
  * Usage: node dist/bench/vector-bench.js [--turns N] [--queries Q] [--plain-queries Q] [--dims D]
- *   [--via-engine N] [--engines pglite,postgres] [--data ../shared/bench/locomo-dev.json] [--json]
+ *   [--via-engine N] [--engines pglite,postgres] [--quality [--weights 1,0.25,0.05]]
+ *   [--data ../shared/bench/locomo-dev.json] [--json]
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -138,14 +139,25 @@ async function main(): Promise<void> {
       data: { type: 'string', default: '../shared/bench/locomo-dev.json' },
       json: { type: 'boolean', default: false },
       quality: { type: 'boolean', default: false },
+      weights: { type: 'string', default: '1,0.25,0.05' },
     },
   });
   const dims = Number(values.dims);
   if (values.quality) {
     const convs = loadLocomo(values.data);
-    for (const embedder of [undefined, randomIndexingEmbedder(dims)]) {
-      const r = await runLocomo('pglite', convs, () => undefined, embedder);
-      console.log(`== ${r.vectors === null ? 'lexical only' : `fused with ${r.vectors}`}`);
+    const runs: [string, Parameters<typeof runLocomo>[3]][] = [
+      ['lexical only', {}],
+      ...values.weights
+        .split(',')
+        .map(Number)
+        .map((w): [string, Parameters<typeof runLocomo>[3]] => [
+          `fused with the stand-in's vectors, vectorWeight ${w}`,
+          { embedder: randomIndexingEmbedder(dims), params: { vectorWeight: w } },
+        ]),
+    ];
+    for (const [name, options] of runs) {
+      const r = await runLocomo('pglite', convs, () => undefined, options);
+      console.log(`== ${name}`);
       console.log(formatRows(r.metrics));
     }
     return;

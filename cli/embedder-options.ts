@@ -9,6 +9,20 @@ export const EMBEDDER_OPTIONS = {
   'embedder-path': { type: 'string' },
 } as const;
 
+/** `--vector-weight W`: the vector lists' weight in the fusion (recall's `vectorWeight`). */
+export function vectorWeightFrom(ctx: CommandContext): number | undefined {
+  const v = stringValue(ctx.values, 'vector-weight');
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `--vector-weight must be a number of at least 0, not "${v}"`,
+    );
+  }
+  return n;
+}
+
 /**
  * The embedder the flags or the environment name, or none (recall is then lexical only):
  * - an OpenAI-compatible server: `--embedder-url` (else MEMLEDGER_EMBEDDER_URL) with

@@ -316,7 +316,7 @@ const COMMANDS: Command[] = [
     run: recallCommand,
     positionals: 1,
     summary:
-      'recall "query" [--k 10] [--session S] [--include-history] [--kinds turn,fact] [--subject S] [--lexical] [embedder]',
+      'recall "query" [--k 10] [--session S] [--include-history] [--kinds turn,fact] [--subject S] [--lexical] [--vector-weight 1] [embedder]',
   },
   {
     words: ['embed'],
@@ -329,7 +329,7 @@ const COMMANDS: Command[] = [
     options: BENCH_LOCOMO_OPTIONS,
     run: benchLocomoCommand,
     summary:
-      'bench locomo --data ../shared/bench/locomo-dev.json [--engines pglite,postgres] [embedder]',
+      'bench locomo --data ../shared/bench/locomo-dev.json [--engines pglite,postgres] [--vector-weight 1] [embedder]',
   },
   { words: ['demo'], options: DEMO_OPTIONS, run: demoCommand, summary: 'demo' },
 ];

@@ -349,6 +349,15 @@ describe('embed and recall from the command line', () => {
     ]);
     const lexical = await run(['recall', 'my dog', '--json', '--lexical']);
     expect((lexical.json() as { items: unknown[] }).items).toEqual([]);
+    const weightless = await run(['recall', 'my dog', '--json', '--vector-weight', '0']);
+    expect((weightless.json() as { items: unknown[] }).items).toEqual([]);
+    const half = await run(['recall', 'my dog', '--json', '--vector-weight', '0.5']);
+    expect((half.json() as { items: { text: string }[] }).items[0]?.text).toBe(
+      'We adopted a puppy in May.',
+    );
+    expect((await run(['recall', 'dog', '--vector-weight', '-1'])).errorCode()).toBe(
+      'INVALID_ARGUMENT',
+    );
     // a server and a path at once, or a URL without a model, is refused
     const both = await run(['embed', '--embedder-path', root]);
     expect(both.errorCode()).toBe('INVALID_ARGUMENT');

@@ -5,7 +5,7 @@
  * category and pooled, with query latency and ingest time, on each engine.
  */
 import { performance } from 'node:perf_hooks';
-import type { Embedder, Engine } from '../../src/index.js';
+import type { Embedder, Engine, RecallOptions } from '../../src/index.js';
 import { withBenchStore, type BenchKind } from './bench-store.js';
 import type { LocomoConversation } from './locomo-data.js';
 import { metricRows, percentile, type MetricRow, type QuestionResult } from './locomo-metrics.js';
@@ -56,8 +56,9 @@ export async function runLocomo(
   kind: BenchKind,
   convs: readonly LocomoConversation[],
   log: (line: string) => void,
-  embedder?: Embedder,
+  options: { embedder?: Embedder | undefined; params?: RecallOptions['params'] } = {},
 ): Promise<LocomoEngineReport> {
+  const { embedder } = options;
   const config = embedder === undefined ? {} : { embedder };
   return withBenchStore(
     kind,
@@ -93,6 +94,7 @@ export async function runLocomo(
             subject: conv.id,
             k: DEPTH,
             kinds: ['turn'],
+            ...(options.params === undefined ? {} : { params: options.params }),
           });
           latencies.push(performance.now() - start);
           results.push({

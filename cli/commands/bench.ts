@@ -5,11 +5,12 @@ import { runLocomo, type LocomoEngineReport } from '../bench/locomo-bench.js';
 import { loadLocomo } from '../bench/locomo-data.js';
 import { formatRows } from '../bench/locomo-metrics.js';
 import type { CommandContext } from '../context.js';
-import { EMBEDDER_OPTIONS, embedderFrom } from '../embedder-options.js';
+import { EMBEDDER_OPTIONS, embedderFrom, vectorWeightFrom } from '../embedder-options.js';
 
 export const BENCH_LOCOMO_OPTIONS = {
   data: { type: 'string' },
   engines: { type: 'string' },
+  'vector-weight': { type: 'string' },
   ...EMBEDDER_OPTIONS,
 } as const;
 
@@ -45,9 +46,13 @@ export async function benchLocomoCommand(ctx: CommandContext): Promise<void> {
     throw new EngineError('INVALID_ARGUMENT', (err as Error).message);
   }
   const embedder = await embedderFrom(ctx);
+  const vectorWeight = vectorWeightFrom(ctx);
   const reports: LocomoEngineReport[] = [];
   for (const kind of kinds) {
-    const r = await runLocomo(kind, convs, (l) => ctx.io.stderr(`${l}\n`), embedder);
+    const r = await runLocomo(kind, convs, (l) => ctx.io.stderr(`${l}\n`), {
+      embedder,
+      ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
+    });
     reports.push(r);
     if (!ctx.json) ctx.io.stdout(`${report(r)}\n\n`);
   }

@@ -6,7 +6,7 @@ import {
 } from '../../src/index.js';
 import { flag, intValue, listValue, stringValue } from '../args.js';
 import type { CommandContext } from '../context.js';
-import { EMBEDDER_OPTIONS, embedderFrom } from '../embedder-options.js';
+import { EMBEDDER_OPTIONS, embedderFrom, vectorWeightFrom } from '../embedder-options.js';
 
 export const RECALL_OPTIONS = {
   k: { type: 'string' },
@@ -15,6 +15,7 @@ export const RECALL_OPTIONS = {
   kinds: { type: 'string' },
   'include-history': { type: 'boolean' },
   lexical: { type: 'boolean' },
+  'vector-weight': { type: 'string' },
   ...EMBEDDER_OPTIONS,
 } as const;
 
@@ -45,6 +46,7 @@ export async function recallCommand(ctx: CommandContext): Promise<void> {
   const subject = stringValue(ctx.values, 'subject');
   const kinds = listValue(ctx.values, 'kinds') as RecallKind[] | undefined;
   const lexical = flag(ctx.values, 'lexical');
+  const vectorWeight = vectorWeightFrom(ctx);
   const embedder = lexical ? undefined : await embedderFrom(ctx);
   const items = await ctx.withEngine(
     false,
@@ -55,6 +57,7 @@ export async function recallCommand(ctx: CommandContext): Promise<void> {
         ...(subject === undefined ? {} : { subject }),
         ...(kinds === undefined ? {} : { kinds }),
         includeHistory: flag(ctx.values, 'include-history'),
+        ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
       }),
     embedder === undefined ? {} : { embedder },
   );

@@ -33,6 +33,11 @@ export interface RankParams {
   postingBudget: number;
   /** Sessions the commoner terms are read in: the best by the rarer terms' hits. */
   candidateSessions: number;
+  /**
+   * Weight of the vector lists (nearest turns, nearest facts) in the reciprocal-rank fusion,
+   * where the lexical lists weigh 1. Used only when recall ranks by vectors.
+   */
+  vectorWeight: number;
 }
 
 export const DEFAULT_RANK_PARAMS: RankParams = {
@@ -53,6 +58,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   boostPool: 100,
   postingBudget: 800,
   candidateSessions: 16,
+  vectorWeight: 1,
 };
 
 /** One turn holding a term: where it is, how often the term occurs, how long the turn is. */

@@ -233,15 +233,18 @@ async function rankFacts(
     );
 }
 
-/** Fuses ranked lists by reciprocal rank; at equal score primary evidence comes first. */
-function fuse(lists: readonly RecallItem[][], k: number): RecallItem[] {
+/**
+ * Fuses ranked lists by weighted reciprocal rank (weight / (60 + rank)); at equal score primary
+ * evidence comes first.
+ */
+function fuse(lists: readonly { items: RecallItem[]; weight: number }[], k: number): RecallItem[] {
   const fused = new Map<string, RecallItem>();
-  for (const list of lists) {
-    list.forEach((item, rank) => {
+  for (const { items, weight } of lists) {
+    items.forEach((item, rank) => {
       const key = `${item.kind}:${item.id}`;
       const prev = fused.get(key);
-      const score = (prev?.score ?? 0) + 1 / (RRF_K + rank + 1);
-      fused.set(key, { ...item, score });
+      const score = (prev?.score ?? 0) + weight / (RRF_K + rank + 1);
+      fused.set(key, { ...(prev ?? item), score });
     });
   }
   return [...fused.values()]
@@ -345,7 +348,7 @@ export function createRecallApi(deps: {
       }
       // the query is embedded before the transaction: no remote call holds it open
       let vector: number[] | null = null;
-      if (embedder !== undefined && options.vectors !== false) {
+      if (embedder !== undefined && options.vectors !== false && p.vectorWeight > 0) {
         const answer: unknown = await embedder.embed([query]);
         if (!Array.isArray(answer) || answer.length !== 1 || !Array.isArray(answer[0])) {
           throw new EngineError(
@@ -375,7 +378,7 @@ export function createRecallApi(deps: {
             `no session "${session}" for subject "${subject}"`,
           );
         }
-        const lists: RecallItem[][] = [];
+        const lists: { items: RecallItem[]; weight: number }[] = [];
         if (kinds.has('turn')) {
           const ranked = await lexicalSearch(sql.port(), query, {
             limit: k,
@@ -384,22 +387,23 @@ export function createRecallApi(deps: {
             lookup,
             ...(session === null ? {} : { session }),
           });
-          lists.push(ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score)));
+          const items = ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score));
+          lists.push({ items, weight: 1 });
         }
         if (kinds.has('fact')) {
           const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
-          lists.push(ranked.slice(0, k).map((f) => factItem(f.row, f.score)));
+          lists.push({ items: ranked.slice(0, k).map((f) => factItem(f.row, f.score)), weight: 1 });
         }
+        // (a vector weight of 0 leaves the query unembedded: its items would all score 0)
         if (vector !== null && embedder !== undefined) {
           const math = deps.client.capabilities.vectorType ? 'pgvector' : 'plain';
-          lists.push(
-            ...(await rankByVector(
-              tx,
-              sql,
-              { subject, model: embedder.model, vector, math },
-              { kinds, statuses, session, k },
-            )),
+          const near = await rankByVector(
+            tx,
+            sql,
+            { subject, model: embedder.model, vector, math },
+            { kinds, statuses, session, k },
           );
+          for (const items of near) lists.push({ items, weight: p.vectorWeight });
         }
         return fuse(lists, k);
       });
