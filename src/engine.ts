@@ -19,6 +19,7 @@ import type { Embedder } from './recall/embedder.js';
 import { createRecallApi, type RecallApi } from './recall/recall-api.js';
 import {
   embedPending,
+  requireEmbedderModel,
   type EmbedPendingOptions,
   type EmbedPendingResult,
 } from './recall/vectors.js';
@@ -130,6 +131,7 @@ function recallMaintenance(client: SqlClient): (turn: Turn, indexed: number) => 
 
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const probeConfig = resolveProbeConfig(config.probes);
+  if (config.embedder !== undefined) requireEmbedderModel(config.embedder);
   const client = await openSqlClient({
     db: config.db ?? DEFAULT_DB,
     create: config.create ?? true,

@@ -12,7 +12,7 @@ import {
   type Engine,
   type OwnerSigner,
 } from '../src/index.js';
-import { nearestTurnsSql, VectorSql } from '../src/store/vector-sql.js';
+import { nearestTurnsByIndexSql, VectorSql } from '../src/store/vector-sql.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import {
@@ -177,6 +177,15 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     });
     const retracted = all.find((i) => i.id === ids.retractedFact);
     expect(retracted?.passport.status).toBe('retracted');
+    // the session filter holds for the vector lists too: no dog in session vec-0
+    const other = await engine.sessions.create({ id: 'vec-other' });
+    await engine.turns.add({ sessionId: other.id, role: 'user', content: 'Paris in spring.' });
+    await engine.embedPending();
+    const scoped = await engine.recall('dog', { kinds: ['turn'], session: other.id });
+    expect(scoped.map((i) => i.passport.sessionId)).toEqual([]);
+    expect(
+      (await engine.recall('france', { kinds: ['turn'], session: other.id })).map((i) => i.text),
+    ).toEqual(['Paris in spring.']);
     const turn = (await engine.recall('dog', { kinds: ['turn'], k: 1 }))[0];
     expect(turn?.passport).toMatchObject({ origin: 'turn', primary: true, sessionId: session });
     expect(turn?.passport.turn).toBeGreaterThan(0);
@@ -194,13 +203,13 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     const q = conceptVector('my dog and my car');
     const norm = Math.hypot(...q);
     const unit = q.map((x) => x / norm);
-    const plain = await sql.nearestTurns(unit, null, 10, 'plain');
-    expect(plain.length).toBeGreaterThan(2);
+    const plain = await sql.nearestTurns(unit, null, 3, 'plain');
+    expect(plain).toHaveLength(3);
     expect(plain.every((n, i) => i === 0 || (plain[i - 1]?.similarity ?? 0) >= n.similarity)).toBe(
       true,
     );
     if (engine.sql.capabilities.vectorType) {
-      const pgv = await sql.nearestTurns(unit, null, 10, 'pgvector');
+      const pgv = await sql.nearestTurns(unit, null, 3, 'pgvector');
       expect(pgv.map((n) => `${n.session}#${n.seq}`)).toEqual(
         plain.map((n) => `${n.session}#${n.seq}`),
       );
@@ -226,10 +235,14 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     const plan = await engine.sql.transaction(async (tx) => {
       // a table this small is cheaper to scan and sort: forbid that, to see the index is usable
       await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off');
-      const r = await tx.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN ${nearestTurnsSql('pgvector', 24)}`,
-        ['owner', MODEL, 24, q, 3, null],
-      );
+      const r = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${nearestTurnsByIndexSql(24)}`, [
+        'owner',
+        MODEL,
+        24,
+        q,
+        3,
+        null,
+      ]);
       const sql = new VectorSql(tx, 'owner', MODEL);
       const unitQuery = unit.map((x) => x / norm);
       return {
@@ -275,12 +288,34 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
   });
 
   it('bad input changes nothing', async () => {
+    await engine.turns.add({ sessionId: session, role: 'user', content: 'Pending, unembedded.' });
+    const before = await dumpStore(engine);
     expect(await code(engine.embedPending({ limit: 0 }))).toBe('INVALID_ARGUMENT');
     expect(await code(engine.embedPending({ batchSize: 1.5 }))).toBe('INVALID_ARGUMENT');
     expect(await code(engine.embedPending({ subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
     expect(await code(engine.recall('dog', { vectors: 'yes' as unknown as boolean }))).toBe(
       'INVALID_ARGUMENT',
     );
+    expect(await dumpStore(engine)).toEqual(before);
+    await engine.embedPending();
+  });
+
+  it('names the text an embedder refuses, and keeps the others of its batch', async () => {
+    for (const content of ['Good one.', 'POISON here.', 'Another good one.']) {
+      await engine.turns.add({ sessionId: session, role: 'user', content });
+    }
+    fake.poison = 'POISON';
+    try {
+      const err = await engine.embedPending().then(
+        () => null,
+        (e: unknown) => e as Error & { code?: string },
+      );
+      expect(err?.code).toBe('EMBEDDER_FAILED');
+      expect(err?.message).toMatch(/^turn vec-a#\d+ could not be embedded \(1 stored before it\)/);
+    } finally {
+      fake.poison = null;
+    }
+    expect(await engine.embedPending()).toMatchObject({ turns: 2, remaining: false });
   });
 });
 
@@ -401,5 +436,52 @@ describe('bench locomo with an embedder', () => {
     expect(doc.engines[0]?.vectors).toBe(MODEL);
     const lexical = await runCliCaptured(args);
     expect(lexical.stdout).toContain('ranking: lexical only (no embedder)');
+  });
+});
+
+describe('a host’s own embedder', () => {
+  it('is refused without a model name, and its failures are EMBEDDER_FAILED', async () => {
+    const { createEngine } = await import('../src/index.js');
+    const nameless = { model: ' ', embed: () => Promise.resolve([[1]]) };
+    expect(await code(createEngine({ db: 'memory://', embedder: nameless }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    let behaviour: 'throw' | 'tiny' | 'long' = 'throw';
+    const engine = await createEngine({
+      db: 'memory://',
+      embedder: {
+        model: 'host-model',
+        embed(texts) {
+          if (behaviour === 'throw') return Promise.reject(new TypeError('socket hang up'));
+          // a component too small for a `real` once scaled, or more numbers than are stored
+          const v = behaviour === 'tiny' ? [1, 1e-40, 0] : new Array<number>(16_001).fill(1);
+          return Promise.resolve(texts.map(() => v));
+        },
+      },
+    });
+    try {
+      await engine.init();
+      const s = await engine.sessions.create();
+      await engine.turns.add({ sessionId: s.id, role: 'user', content: 'hello there' });
+      const thrown = await engine.embedPending().catch((e: Error & { code?: string }) => e);
+      expect(thrown).toMatchObject({ code: 'EMBEDDER_FAILED' });
+      expect((thrown as Error).message).toContain('socket hang up');
+      behaviour = 'long';
+      expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
+      behaviour = 'tiny';
+      expect(await engine.embedPending()).toMatchObject({ turns: 1, remaining: false });
+      const { rows } = await engine.sql.query<{ e: number[] }>(
+        'SELECT embedding AS e FROM turn_vectors',
+      );
+      expect(rows[0]?.e).toEqual([1, 0, 0]);
+      // the store now has vectors: recall asks the embedder, and its failure is reported
+      behaviour = 'throw';
+      expect(await code(engine.recall('hello'))).toBe('EMBEDDER_FAILED');
+      expect((await engine.recall('hello', { vectors: false })).map((i) => i.text)).toEqual([
+        'hello there',
+      ]);
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -114,7 +114,8 @@ export async function runLocomo(
         questions: results.length,
         ingestMs: Math.round(ingestMs),
         ingestTurnsPerSecond: Math.round((turns * 1000) / ingestMs),
-        vectors: embedder?.model ?? null,
+        // a vector weight of 0 leaves the vectors out of every recall
+        vectors: options.params?.vectorWeight === 0 ? null : (embedder?.model ?? null),
         embedMs: Math.round(embedMs),
         latencyMs: {
           p50: round2(percentile(latencies, 0.5)),

@@ -15,7 +15,7 @@ import {
   type TermStat,
 } from './lexical-rank.js';
 import { lexicalSearch, type RecalledTurn } from './lexical-search.js';
-import { checkDims, unitVector } from './vectors.js';
+import { callEmbedder, checkDims, unitVector } from './vectors.js';
 
 export const RECALL_KINDS = ['turn', 'fact'] as const;
 export type RecallKind = (typeof RECALL_KINDS)[number];
@@ -275,11 +275,7 @@ async function rankByVector(
   // nothing embedded for this model yet: recall stays lexical
   if (stored.length === 0) return [];
   checkDims(target.model, target.vector.length, stored);
-  if (target.math === 'pgvector') {
-    // an HNSW scan that filters (subject, model, status) keeps going until k rows pass, in
-    // distance order, instead of stopping after its first candidates
-    await db.exec("SET LOCAL hnsw.iterative_scan = 'strict_order'");
-  }
+  if (target.math === 'pgvector') await sql.iterativeScans();
   const lists: RecallItem[][] = [];
   if (want.kinds.has('turn')) {
     const near = await sql.nearestTurns(target.vector, want.session, want.k, target.math);
@@ -346,17 +342,16 @@ export function createRecallApi(deps: {
           'recall was asked for vectors, but no embedder is set',
         );
       }
-      // the query is embedded before the transaction: no remote call holds it open
+      // the query is embedded before the transaction (no remote call holds it open), and only
+      // when the subject has vectors of the embedder's model: until then recall stays lexical
+      // and does not depend on the embedder
       let vector: number[] | null = null;
       if (embedder !== undefined && options.vectors !== false && p.vectorWeight > 0) {
-        const answer: unknown = await embedder.embed([query]);
-        if (!Array.isArray(answer) || answer.length !== 1 || !Array.isArray(answer[0])) {
-          throw new EngineError(
-            'EMBEDDER_FAILED',
-            `${embedder.model} gave no vector for the query`,
-          );
+        const stored = await new VectorSql(deps.client, subject, embedder.model).storedDims();
+        if (stored.length > 0) {
+          const [answer] = await callEmbedder(embedder, [query]);
+          vector = unitVector(answer as number[], 'the query');
         }
-        vector = unitVector(answer[0] as number[], 'the query');
       }
       const statuses: readonly FactStatus[] =
         options.includeHistory === true ? FACT_STATUSES : ['active'];

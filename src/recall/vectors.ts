@@ -30,10 +30,24 @@ export function turnText(speaker: string | null, content: string): string {
   return speaker === null ? content : `${speaker}: ${content}`;
 }
 
-/** Scales a vector to unit length; a vector that is empty, zero or not finite is refused. */
+/** pgvector's (and memledger's) longest vector. */
+const MAX_DIMS = 16_000;
+/** The smallest magnitude PostgreSQL's `real` takes; a smaller non-zero one is refused. */
+const REAL_MIN = 1.2e-38;
+
+/**
+ * Scales a vector to unit length; a vector that is empty, zero, not finite or longer than
+ * 16,000 numbers is refused. Components too small for a `real` become 0.
+ */
 export function unitVector(v: readonly number[], what: string): number[] {
   if (!Array.isArray(v)) {
     throw new EngineError('EMBEDDER_FAILED', `the vector for ${what} is not a list of numbers`);
+  }
+  if (v.length > MAX_DIMS) {
+    throw new EngineError(
+      'EMBEDDER_FAILED',
+      `the vector for ${what} has ${v.length} numbers; at most ${MAX_DIMS} are stored`,
+    );
   }
   let norm = 0;
   for (const x of v) {
@@ -46,17 +60,63 @@ export function unitVector(v: readonly number[], what: string): number[] {
     throw new EngineError('EMBEDDER_FAILED', `the vector for ${what} is empty or zero`);
   }
   const scale = 1 / Math.sqrt(norm);
-  return v.map((x) => x * scale);
+  return v.map((x) => (Math.abs(x * scale) < REAL_MIN ? 0 : x * scale));
+}
+
+/**
+ * Calls the embedder: its answer must be one vector per text, in order. Any failure of a host's
+ * embedder, thrown or answered, is `EMBEDDER_FAILED` (the original error as its cause).
+ */
+export async function callEmbedder(
+  embedder: Embedder,
+  texts: readonly string[],
+): Promise<unknown[]> {
+  let answer: unknown;
+  try {
+    answer = await embedder.embed(texts);
+  } catch (err) {
+    if (err instanceof EngineError) throw err;
+    throw new EngineError(
+      'EMBEDDER_FAILED',
+      `${embedder.model} failed: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  }
+  if (!Array.isArray(answer) || answer.length !== texts.length) {
+    throw new EngineError(
+      'EMBEDDER_FAILED',
+      `asked ${embedder.model} for ${texts.length} vectors, got ` +
+        `${Array.isArray(answer) ? answer.length : 'something else'}`,
+    );
+  }
+  return answer;
+}
+
+/** An embedder's model name, checked once when the engine gets it. */
+export function requireEmbedderModel(embedder: Embedder): string {
+  const model = (embedder as { model?: unknown }).model;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      'an embedder needs a model name (a non-empty string)',
+    );
+  }
+  return model;
 }
 
 /** Refuses a vector whose length differs from the ones already stored for the model. */
-export function checkDims(model: string, dims: number, stored: readonly number[]): void {
+export function checkDims(
+  model: string,
+  dims: number,
+  stored: readonly number[],
+  what = 'the query',
+): void {
   const other = stored.find((d) => d !== dims);
   if (other !== undefined) {
     throw new EngineError(
       'EMBEDDER_FAILED',
-      `model "${model}" gave a ${dims}-dimension vector, but the store holds ${other}-dimension ` +
-        'vectors under that name; give a changed model a new name',
+      `model "${model}" gave a ${dims}-dimension vector for ${what}, but the store holds ` +
+        `${other}-dimension vectors under that name; give a changed model a new name`,
     );
   }
 }
@@ -81,35 +141,64 @@ export async function embedPending(
       throw new EngineError('INVALID_ARGUMENT', `${name} must be a whole number from 1 to ${max}`);
     }
   }
-  const { rows } = await deps.client.query<{ present: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS present',
-    [subject],
-  );
-  if (rows[0]?.present !== true) {
+  const sql = new VectorSql(deps.client, subject, deps.embedder.model);
+  if (!(await sql.subjectExists())) {
     throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subject}" does not exist`);
   }
   const model = deps.embedder.model;
-  const sql = new VectorSql(deps.client, subject, model);
   const stored = await sql.storedDims();
   let indexed = false;
   const embed = async (texts: string[], what: (i: number) => string): Promise<number[][]> => {
-    const vectors = await deps.embedder.embed(texts);
-    if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-      throw new EngineError(
-        'EMBEDDER_FAILED',
-        `asked ${model} for ${texts.length} vectors, got ${Array.isArray(vectors) ? vectors.length : 'none'}`,
-      );
-    }
-    const out = vectors.map((v, i) => unitVector(v, what(i)));
-    for (const v of out) checkDims(model, v.length, stored);
+    const out = (await callEmbedder(deps.embedder, texts)).map((v, i) =>
+      unitVector(v as number[], what(i)),
+    );
     const dims = out[0]?.length;
-    if (dims !== undefined && !indexed && deps.client.capabilities.vectorType) {
+    if (dims === undefined) return out;
+    // the first vectors of a model set its length, for the rest of this batch too
+    if (stored.length === 0) stored.push(dims);
+    out.forEach((v, i) => checkDims(model, v.length, stored, what(i)));
+    if (!indexed && deps.client.capabilities.vectorType) {
       // before the first vectors go in: an index grows with its table far faster than it builds
       await sql.ensureIndexes(dims);
       indexed = true;
     }
-    if (stored.length === 0 && dims !== undefined) stored.push(dims);
     return out;
+  };
+  /**
+   * Embeds and stores one batch. When the batch fails, its texts go one at a time: those that
+   * embed are stored, and the error names the first that does not (the batch error alone would
+   * not say which, and that text would fail every rerun the same way).
+   */
+  const embedAndStore = async <T>(
+    items: readonly T[],
+    text: (item: T) => string,
+    what: (item: T) => string,
+    store: (items: readonly T[], vectors: number[][]) => Promise<number>,
+  ): Promise<number> => {
+    try {
+      const vectors = await embed(items.map(text), (i) => what(items[i] as T));
+      return await store(items, vectors);
+    } catch (err) {
+      if (items.length === 1 || !(err instanceof EngineError) || err.code !== 'EMBEDDER_FAILED') {
+        throw err;
+      }
+    }
+    let n = 0;
+    for (const item of items) {
+      let vectors: number[][];
+      try {
+        vectors = await embed([text(item)], () => what(item));
+      } catch (err) {
+        if (!(err instanceof EngineError)) throw err;
+        throw new EngineError(
+          err.code,
+          `${what(item)} could not be embedded (${n} stored before it): ${err.message}`,
+          { cause: err },
+        );
+      }
+      n += await store([item], vectors);
+    }
+    return n;
   };
 
   // counts what this call stored; another process embedding at once may store some first
@@ -119,11 +208,13 @@ export async function embedPending(
     const pending = await sql.pendingTurns(Math.min(batch, limit - done), afterTurn);
     if (pending.length === 0) break;
     afterTurn = pending[pending.length - 1];
-    const vectors = await embed(
-      pending.map((t) => turnText(t.speaker, t.content)),
-      (i) => `turn ${pending[i]?.session ?? ''}#${pending[i]?.seq ?? ''}`,
+    turns += await embedAndStore(
+      pending,
+      (t) => turnText(t.speaker, t.content),
+      (t) => `turn ${t.session}#${t.seq}`,
+      (items, vectors) =>
+        sql.addTurnVectors(items.map((t, i) => ({ ...t, vector: vectors[i] ?? [] }))),
     );
-    turns += await sql.addTurnVectors(pending.map((t, i) => ({ ...t, vector: vectors[i] ?? [] })));
     done += pending.length;
   }
   let facts = 0;
@@ -132,19 +223,19 @@ export async function embedPending(
     const pending = await sql.pendingFacts(Math.min(batch, limit - done), afterFact);
     if (pending.length === 0) break;
     afterFact = pending[pending.length - 1]?.id;
-    const vectors = await embed(
-      pending.map((f) => f.text),
-      (i) => `fact ${pending[i]?.id ?? ''}`,
-    );
-    facts += await sql.addFactVectors(
-      pending.map((f, i) => ({ id: f.id, vector: vectors[i] ?? [] })),
+    facts += await embedAndStore(
+      pending,
+      (f) => f.text,
+      (f) => `fact ${f.id}`,
+      (items, vectors) =>
+        sql.addFactVectors(items.map((f, i) => ({ id: f.id, vector: vectors[i] ?? [] }))),
     );
     done += pending.length;
   }
   if (turns + facts > 0 && !deps.client.capabilities.autovacuum) {
     // no autovacuum (PGlite): without fresh statistics the planner takes a large vector table
     // for a small one and compares every vector instead of using the HNSW index
-    await deps.client.exec('ANALYZE turn_vectors, fact_vectors');
+    await sql.analyze();
   }
   // counted afresh: a turn or fact written meanwhile may sort before where the walk ended
   return { model, turns, facts, remaining: await sql.hasPending() };

@@ -29,51 +29,59 @@ function literal(v: readonly number[], math: VectorMath): string {
 export const HNSW_MAX_DIMS = 2000;
 
 /**
- * Nearest-neighbour reads. Only positive similarities (distance below 1) come back, best first,
- * ties by key. Turns: `$6` is a session, or null for all. Facts: `$6` the statuses wanted, `$7`
- * the evidence session or null. The distance is 1 − cosine of the row's `embedding` and the
- * query vector `$4` (both unit length):
- * - plain SQL: one minus the dot product, every vector of the subject and model compared;
- * - pgvector: `<=>` on the vectors cast to `vector(dims)`, with `dims` written into the text,
- *   so the planner can use that length's HNSW index (approximate, iterative: it keeps scanning
- *   until the filters let k rows through) or, for a small subject, compare them all.
+ * Nearest-neighbour reads: the rows of the subject and model nearest the query vector `$4`,
+ * best first, ties by key, at most `$5`. Turns: `$6` is a session, or null for all. Facts: `$6`
+ * the statuses wanted, `$7` the evidence session or null. The distance `d` is 1 − cosine (both
+ * vectors are unit length); callers keep the positive similarities (`d` < 1). Three ways:
+ * - plain SQL: one minus the dot product, every vector compared (exact);
+ * - pgvector through the index: `<=>` on the vectors cast to `vector(dims)`, with `dims` written
+ *   into the text so the planner can use that length's HNSW index (approximate; an iterative
+ *   scan keeps going until the filters let rows through, up to pgvector's scan cap). The index
+ *   yields rows by distance alone, so a few more are read and ties broken in the list;
+ * - pgvector in full: the same distance on the uncast `vector`, which no index serves (exact),
+ *   for when the index scan came back short (a small subject in a large store, a narrow filter).
  */
 const PLAIN_DISTANCE =
   '(1 - (SELECT sum(a::float8 * b::float8) FROM unnest(v.embedding, $4::real[]) AS x(a, b)))';
-const pgvectorDistance = (dims: number): string =>
+const EXACT_PGVECTOR_DISTANCE = '(v.embedding::vector <=> $4::vector)';
+const indexDistance = (dims: number): string =>
   `(v.embedding::vector(${dims}) <=> $4::vector(${dims}))`;
+/** Rows read past k through the index, so ties at the cut are broken by key. */
+const TIE_MARGIN = 16;
 
-const TURNS_LIST = `SELECT json_agg(json_build_array(session_id, seq, 1 - d)
+const TURNS_LIST = `SELECT json_agg(json_build_array(session_id, seq, d)
                             ORDER BY d, session_id, seq)::text AS doc`;
 const TURNS_FILTER = `FROM turn_vectors v
   WHERE v.subject_id = $1 AND v.model = $2 AND v.dims = $3
     AND ($6::text IS NULL OR v.session_id = $6)`;
 const TURNS_ORDER = 'ORDER BY d, v.session_id, v.seq LIMIT $5';
-const NEAREST_TURNS_PLAIN = `${TURNS_LIST} FROM (SELECT v.session_id, v.seq,
-  ${PLAIN_DISTANCE} AS d ${TURNS_FILTER} ${TURNS_ORDER}) n WHERE d < 1`;
+const NEAREST_TURNS: Record<'plain' | 'exact', string> = {
+  plain: `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${PLAIN_DISTANCE} AS d
+    ${TURNS_FILTER} ${TURNS_ORDER}) n`,
+  exact: `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${EXACT_PGVECTOR_DISTANCE} AS d
+    ${TURNS_FILTER} ${TURNS_ORDER}) n`,
+};
 
-const FACTS_LIST = `SELECT json_agg(json_build_array(${FACT_ROW_JSON}, 1 - d) ORDER BY d, id)::text
+const FACTS_LIST = `SELECT json_agg(json_build_array(${FACT_ROW_JSON}, d) ORDER BY d, id)::text
                       AS doc`;
-const FACTS_FILTER = `FROM fact_vectors v JOIN facts f ON f.id = v.fact_id
+const FACTS_FILTER = `FROM fact_vectors v JOIN facts f ON f.subject_id = v.subject_id AND f.id = v.fact_id
   WHERE v.subject_id = $1 AND v.model = $2 AND v.dims = $3 AND f.status = ANY($6::text[])
     AND ($7::text IS NULL OR f.evidence_session_id = $7)`;
 const FACTS_ORDER = 'ORDER BY d, f.id LIMIT $5';
-const NEAREST_FACTS_PLAIN = `${FACTS_LIST} FROM (SELECT f.*, ${PLAIN_DISTANCE} AS d
-  ${FACTS_FILTER} ${FACTS_ORDER}) n WHERE d < 1`;
+const NEAREST_FACTS: Record<'plain' | 'exact', string> = {
+  plain: `${FACTS_LIST} FROM (SELECT f.*, ${PLAIN_DISTANCE} AS d ${FACTS_FILTER} ${FACTS_ORDER}) n`,
+  exact: `${FACTS_LIST} FROM (SELECT f.*, ${EXACT_PGVECTOR_DISTANCE} AS d
+    ${FACTS_FILTER} ${FACTS_ORDER}) n`,
+};
 
-/** An index scan yields rows by distance alone: ties are broken outside it, in the list. */
-const INDEX_ORDER = 'ORDER BY d LIMIT $5';
-
-export function nearestTurnsSql(math: VectorMath, dims: number): string {
-  if (math === 'plain') return NEAREST_TURNS_PLAIN;
-  return `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${pgvectorDistance(dims)} AS d
-    ${TURNS_FILTER} AND v.dims = ${dims} ${INDEX_ORDER}) n WHERE d < 1`;
+export function nearestTurnsByIndexSql(dims: number): string {
+  return `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${indexDistance(dims)} AS d
+    ${TURNS_FILTER} AND v.dims = ${dims} ORDER BY d LIMIT $5 + ${TIE_MARGIN}) n`;
 }
 
-function nearestFactsSql(math: VectorMath, dims: number): string {
-  if (math === 'plain') return NEAREST_FACTS_PLAIN;
-  return `${FACTS_LIST} FROM (SELECT f.*, ${pgvectorDistance(dims)} AS d
-    ${FACTS_FILTER} AND v.dims = ${dims} ${INDEX_ORDER}) n WHERE d < 1`;
+function nearestFactsByIndexSql(dims: number): string {
+  return `${FACTS_LIST} FROM (SELECT f.*, ${indexDistance(dims)} AS d
+    ${FACTS_FILTER} AND v.dims = ${dims} ORDER BY d LIMIT $5 + ${TIE_MARGIN}) n`;
 }
 
 /** A whole number of dimensions, safe to write into SQL text. */
@@ -91,6 +99,33 @@ export class VectorSql {
     private readonly subjectId: string,
     private readonly model: string,
   ) {}
+
+  subjectExists(): Promise<boolean> {
+    return guard('reading the subject', async () => {
+      const { rows } = await this.db.query<{ present: boolean }>(
+        'SELECT EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS present',
+        [this.subjectId],
+      );
+      return rows[0]?.present === true;
+    });
+  }
+
+  /** Fresh planner statistics for the vector tables (where nothing else takes them). */
+  analyze(): Promise<void> {
+    return guard('analysing the vector tables', () =>
+      this.db.exec('ANALYZE turn_vectors, fact_vectors'),
+    );
+  }
+
+  /**
+   * Lets a filtered HNSW scan keep going, in distance order, until k rows pass the filters
+   * (pgvector 0.8), instead of stopping after its first candidates. Inside a transaction only.
+   */
+  iterativeScans(): Promise<void> {
+    return guard('setting up the vector search', () =>
+      this.db.exec("SET LOCAL hnsw.iterative_scan = 'strict_order'"),
+    );
+  }
 
   /** The lengths of the vectors stored for this model (one, unless something went wrong). */
   storedDims(): Promise<number[]> {
@@ -251,13 +286,24 @@ export class VectorSql {
     math: VectorMath,
   ): Promise<{ session: string; seq: number; similarity: number }[]> {
     return guard('reading turn vectors', async () => {
-      const { rows } = await this.db.query<{ doc: string | null }>(
-        nearestTurnsSql(math, requireDims(query.length)),
-        [this.subjectId, this.model, query.length, literal(query, math), limit, session],
-        { prepare: true },
+      const params = [this.subjectId, this.model, query.length, literal(query, math), limit];
+      const read = async (sql: string, prepare: boolean): Promise<[string, number, number][]> => {
+        const { rows } = await this.db.query<{ doc: string | null }>(sql, [...params, session], {
+          prepare,
+        });
+        return (JSON.parse(rows[0]?.doc ?? 'null') as [string, number, number][] | null) ?? [];
+      };
+      const list = await this.nearest(
+        math,
+        limit,
+        query.length,
+        read,
+        NEAREST_TURNS,
+        nearestTurnsByIndexSql,
       );
-      const list = JSON.parse(rows[0]?.doc ?? 'null') as [string, number, number][] | null;
-      return (list ?? []).map(([s, seq, similarity]) => ({ session: s, seq, similarity }));
+      return list
+        .filter(([, , d]) => d < 1)
+        .map(([s, seq, d]) => ({ session: s, seq, similarity: 1 - d }));
     });
   }
 
@@ -270,13 +316,45 @@ export class VectorSql {
     math: VectorMath,
   ): Promise<{ row: RecalledFactRow; similarity: number }[]> {
     return guard('reading fact vectors', async () => {
-      const { rows } = await this.db.query<{ doc: string | null }>(
-        nearestFactsSql(math, requireDims(query.length)),
-        [this.subjectId, this.model, query.length, literal(query, math), limit, statuses, session],
-        { prepare: true },
+      const params = [this.subjectId, this.model, query.length, literal(query, math), limit];
+      const read = async (sql: string, prepare: boolean): Promise<[unknown, number][]> => {
+        const { rows } = await this.db.query<{ doc: string | null }>(
+          sql,
+          [...params, statuses, session],
+          { prepare },
+        );
+        return (JSON.parse(rows[0]?.doc ?? 'null') as [unknown, number][] | null) ?? [];
+      };
+      const list = await this.nearest(
+        math,
+        limit,
+        query.length,
+        read,
+        NEAREST_FACTS,
+        nearestFactsByIndexSql,
       );
-      const list = JSON.parse(rows[0]?.doc ?? 'null') as [unknown, number][] | null;
-      return (list ?? []).map(([row, similarity]) => ({ row: factRow(row), similarity }));
+      return list
+        .filter(([, d]) => d < 1)
+        .map(([row, d]) => ({ row: factRow(row), similarity: 1 - d }));
     });
+  }
+
+  /**
+   * Plain SQL, or pgvector through the index and in full when the index came back short. The
+   * pgvector texts are not kept prepared: a generic plan would not know how small the subject
+   * is, and the text changes with the length anyway.
+   */
+  private async nearest<R>(
+    math: VectorMath,
+    limit: number,
+    dims: number,
+    read: (sql: string, prepare: boolean) => Promise<R[]>,
+    exact: Record<'plain' | 'exact', string>,
+    byIndex: (dims: number) => string,
+  ): Promise<R[]> {
+    if (math === 'plain') return read(exact.plain, true);
+    const viaIndex = await read(byIndex(requireDims(dims)), false);
+    if (viaIndex.length >= limit) return viaIndex.slice(0, limit);
+    return read(exact.exact, false);
   }
 }

@@ -42,11 +42,18 @@ export interface FakeEmbeddings {
   dims: number;
   /** Texts asked for, in order. */
   inputs: string[];
+  /** A request holding a text with this in it is refused (400), as a too-long text would be. */
+  poison: string | null;
   close(): Promise<void>;
 }
 
 export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
-  const state = { mode: 'ok' as FakeMode, dims: DIMS, inputs: [] as string[] };
+  const state = {
+    mode: 'ok' as FakeMode,
+    dims: DIMS,
+    inputs: [] as string[],
+    poison: null as string | null,
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
@@ -57,6 +64,11 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       }
       const body = JSON.parse(raw) as { model: string; input: string[] };
       state.inputs.push(...body.input);
+      const poison = state.poison;
+      if (poison !== null && body.input.some((t) => t.includes(poison))) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"too long"}');
+        return;
+      }
       if (state.mode === 'error') {
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"overloaded"}');
         return;
@@ -92,6 +104,12 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddings> {
       state.dims = d;
     },
     inputs: state.inputs,
+    get poison() {
+      return state.poison;
+    },
+    set poison(p: string | null) {
+      state.poison = p;
+    },
     close: () => new Promise<void>((ok) => server.close(() => ok())),
   };
 }

@@ -21,10 +21,11 @@ CREATE TABLE turn_vectors (
 
 CREATE TABLE fact_vectors (
   subject_id  text NOT NULL,
-  fact_id     text NOT NULL REFERENCES facts (id),
+  fact_id     text NOT NULL,
   model       text NOT NULL CHECK (btrim(model) <> ''),
   dims        integer NOT NULL CHECK (dims BETWEEN 1 AND 16000),
   embedding   real[] NOT NULL CHECK (array_ndims(embedding) = 1 AND cardinality(embedding) = dims),
-  PRIMARY KEY (subject_id, model, fact_id)
+  PRIMARY KEY (subject_id, model, fact_id),
+  FOREIGN KEY (subject_id, fact_id) REFERENCES facts (subject_id, id)
 );
 `;
