@@ -276,8 +276,8 @@ export class VectorSql {
   }
 
   /**
-   * The turns nearest the query vector (exact search: every vector of the subject and model is
-   * compared), best first; ties by session id and seq. Only positive similarities.
+   * The turns nearest the query vector, best first, ties by session id and seq; only positive
+   * similarities. Exact in plain SQL; through pgvector's index, approximate (see above).
    */
   nearestTurns(
     query: readonly number[],
