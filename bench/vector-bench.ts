@@ -11,7 +11,8 @@
  * It measures, on each engine:
  * - `embedPending` throughput through the engine (reading pending rows, storing vectors and
  *   keeping the vector index), on the first turns, with the stand-in's own time left out;
- * - the rest stored in bulk with plain SQL (the same rows `embedPending` writes);
+ * - the rest stored in large batches through the store's own reads and writes (the rows
+ *   `embedPending` writes, without its per-batch checks);
  * - recall with vectors (lexical + dense, fused) against lexical-only recall, same questions.
  * It reports; it never fails on a slow figure.
  *
@@ -30,6 +31,8 @@ import { runLocomo } from '../cli/bench/locomo-bench.js';
 import { loadLocomo } from '../cli/bench/locomo-data.js';
 import { formatRows, percentile } from '../cli/bench/locomo-metrics.js';
 import { seed, seedTurns } from './recall-bench.js';
+import { turnText, unitVector } from '../src/recall/vectors.js';
+import { VectorSql } from '../src/store/vector-sql.js';
 
 const MODEL = 'bench-random-indexing';
 
@@ -75,52 +78,31 @@ export function randomIndexingEmbedder(dims: number): Embedder & { ms: number } 
 }
 
 /**
- * Stores a vector for every turn and fact, in bulk: the rows `embedPending` writes, walked by
- * key; those it already stored are kept (ON CONFLICT DO NOTHING).
+ * Stores a vector for every turn and fact still without one, in large batches, with the store's
+ * own reads and writes (what `embedPending` does, without its per-batch checks and index care).
  */
 async function bulkVectors(engine: Engine, embedder: Embedder, batch = 2000): Promise<number> {
+  const sql = new VectorSql(engine.sql, 'owner', MODEL);
+  const unit = async (texts: string[]): Promise<number[][]> =>
+    (await embedder.embed(texts)).map((v, i) => unitVector(v, `text ${i}`));
   let stored = 0;
-  for (const table of ['turn', 'fact'] as const) {
-    let after: [string, number] = ['', 0];
-    for (;;) {
-      const { rows } =
-        table === 'turn'
-          ? await engine.sql.query<{ a: string; b: number; text: string }>(
-              `SELECT session_id AS a, seq AS b, coalesce(speaker || ': ', '') || content AS text
-               FROM turns WHERE subject_id = 'owner' AND (session_id, seq) > ($1, $2)
-               ORDER BY session_id, seq LIMIT $3`,
-              [after[0], after[1], batch],
-            )
-          : await engine.sql.query<{ a: string; b: number; text: string }>(
-              `SELECT id AS a, 0 AS b, text FROM facts
-               WHERE subject_id = 'owner' AND id > $1 ORDER BY id LIMIT $2`,
-              [after[0], batch],
-            );
-      const last = rows[rows.length - 1];
-      if (last === undefined) break;
-      after = [last.a, last.b];
-      const vectors = (await embedder.embed(rows.map((r) => r.text))).map((v) => {
-        const n = Math.hypot(...v);
-        return `{${v.map((x) => x / n).join(',')}}`;
-      });
-      const { rows: n } = await engine.sql.query<{ n: number }>(
-        table === 'turn'
-          ? `WITH ins AS (
-               INSERT INTO turn_vectors (subject_id, session_id, seq, model, dims, embedding)
-               SELECT 'owner', a, b, $1, cardinality(e::real[]), e::real[]
-               FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)
-               ON CONFLICT DO NOTHING RETURNING 1)
-             SELECT count(*)::int AS n FROM ins`
-          : `WITH ins AS (
-               INSERT INTO fact_vectors (subject_id, fact_id, model, dims, embedding)
-               SELECT 'owner', a, $1, cardinality(e::real[]), e::real[]
-               FROM unnest($2::text[], $3::int[], $4::text[]) AS x(a, b, e)
-               ON CONFLICT DO NOTHING RETURNING 1)
-             SELECT count(*)::int AS n FROM ins`,
-        [MODEL, rows.map((r) => r.a), rows.map((r) => r.b), vectors],
-      );
-      stored += n[0]?.n ?? 0;
-    }
+  let afterTurn: { session: string; seq: number } | undefined;
+  for (;;) {
+    const turns = await sql.pendingTurns(batch, afterTurn);
+    if (turns.length === 0) break;
+    afterTurn = turns[turns.length - 1];
+    const vectors = await unit(turns.map((t) => turnText(t.speaker, t.content)));
+    stored += await sql.addTurnVectors(turns.map((t, i) => ({ ...t, vector: vectors[i] ?? [] })));
+  }
+  let afterFact: string | undefined;
+  for (;;) {
+    const facts = await sql.pendingFacts(batch, afterFact);
+    if (facts.length === 0) break;
+    afterFact = facts[facts.length - 1]?.id;
+    const vectors = await unit(facts.map((f) => f.text));
+    stored += await sql.addFactVectors(
+      facts.map((f, i) => ({ id: f.id, vector: vectors[i] ?? [] })),
+    );
   }
   return stored;
 }

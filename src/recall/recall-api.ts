@@ -262,7 +262,14 @@ function fuse(lists: readonly { items: RecallItem[]; weight: number }[], k: numb
 async function rankByVector(
   db: SqlExecutor,
   recallSql: RecallSql,
-  target: { subject: string; model: string; vector: number[]; math: 'pgvector' | 'plain' },
+  target: {
+    subject: string;
+    model: string;
+    vector: number[];
+    /** The lengths stored for the model, read before the query was embedded. */
+    stored: readonly number[];
+    math: 'pgvector' | 'plain';
+  },
   want: {
     kinds: Set<RecallKind>;
     statuses: readonly FactStatus[];
@@ -271,10 +278,7 @@ async function rankByVector(
   },
 ): Promise<RecallItem[][]> {
   const sql = new VectorSql(db, target.subject, target.model);
-  const stored = await sql.storedDims();
-  // nothing embedded for this model yet: recall stays lexical
-  if (stored.length === 0) return [];
-  checkDims(target.model, target.vector.length, stored);
+  checkDims(target.model, target.vector.length, target.stored);
   if (target.math === 'pgvector') await sql.iterativeScans();
   const lists: RecallItem[][] = [];
   if (want.kinds.has('turn')) {
@@ -346,8 +350,9 @@ export function createRecallApi(deps: {
       // when the subject has vectors of the embedder's model: until then recall stays lexical
       // and does not depend on the embedder
       let vector: number[] | null = null;
+      let stored: readonly number[] = [];
       if (embedder !== undefined && options.vectors !== false && p.vectorWeight > 0) {
-        const stored = await new VectorSql(deps.client, subject, embedder.model).storedDims();
+        stored = await new VectorSql(deps.client, subject, embedder.model).storedDims();
         if (stored.length > 0) {
           const [answer] = await callEmbedder(embedder, [query]);
           vector = unitVector(answer as number[], 'the query');
@@ -395,7 +400,7 @@ export function createRecallApi(deps: {
           const near = await rankByVector(
             tx,
             sql,
-            { subject, model: embedder.model, vector, math },
+            { subject, model: embedder.model, vector, stored, math },
             { kinds, statuses, session, k },
           );
           for (const items of near) lists.push({ items, weight: p.vectorWeight });
