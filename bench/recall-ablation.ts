@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadLocomo, type LocomoConversation } from '../cli/bench/locomo-data.js';
 import { locomoSessionId } from '../cli/bench/locomo-bench.js';
 import { formatRows, metricRows, type QuestionResult } from '../cli/bench/locomo-metrics.js';
-import { analyze } from '../src/recall/analyze.js';
+import { analyze } from '../src/domain/analyze.js';
 import { loadWordNet, type WordNet } from './wordnet-synonyms.js';
 import { DEFAULT_RANK_PARAMS, type Posting, type RankParams } from '../src/recall/lexical-rank.js';
 import {

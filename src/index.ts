@@ -132,7 +132,7 @@ export type {
   RecallOptions,
   RecallPassport,
 } from './recall/recall-api.js';
-export { analyze } from './recall/analyze.js';
+export { analyze } from './domain/analyze.js';
 export { DEFAULT_RANK_PARAMS } from './recall/lexical-rank.js';
 export { MONTH_NAMES } from './recall/query-cues.js';
 export type { RankParams } from './recall/lexical-rank.js';

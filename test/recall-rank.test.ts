@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEvidence, parseSessionDate } from '../cli/bench/locomo-data.js';
 import { metricRows, rankPairs } from '../cli/bench/locomo-metrics.js';
-import { analyze } from '../src/recall/analyze.js';
+import { analyze } from '../src/domain/analyze.js';
 import {
   DEFAULT_RANK_PARAMS,
   docOf,

@@ -67,10 +67,13 @@ export function requireText(content: string | undefined): string {
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
 
 /** Subject and session ids are opaque but printable, so they survive shells, URLs and logs. */
-export function requireId(value: string | undefined, what: 'subject' | 'session'): string {
-  if (value === undefined || value === '') {
+export function requireId(value: unknown, what: 'subject' | 'session'): string {
+  if (value === undefined || value === null || value === '') {
     if (what === 'session') throw new EngineError('SESSION_REQUIRED', 'a session id is required');
     throw new EngineError('INVALID_ARGUMENT', 'a subject id is required');
+  }
+  if (typeof value !== 'string') {
+    throw new EngineError('INVALID_ARGUMENT', `a ${what} id must be a string`);
   }
   if (!ID_PATTERN.test(value)) {
     throw new EngineError(

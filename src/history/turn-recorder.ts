@@ -1,7 +1,7 @@
 import { EngineError } from '../domain/errors.js';
 import { isEmptyReport, receiptFromReport, type HostReceiptReport } from '../domain/receipt.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
-import { analyze } from '../recall/analyze.js';
+import { analyze } from '../domain/analyze.js';
 import { detectUtility, type UtilityKind } from '../domain/utility.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';

@@ -1,6 +1,6 @@
 import type { Receipt } from '../domain/receipt.js';
 import type { TurnRole } from '../domain/turn.js';
-import { analyze } from './analyze.js';
+import { analyze } from '../domain/analyze.js';
 import {
   DEFAULT_RANK_PARAMS,
   docOf,

@@ -1,4 +1,4 @@
-import { analyze } from './analyze.js';
+import { analyze } from '../domain/analyze.js';
 
 /** Cues a question gives beyond its words: is it about time, which months and years it names. */
 export interface QueryCues {

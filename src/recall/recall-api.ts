@@ -5,7 +5,7 @@ import { requireId, type TurnRole } from '../domain/turn.js';
 import { RecallSql, type RecalledFactRow } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { VectorSql } from '../store/vector-sql.js';
-import { analyze } from './analyze.js';
+import { analyze } from '../domain/analyze.js';
 import type { Embedder } from './embedder.js';
 import {
   DEFAULT_RANK_PARAMS,

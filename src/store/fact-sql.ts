@@ -1,4 +1,4 @@
-import { analyze } from '../recall/analyze.js';
+import { analyze } from '../domain/analyze.js';
 import type { Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';

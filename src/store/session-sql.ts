@@ -1,15 +1,8 @@
 import { EngineError } from '../domain/errors.js';
+import type { Session } from '../domain/session.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard, pgErrorCode } from './store-error.js';
 
-export interface Session {
-  id: string;
-  subjectId: string;
-  title: string | null;
-  /** How many turns the session has recorded (the last seq). */
-  turnCount: number;
-  createdAt: Date;
-}
 
 interface SessionDbRow {
   id: string;
@@ -74,6 +67,12 @@ export class SessionSql {
       const row = rows[0];
       return row === undefined ? null : toSession(row);
     });
+  }
+
+  /** A session of this subject; another subject's session reads as absent. */
+  async ofSubject(subjectId: string, id: string): Promise<Session | null> {
+    const session = await this.get(id);
+    return session !== null && session.subjectId === subjectId ? session : null;
   }
 
   list(subjectId: string, limit: number): Promise<Session[]> {

@@ -1,0 +1,49 @@
+import type { HostBlockDef } from '../arrival/host-blocks.js';
+import type { SessionsApi, TurnsApi, HistoryApi } from '../history/history-types.js';
+import type { GateApi, OwnerApi, SlotsApi, FactsApi } from '../gate/gate-types.js';
+import type { LedgerApi } from '../ledger/ledger-types.js';
+import type { ProbesApi } from '../probes/probe-types.js';
+import type { ArrivalApi, ToolsApi, CommitmentsApi, ActionsApi } from '../arrival/arrival-types.js';
+import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
+
+/**
+ * Everything about one subject (the person the agent serves). No method takes a subject: a
+ * handle cannot read or write another subject's memory. Making a handle is free; every method
+ * rejects with SUBJECT_NOT_FOUND until the subject is created (`engine.subjects.create`).
+ */
+export interface SubjectHandle {
+  readonly id: string;
+  readonly sessions: SessionsApi;
+  readonly turns: TurnsApi;
+  readonly history: HistoryApi;
+  readonly gate: GateApi;
+  readonly owner: OwnerApi;
+  readonly slots: SlotsApi;
+  readonly facts: FactsApi;
+  readonly ledger: LedgerApi;
+  readonly probes: ProbesApi;
+  readonly arrival: ArrivalApi;
+  readonly tools: ToolsApi;
+  readonly commitments: CommitmentsApi;
+  readonly actions: ActionsApi;
+  readonly recall: RecallApi;
+  readonly vectors: VectorsApi;
+}
+
+/** Engine-wide: the store, its subjects, and the engine's lifetime. */
+export interface Engine {
+  readonly kind: 'pglite' | 'postgres';
+  readonly location: string;
+  /** A handle on one subject; no argument: the default subject `owner`. */
+  subject(id?: string): SubjectHandle;
+  readonly subjects: {
+    /** Creates a subject with the default slots; an existing one is left as it is. */
+    create(id?: string): Promise<{ id: string; created: boolean }>;
+    /** Every subject's id, in order. */
+    list(): Promise<string[]>;
+  };
+  /** Adds a host block to every arrival (read-only SQL inside a read-only transaction). */
+  addArrivalBlock(def: HostBlockDef): void;
+  /** Closes the store; every method rejects with ENGINE_CLOSED afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import type { OwnerSigner } from '../crypto/owner-key.js';
+import type { ChainReport, Decision } from '../domain/decision-chain.js';
+import type { Fact, SlotDeclaration, SlotRule } from '../domain/fact.js';
+import type { PendingProposal } from './gate-api.js';
+import type { DecideResult } from './owner-decisions.js';
+import type { ProposeResult } from './proposal-gate.js';
+import type { DroppedProposal } from '../store/dropped-sql.js';
+
+/** The write gate: everything that wants to become memory goes through `propose`. */
+export interface GateApi {
+  /**
+   * Checks proposals against the cited user turns of one of the subject's sessions. What passes
+   * waits in the pile; what fails is dropped with a code, and logged.
+   */
+  propose(input: {
+    sessionId: string;
+    proposals: readonly unknown[];
+    proposedBy?: string;
+  }): Promise<ProposeResult>;
+  /** Proposals awaiting the owner's decision, each with the whole turn it cites. */
+  pile(): Promise<PendingProposal[]>;
+  /** Dropped proposals, newest first (default 100). */
+  dropped(options?: { limit?: number }): Promise<DroppedProposal[]>;
+}
+
+/** The owner's side: signed decisions, the owner key, and the decision chain. */
+export interface OwnerApi {
+  /** Approves or rejects one of the subject's proposals with a signed, chained decision. */
+  decide(input: {
+    proposalId: string;
+    decision: Decision;
+    note?: string;
+    signer: OwnerSigner;
+  }): Promise<DecideResult>;
+  /** The owner public key stored for the subject, or null. */
+  key(): Promise<{ keyId: string; publicKeyPem: string } | null>;
+  /** Stores the subject's owner public key, once. */
+  setKey(input: { keyId: string; publicKeyPem: string }): Promise<void>;
+  /**
+   * Verifies the subject's decision chain. `ownerKey` is the owner's out-of-store anchor (the
+   * public half of the key file): a store whose key differs fails at link 1 with KEY_MISMATCH.
+   */
+  verifyChain(options?: { ownerKey?: { keyId: string; publicKeyPem: string } }): Promise<ChainReport>;
+}
+
+/** Slots: the declared kinds of memory, each with the rule a proposal must meet. */
+export interface SlotsApi {
+  declare(input: { name: string; rule: SlotRule; autoLive?: boolean }): Promise<SlotDeclaration>;
+  list(): Promise<SlotDeclaration[]>;
+}
+
+/** Facts: what the gate let in, each with its passport. */
+export interface FactsApi {
+  /** Live memory: the facts a model may be shown. */
+  live(): Promise<Fact[]>;
+  /** Every fact, whatever its status, for history views. */
+  all(): Promise<Fact[]>;
+  /** One fact or proposal of the subject by id, whatever its status (FACT_NOT_FOUND otherwise). */
+  get(factId: string): Promise<Fact>;
+}

@@ -1,0 +1,21 @@
+import type { ProbeKind, ProbeSpec } from '../domain/probe.js';
+import type { CalibrationSummary } from './probe-service.js';
+import type { ProbeCalibration, ProbeRecord } from '../store/probe-sql.js';
+
+/** Claim probes (file, sql, http) and their dual-needle calibration. */
+export interface ProbesApi {
+  /** Runs a probe about this subject and records it; `calibrated` says if its instrument is trusted. */
+  run(spec: ProbeSpec, options?: { purpose?: string; instrument?: string }): Promise<ProbeRecord>;
+  /** One of the subject's probe records (PROBE_RECORD_NOT_FOUND otherwise). */
+  get(recordId: string): Promise<ProbeRecord>;
+  /** The subject's probe records, newest first (default 50, at most 1000). */
+  log(options?: { limit?: number; kind?: ProbeKind }): Promise<ProbeRecord[]>;
+  /** Runs the positive and negative controls of one instrument, or of all, and records them. */
+  calibrate(options?: { instrument?: string }): Promise<CalibrationSummary[]>;
+  /** Recorded calibrations (instrument-wide, not per subject), newest first. */
+  calibrations(options?: { instrument?: string; limit?: number }): Promise<ProbeCalibration[]>;
+  /** Whether the instrument's latest calibration passed. */
+  isCalibrated(instrument: string): Promise<boolean>;
+  /** The configured instruments. */
+  instruments(): Promise<Array<{ name: string; kind: ProbeKind }>>;
+}
