@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { renderFactLine, type Arrival, type Engine } from '../src/index.js';
-import type { ArrivalManifest } from '../src/arrival/manifest.js';
+import type { ArrivalManifest } from '../src/domain/manifest.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import { FactSql } from '../src/store/fact-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';

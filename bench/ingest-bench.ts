@@ -9,12 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { analyze, receiptFromReport, type Engine, type HostReceiptReport } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
+import type { Engine, HostReceiptReport } from '../src/index.js';
+import { analyze, receiptFromReport } from '../src/rules.js';
 import { receiptColumns } from '../src/store/turn-sql.js';
-import { benchKinds, withBenchStore } from '../cli/bench/bench-store.js';
+import { positiveInt } from './support/args.js';
+import { BenchError } from './support/bench-error.js';
+import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from './support/bench-store.js';
+import { progress } from './support/progress.js';
+import { runMain } from './support/run-main.js';
+import { median } from './support/stats.js';
 
-const KINDS = ['pglite', 'postgres'] as const;
-type Kind = (typeof KINDS)[number];
 const TARGET = 0.5;
 const SUBJECT = 'owner';
 // Several sessions, so the seq counter is per session as in real use, not one hot row.
@@ -68,19 +73,21 @@ function rawParams(specs: readonly TurnSpec[]): unknown[][] {
 }
 
 async function addAll(engine: Engine, specs: readonly TurnSpec[]): Promise<void> {
+  const me = engine.subject(SUBJECT);
   for (const t of specs) {
     const input = { sessionId: t.sessionId, role: t.role, content: t.content };
-    await engine.turns.add(t.receipt === undefined ? input : { ...input, receipt: t.receipt });
+    await me.turns.add(t.receipt === undefined ? input : { ...input, receipt: t.receipt });
   }
 }
 
 async function insertAll(engine: Engine, rows: readonly unknown[][]): Promise<void> {
-  for (const params of rows) await engine.sql.query(RAW_INSERT_SQL, params);
+  const sql = storeClient(engine);
+  for (const params of rows) await sql.query(RAW_INSERT_SQL, params);
 }
 
 /** Proves both paths stored the same rows: ids and times differ, nothing else may. */
 async function fingerprint(engine: Engine): Promise<string> {
-  const { rows } = await engine.sql.query<{ n: number; digest: string }>(
+  const { rows } = await storeClient(engine).query<{ n: number; digest: string }>(
     `SELECT count(*)::int AS n, md5(string_agg(concat_ws('|', session_id, seq, role, content,
        corrective, receipt_kind, array_to_string(receipt_tools, ','),
        array_to_string(receipt_sources, ','), array_to_string(terms, ' ')),
@@ -94,10 +101,11 @@ async function fingerprint(engine: Engine): Promise<string> {
  * Each run gets a fresh store (a new PGlite instance, or a new PostgreSQL schema), so neither
  * path inherits the other's table size, caches or bloat. The schema is dropped even on failure.
  */
-function withStore<T>(kind: Kind, fn: (engine: Engine) => Promise<T>): Promise<T> {
+function withStore<T>(kind: BenchKind, fn: (engine: Engine) => Promise<T>): Promise<T> {
   return withBenchStore(kind, 'ml_bench', async (engine) => {
-    await engine.init({ subject: SUBJECT });
-    for (const id of [WARMUP_SESSION, ...SESSIONS]) await engine.sessions.create({ id });
+    await engine.subjects.create(SUBJECT);
+    const me = engine.subject(SUBJECT);
+    for (const id of [WARMUP_SESSION, ...SESSIONS]) await me.sessions.create({ id });
     return fn(engine);
   });
 }
@@ -111,7 +119,7 @@ interface Workload {
 }
 
 /** One timed run of each path, each in its own fresh store, on the same rows. */
-async function runPair(kind: Kind, work: Workload): Promise<{ engineMs: number; rawMs: number }> {
+async function runPair(kind: BenchKind, work: Workload): Promise<{ engineMs: number; rawMs: number }> {
   const viaEngine = await withStore(kind, async (engine) => {
     await addAll(engine, work.warmSpecs);
     const t0 = performance.now();
@@ -125,23 +133,11 @@ async function runPair(kind: Kind, work: Workload): Promise<{ engineMs: number; 
     return { ms: performance.now() - t0, print: await fingerprint(engine) };
   });
   if (viaEngine.print !== viaRaw.print) {
-    throw new Error(
+    throw new BenchError(
       `${kind}: the paths stored different rows (${viaEngine.print} vs ${viaRaw.print})`,
     );
   }
   return { engineMs: viaEngine.ms, rawMs: viaRaw.ms };
-}
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-};
-
-function positiveInt(name: string, value: string, min: number): number {
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= min) return n;
-  throw new Error(`--${name} must be a whole number >= ${min}`);
 }
 
 async function main(): Promise<void> {
@@ -150,7 +146,7 @@ async function main(): Promise<void> {
       turns: { type: 'string', default: '5000' },
       warmup: { type: 'string', default: '200' },
       rounds: { type: 'string', default: '3' },
-      engines: { type: 'string', default: KINDS.join(',') },
+      engines: { type: 'string', default: BENCH_KINDS.join(',') },
       json: { type: 'boolean', default: false },
     },
   });
@@ -181,8 +177,8 @@ async function main(): Promise<void> {
       const { engineMs, rawMs } = await runPair(kind, work);
       const round = { engine: rate(engineMs), raw: rate(rawMs), ratio: rawMs / engineMs };
       rounds.push(round);
-      process.stderr.write(
-        `${kind} round ${r + 1}/${roundCount}: engine ${round.engine.toFixed(0)}/s, raw ${round.raw.toFixed(0)}/s\n`,
+      progress(
+        `${kind} round ${r + 1}/${roundCount}: engine ${round.engine.toFixed(0)}/s, raw ${round.raw.toFixed(0)}/s`,
       );
     }
     const engineTurnsPerSec = median(rounds.map((r) => r.engine));
@@ -209,7 +205,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(`ingest-bench: ${err instanceof Error ? err.message : String(err)}`);
-  process.exitCode = 1;
-});
+runMain('ingest-bench', main);

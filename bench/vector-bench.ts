@@ -25,64 +25,35 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { analyze, type Embedder, type Engine } from '../src/index.js';
-import { benchKinds, withBenchStore, type BenchKind } from '../cli/bench/bench-store.js';
-import { runLocomo } from '../cli/bench/locomo-bench.js';
-import { loadLocomo } from '../cli/bench/locomo-data.js';
-import { formatRows, percentile } from '../cli/bench/locomo-metrics.js';
-import { seed, seedTurns } from './recall-bench.js';
+import { storeClient } from '../src/engine/test-access.js';
+import type { Embedder, Engine } from '../src/index.js';
 import { turnText, unitVector } from '../src/recall/vectors.js';
 import { VectorSql } from '../src/store/vector-sql.js';
-
-const MODEL = 'bench-random-indexing';
-
-/** A deterministic pseudo-random unit vector per term (xorshift seeded by the term's hash). */
-function termVector(term: string, dims: number): Float64Array {
-  let h = 2166136261;
-  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 16777619);
-  let x = h >>> 0 || 1;
-  const v = new Float64Array(dims);
-  for (let i = 0; i < dims; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    v[i] = ((x >>> 0) / 4294967296) * 2 - 1;
-  }
-  return v;
-}
-
-/** The stand-in embedder: random indexing over the engine's own analysis. */
-export function randomIndexingEmbedder(dims: number): Embedder & { ms: number } {
-  const cache = new Map<string, Float64Array>();
-  const state = {
-    model: MODEL,
-    ms: 0,
-    async embed(texts: readonly string[]): Promise<number[][]> {
-      const start = performance.now();
-      const out = texts.map((text) => {
-        const sum = new Float64Array(dims);
-        for (const term of analyze(text)) {
-          let tv = cache.get(term);
-          if (tv === undefined) cache.set(term, (tv = termVector(term, dims)));
-          for (let i = 0; i < dims; i++) sum[i] = (sum[i] as number) + (tv[i] as number);
-        }
-        // a text of stopwords only still gets a direction
-        if (sum.every((x) => x === 0)) sum[0] = 1;
-        return Array.from(sum);
-      });
-      state.ms += performance.now() - start;
-      return Promise.resolve(out);
-    },
-  };
-  return state;
-}
+import { positiveInt } from './support/args.js';
+import { BenchError } from './support/bench-error.js';
+import { benchKinds, withBenchStore } from './support/bench-store.js';
+import { loadLocomo } from './support/locomo-data.js';
+import { formatRows } from './support/locomo-metrics.js';
+import {
+  LOCOMO_SUBJECT,
+  seedLocomoStore,
+  seedTurns,
+  vacuumLocomoStore,
+} from './support/locomo-store.js';
+import {
+  RANDOM_INDEXING_MODEL,
+  randomIndexingEmbedder,
+} from './support/random-indexing-embedder.js';
+import { runLocomo, type RunLocomoOptions } from './support/run-locomo.js';
+import { runMain } from './support/run-main.js';
+import { percentile } from './support/stats.js';
 
 /**
  * Stores a vector for every turn and fact still without one, in large batches, with the store's
  * own reads and writes (what `embedPending` does, without its per-batch checks and index care).
  */
 async function bulkVectors(engine: Engine, embedder: Embedder, batch = 2000): Promise<number> {
-  const sql = new VectorSql(engine.sql, 'owner', MODEL);
+  const sql = new VectorSql(storeClient(engine), LOCOMO_SUBJECT, RANDOM_INDEXING_MODEL);
   const unit = async (texts: string[]): Promise<number[][]> =>
     (await embedder.embed(texts)).map((v, i) => unitVector(v, `text ${i}`));
   let stored = 0;
@@ -124,15 +95,15 @@ async function main(): Promise<void> {
       weights: { type: 'string', default: '1,0.25,0.05' },
     },
   });
-  const dims = Number(values.dims);
+  const dims = positiveInt('dims', values.dims, 1);
   if (values.quality) {
     const convs = loadLocomo(values.data);
-    const runs: [string, Parameters<typeof runLocomo>[3]][] = [
+    const runs: [string, RunLocomoOptions][] = [
       ['lexical only', {}],
       ...values.weights
         .split(',')
         .map(Number)
-        .map((w): [string, Parameters<typeof runLocomo>[3]] => [
+        .map((w): [string, RunLocomoOptions] => [
           `fused with the stand-in's vectors, vectorWeight ${w}`,
           { embedder: randomIndexingEmbedder(dims), params: { vectorWeight: w } },
         ]),
@@ -144,10 +115,13 @@ async function main(): Promise<void> {
     }
     return;
   }
-  const viaEngine = Number(values['via-engine']);
+  const queries = positiveInt('queries', values.queries, 1);
+  const plainQueries = positiveInt('plain-queries', values['plain-queries'], 1);
+  const warmupCount = positiveInt('warmup', values.warmup, 0);
+  const viaEngine = positiveInt('via-engine', values['via-engine'], 1);
   const convs = loadLocomo(values.data);
   const questions = convs.flatMap((c) => c.questions.map((q) => q.question));
-  const turns = seedTurns(convs, Number(values.turns));
+  const turns = seedTurns(convs, positiveInt('turns', values.turns, 1));
   const reports: Record<string, unknown>[] = [];
   for (const kind of await benchKinds(values.engines)) {
     const embedder = randomIndexingEmbedder(dims);
@@ -156,45 +130,41 @@ async function main(): Promise<void> {
         kind,
         'ml_vectors',
         async (engine) => {
-          const math = engine.sql.capabilities.vectorType ? 'pgvector' : 'plain SQL';
-          await seed(engine, turns);
-          await engine.sql.exec(
-            kind === 'postgres'
-              ? 'VACUUM ANALYZE'
-              : 'VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts',
-          );
+          const sql = storeClient(engine);
+          const me = engine.subject(LOCOMO_SUBJECT);
+          const math = sql.capabilities.vectorType ? 'pgvector' : 'plain SQL';
+          await seedLocomoStore(engine, turns);
+          await vacuumLocomoStore(engine);
           // through the engine: the first turns, as a host would embed them
           const t0 = performance.now();
           const before = embedder.ms;
-          const first = await engine.embedPending({ limit: viaEngine });
+          const first = await me.vectors.embedPending({ limit: viaEngine });
           const engineMs = performance.now() - t0 - (embedder.ms - before);
           const perSecond = Math.round(((first.turns + first.facts) / engineMs) * 1000);
           // the rest in bulk
           const t1 = performance.now();
           const bulk = await bulkVectors(engine, embedder);
           const bulkMs = performance.now() - t1;
-          const left = await engine.embedPending({ limit: 10 });
+          const left = await me.vectors.embedPending({ limit: 10 });
           if (left.turns + left.facts !== 0 || left.remaining) {
-            throw new Error(`vectors left unstored: ${JSON.stringify(left)}`);
+            throw new BenchError(`vectors left unstored: ${JSON.stringify(left)}`);
           }
           // what follows a burst of vectors: autovacuum on PostgreSQL; on PGlite the ANALYZE
           // embedPending itself runs after storing (the bulk rows bypassed it)
-          await engine.sql.exec(
+          await sql.exec(
             kind === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE turn_vectors, fact_vectors',
           );
           const time = async (vectors: boolean): Promise<number[]> => {
-            const n = Number(
-              vectors && math === 'plain SQL' ? values['plain-queries'] : values.queries,
-            );
-            const warmup = Math.min(Number(values.warmup), n);
+            const n = vectors && math === 'plain SQL' ? plainQueries : queries;
+            const warmup = Math.min(warmupCount, n);
             for (let i = 0; i < warmup; i++) {
-              await engine.recall(questions[(i * 7) % questions.length] ?? 'hello', { vectors });
+              await me.recall.search(questions[(i * 7) % questions.length] ?? 'hello', { vectors });
             }
             const ms: number[] = [];
             for (let i = 0; i < n; i++) {
               const q = questions[i % questions.length] ?? 'hello';
               const start = performance.now();
-              await engine.recall(q, { vectors });
+              await me.recall.search(q, { vectors });
               ms.push(performance.now() - start);
             }
             return ms;
@@ -202,7 +172,7 @@ async function main(): Promise<void> {
           const lexical = await time(false);
           const dense = await time(true);
           const r = {
-            engine: kind as BenchKind,
+            engine: kind,
             math,
             turns: turns.length,
             dims,
@@ -236,4 +206,4 @@ async function main(): Promise<void> {
 
 const round = (x: number): number => Math.round(x * 10) / 10;
 
-if (process.argv[1]?.endsWith('vector-bench.js')) await main();
+runMain('vector-bench', main);

@@ -1,18 +1,39 @@
-import { createEngine, DEFAULT_DB, type Engine, type EngineConfig } from '../src/index.js';
+import {
+  createEngine,
+  DEFAULT_DB,
+  type Engine,
+  type EngineConfig,
+  type SubjectHandle,
+} from '../src/index.js';
 import type { CliIo } from './io.js';
+import type { OptionSpecs, OptionValues } from './options.js';
+import type { GlobalValues } from './parse-options.js';
 
-export interface CommandContext {
-  io: CliIo;
-  values: Record<string, string | boolean | string[] | undefined>;
-  positionals: string[];
-  json: boolean;
+/** What a command may add to the engine it opens: probes, an embedder, reindexing. */
+export type EngineExtras = Pick<
+  EngineConfig,
+  'probes' | 'embedder' | 'reindex' | 'onReindexProgress'
+>;
+
+/** Everything a command's `run` is given; `values` holds exactly its declared options. */
+export interface CommandContext<O extends OptionSpecs = OptionSpecs> {
+  readonly io: CliIo;
+  readonly values: OptionValues<O>;
+  readonly positionals: readonly string[];
+  readonly json: boolean;
   /** The `--db` value, then MEMLEDGER_DB, then ./.memledger. */
-  db: string;
-  /** Opens the engine; only `init` and `demo` may create a store. `extra`: probes, embedder. */
+  readonly db: string;
+  /** Opens the engine; only `init` and `demo` may create a store. */
   withEngine<T>(
     create: boolean,
     fn: (engine: Engine) => Promise<T>,
-    extra?: Pick<EngineConfig, 'probes' | 'embedder'>,
+    extra?: EngineExtras,
+  ): Promise<T>;
+  /** Opens the existing store and hands `fn` the subject's handle (no id: `owner`). */
+  withSubject<T>(
+    subject: string | undefined,
+    fn: (me: SubjectHandle) => Promise<T>,
+    extra?: EngineExtras,
   ): Promise<T>;
   /** Prints one JSON document with --json, the text otherwise. */
   print(json: unknown, text: () => string): void;
@@ -21,15 +42,28 @@ export interface CommandContext {
   readonly exitCode: number;
 }
 
-export function makeContext(
+/** The context of one run of one command. */
+export function makeContext<O extends OptionSpecs>(
   io: CliIo,
-  values: CommandContext['values'],
-  positionals: string[],
-): CommandContext {
-  const json = values.json === true;
-  const db =
-    (typeof values.db === 'string' ? values.db : undefined) ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
+  values: OptionValues<O>,
+  globals: GlobalValues,
+  positionals: readonly string[],
+): CommandContext<O> {
+  const { json } = globals;
+  const db = globals.db ?? io.env.MEMLEDGER_DB ?? DEFAULT_DB;
   let exitCode = 0;
+  const withEngine = async <T>(
+    create: boolean,
+    fn: (engine: Engine) => Promise<T>,
+    extra: EngineExtras = {},
+  ): Promise<T> => {
+    const engine = await createEngine({ ...extra, db, create });
+    try {
+      return await fn(engine);
+    } finally {
+      await engine.close();
+    }
+  };
   return {
     io,
     get exitCode() {
@@ -42,14 +76,9 @@ export function makeContext(
     positionals,
     json,
     db,
-    async withEngine(create, fn, extra = {}) {
-      const engine = await createEngine({ ...extra, db, create });
-      try {
-        return await fn(engine);
-      } finally {
-        await engine.close();
-      }
-    },
+    withEngine,
+    withSubject: (subject, fn, extra) =>
+      withEngine(false, (engine) => fn(engine.subject(subject)), extra),
     print(doc, text) {
       io.stdout(json ? JSON.stringify(doc) + '\n' : text() + '\n');
     },

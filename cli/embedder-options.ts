@@ -1,27 +1,35 @@
 import { localEmbedder, openAiEmbedder, EngineError, type Embedder } from '../src/index.js';
-import { stringValue } from './args.js';
 import type { CommandContext } from './context.js';
+import type { OptionSpecs } from './options.js';
 
-/** Options of the commands that embed (`embed`, `recall`). */
+/** Options of the commands that embed (`embed`, `recall`, `bench locomo`). */
 export const EMBEDDER_OPTIONS = {
-  'embedder-url': { type: 'string' },
-  'embedder-model': { type: 'string' },
-  'embedder-path': { type: 'string' },
-} as const;
+  'embedder-url': {
+    kind: 'text',
+    value: 'URL',
+    help: 'an OpenAI-compatible /v1/embeddings server (else $MEMLEDGER_EMBEDDER_URL)',
+  },
+  'embedder-model': {
+    kind: 'text',
+    value: 'M',
+    help: 'the embedding model (else $MEMLEDGER_EMBEDDER_MODEL)',
+  },
+  'embedder-path': {
+    kind: 'text',
+    value: 'DIR',
+    help: 'a local ONNX model directory (else $MEMLEDGER_EMBEDDER_PATH)',
+  },
+} as const satisfies OptionSpecs;
 
 /** `--vector-weight W`: the vector lists' weight in the fusion (recall's `vectorWeight`). */
-export function vectorWeightFrom(ctx: CommandContext): number | undefined {
-  const v = stringValue(ctx.values, 'vector-weight');
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      `--vector-weight must be a number of at least 0, not "${v}"`,
-    );
-  }
-  return n;
-}
+export const VECTOR_WEIGHT_OPTION = {
+  'vector-weight': {
+    kind: 'number',
+    value: 'W',
+    min: 0,
+    help: 'the weight of the vector rankings in the fusion (default 1; 0 leaves them out)',
+  },
+} as const satisfies OptionSpecs;
 
 /**
  * The embedder the flags or the environment name, or none (recall is then lexical only):
@@ -32,9 +40,11 @@ export function vectorWeightFrom(ctx: CommandContext): number | undefined {
  *   `--embedder-model` when given.
  * A flag wins over the environment; a server and a path at once is an error.
  */
-export async function embedderFrom(ctx: CommandContext): Promise<Embedder | undefined> {
-  const pick = (flagName: string, envName: string): string | undefined => {
-    const v = stringValue(ctx.values, flagName) ?? ctx.io.env[envName];
+export async function embedderFrom(
+  ctx: CommandContext<typeof EMBEDDER_OPTIONS>,
+): Promise<Embedder | undefined> {
+  const pick = (flag: keyof typeof EMBEDDER_OPTIONS, envName: string): string | undefined => {
+    const v = ctx.values[flag] ?? ctx.io.env[envName];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
   const url = pick('embedder-url', 'MEMLEDGER_EMBEDDER_URL');
@@ -63,7 +73,7 @@ export async function embedderFrom(ctx: CommandContext): Promise<Embedder | unde
   if (path !== undefined) {
     return localEmbedder({ modelPath: path, ...(model === undefined ? {} : { model }) });
   }
-  if (model !== undefined && stringValue(ctx.values, 'embedder-model') !== undefined) {
+  if (model !== undefined && ctx.values['embedder-model'] !== undefined) {
     throw new EngineError(
       'INVALID_ARGUMENT',
       '--embedder-model names the model of --embedder-url or --embedder-path; give one of them',

@@ -1,19 +1,39 @@
 import { isEngineError, type ErrorCode } from '../src/index.js';
 
+/**
+ * Codes only the CLI raises (the engine never does); documented in docs/ERRORS.md, section CLI.
+ */
+export const CLI_ERROR_CODES = ['UNKNOWN_COMMAND', 'NO_TERMINAL'] as const;
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
+
+/** A refusal by the CLI itself, printed exactly like an engine error. */
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+
+  constructor(code: CliErrorCode, message: string) {
+    super(message);
+    this.name = 'CliError';
+    this.code = code;
+  }
+}
+
+/** Usage errors exit 2; a bug (anything unexpected) 70; every other refusal 1. */
+const USAGE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'UNKNOWN_COMMAND']);
+
 /** The one place the CLI turns a failure into `{"error":{"code","message"}}` and an exit code. */
 export function describeError(err: unknown): {
-  code: ErrorCode;
+  code: ErrorCode | CliErrorCode;
   message: string;
   exitCode: number;
 } {
-  if (isEngineError(err)) {
-    const usage = err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_COMMAND';
-    return { code: err.code, message: err.message, exitCode: usage ? 2 : 1 };
+  if (isEngineError(err) || err instanceof CliError) {
+    return { code: err.code, message: err.message, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message: `internal error: ${message}`, exitCode: 70 };
 }
 
+/** The error document for stderr, and the exit code. */
 export function renderError(err: unknown): { text: string; exitCode: number } {
   const { code, message, exitCode } = describeError(err);
   return { text: JSON.stringify({ error: { code, message } }) + '\n', exitCode };

@@ -1,33 +1,41 @@
 import { delimiter } from 'node:path';
 import type { ProbeConfig } from '../src/index.js';
-import { intValue, listValue } from './args.js';
 import type { CommandContext } from './context.js';
+import type { OptionSpecs } from './options.js';
 
 /** Options any command that runs probes takes (`probe …`, `retract settle --run-probe`). */
 export const PROBE_CONFIG_OPTIONS = {
-  root: { type: 'string', multiple: true },
-  allow: { type: 'string' },
-  'timeout-ms': { type: 'string' },
-} as const;
+  root: {
+    kind: 'repeat',
+    value: 'DIR',
+    help: 'a directory file probes may read (repeatable; else $MEMLEDGER_PROBE_ROOTS, else .)',
+  },
+  allow: {
+    kind: 'list',
+    value: 'host,...',
+    help: 'hosts http probes may reach besides loopback (else $MEMLEDGER_PROBE_HTTP_ALLOW)',
+  },
+  'timeout-ms': { kind: 'int', value: 'N', min: 1, help: 'the http and sql probe timeout' },
+} as const satisfies OptionSpecs;
 
 /**
  * Roots: `--root` (repeatable), else MEMLEDGER_PROBE_ROOTS (path-delimiter separated), else the
  * current directory. HTTP allowlist: `--allow a,b`, else MEMLEDGER_PROBE_HTTP_ALLOW (comma list).
  */
-export function probeConfig(ctx: CommandContext): ProbeConfig {
-  const given = ctx.values.root;
+export function probeConfig(ctx: CommandContext<typeof PROBE_CONFIG_OPTIONS>): ProbeConfig {
+  const given = ctx.values.root ?? [];
   const fromEnv = (ctx.io.env.MEMLEDGER_PROBE_ROOTS ?? '').split(delimiter).filter((r) => r !== '');
-  const roots = Array.isArray(given) && given.length > 0 ? given : fromEnv;
+  const roots = given.length > 0 ? [...given] : fromEnv;
   const allow =
-    listValue(ctx.values, 'allow') ??
+    ctx.values.allow ??
     (ctx.io.env.MEMLEDGER_PROBE_HTTP_ALLOW ?? '')
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h !== '');
-  const timeout = intValue(ctx.values, 'timeout-ms', 1);
+  const timeout = ctx.values['timeout-ms'];
   return {
     ...(roots.length > 0 ? { roots } : {}),
-    httpAllowlist: allow,
+    httpAllowlist: [...allow],
     ...(timeout === undefined ? {} : { httpTimeoutMs: timeout, sqlTimeoutMs: timeout }),
   };
 }

@@ -11,7 +11,9 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type SubjectHandle,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-'));
@@ -29,7 +31,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   let engine: Engine;
   let signer: OwnerSigner;
   const now = new Date('2026-10-22T08:00:00Z');
-  let subject = '';
+  let me: SubjectHandle;
   let counter = 0;
 
   beforeAll(async () => {
@@ -58,17 +60,18 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     await t.close();
   });
 
-  async function freshSubject(): Promise<string> {
-    subject = `a${++counter}`;
-    await engine.init({ subject });
-    await engine.owner.setKey({ subject, publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
-    return subject;
+  async function freshSubject(): Promise<SubjectHandle> {
+    const subject = `a${++counter}`;
+    await engine.subjects.create(subject);
+    me = engine.subject(subject);
+    await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    return me;
   }
 
   it('orders blocks by tier and records a manifest with a SHA-256 per block', async () => {
     await freshSubject();
-    const s = await engine.sessions.create({ subject });
-    const a = await engine.arrival.assemble({ surface: 'chat', sessionId: s.id });
+    const s = await me.sessions.create();
+    const a = await me.arrival.assemble({ surface: 'chat', sessionId: s.id });
     expect(a.blocks.map((b) => [b.name, b.tier])).toEqual([
       ['identity', 'static'],
       ['standing_rules', 'static'],
@@ -83,7 +86,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     expect(block(a, 'open_tickets')).toBe('[Host] sessions on record: 1');
     expect(block(a, 'current_time')).toBe('[Now] 2026-10-22 10:00 (Thu) Europe/Stockholm');
     expect(a.text.indexOf('You are Luna')).toBeLessThan(a.text.indexOf('[Now]'));
-    const rows = await engine.sql.query<{ blocks: unknown; tool_count: number }>(
+    const rows = await storeClient(engine).query<{ blocks: unknown; tool_count: number }>(
       'SELECT blocks, tool_count FROM arrival_manifests WHERE id = $1',
       [a.manifestId],
     );
@@ -93,10 +96,10 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   it('says how many commitments are open from a COUNT, and lists three', async () => {
     await freshSubject();
     for (let i = 1; i <= 6; i++)
-      await engine.commitments.add({ subject, title: `commitment ${i}`, due: `2026-10-2${i}` });
-    const closed = await engine.commitments.add({ subject, title: 'closed one' });
-    await engine.commitments.done(closed.id);
-    const a = await engine.arrival.assemble({ surface: 'chat', subject });
+      await me.commitments.add({ title: `commitment ${i}`, due: `2026-10-2${i}` });
+    const closed = await me.commitments.add({ title: 'closed one' });
+    await me.commitments.done(closed.id);
+    const a = await me.arrival.assemble({ surface: 'chat' });
     const settled = block(a, 'settled_facts');
     expect(settled).toContain('Open commitments: 6 open; latest 3:');
     expect(settled.match(/"commitment \d"/g)).toHaveLength(3);
@@ -106,55 +109,50 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
 
   it('renders a DATE as written, whatever the zone', async () => {
     await freshSubject();
-    await engine.commitments.add({ subject, title: 'file the report', due: '2026-10-22' });
+    await me.commitments.add({ title: 'file the report', due: '2026-10-22' });
     for (const zone of [
       'Europe/Stockholm',
       'America/Los_Angeles',
       'Pacific/Kiritimati',
       'Pacific/Pago_Pago',
     ]) {
-      await engine.timeZone.set({ subject, zone });
-      expect(
-        block(await engine.arrival.assemble({ surface: 'chat', subject }), 'settled_facts'),
-      ).toContain('(due 2026-10-22)');
+      await me.arrival.setTimeZone(zone);
+      expect(block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts')).toContain(
+        '(due 2026-10-22)',
+      );
     }
-    expect(await engine.timeZone.get({ subject })).toBe('Pacific/Pago_Pago');
+    expect(await me.arrival.timeZone()).toBe('Pacific/Pago_Pago');
   });
 
   it('shows recent confirmed actions, retractions, due falsifiers and the pile', async () => {
     await freshSubject();
     const at = (h: number) => new Date(now.getTime() - h * HOUR);
-    await engine.actions.record({
-      subject,
+    await me.actions.record({
       tool: 'send_email',
       surface: 'chat',
       target: 'invoice to Acme',
       completedAt: at(1),
     });
-    await engine.actions.record({
-      subject,
+    await me.actions.record({
       tool: 'old_tool',
       surface: 'wake',
       target: 'too old',
       completedAt: at(49),
     });
-    await engine.actions.record({
-      subject,
+    await me.actions.record({
       tool: 'failed_tool',
       surface: 'wake',
       target: 'failed',
       status: 'failed',
       completedAt: at(2),
     });
-    await engine.actions.record({
-      subject,
+    await me.actions.record({
       tool: 'queued',
       surface: 'wake',
       target: 'pending',
       status: 'pending',
     });
-    await engine.ledger.retract({
-      subject,
+    await me.ledger.retract({
       claim: 'The worker left no artifacts.',
       stoodOn: 'a summary',
       whyWrong: 'the file was there',
@@ -164,9 +162,9 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       overturnCondition: 'artifacts/ is empty',
       correctedAt: new Date(now.getTime() - 4 * 24 * HOUR),
     });
-    const s = await engine.sessions.create({ subject });
-    await engine.turns.add({ sessionId: s.id, role: 'user', content: 'Keep your answers short.' });
-    await engine.propose({
+    const s = await me.sessions.create();
+    await me.turns.add({ sessionId: s.id, role: 'user', content: 'Keep your answers short.' });
+    await me.gate.propose({
       sessionId: s.id,
       proposals: [
         {
@@ -178,7 +176,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       ],
     });
     const settled = block(
-      await engine.arrival.assemble({ surface: 'wake', sessionId: s.id }),
+      await me.arrival.assemble({ surface: 'wake', sessionId: s.id }),
       'settled_facts',
     );
     expect(settled).toContain('send_email on chat → invoice to Acme (2026-10-22 09:00)');
@@ -194,26 +192,26 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
 
   it('never fails for a block that throws or hangs: fallbacks stand in, marked degraded, in the manifest', async () => {
     await freshSubject();
-    engine.arrival.addBlock({
+    engine.addArrivalBlock({
       name: 'broken',
       tier: 'session',
       fallback: '[broken] fallback',
       render: () => Promise.reject(new Error('boom')),
     });
-    engine.arrival.addBlock({
+    engine.addArrivalBlock({
       name: 'hangs',
       tier: 'volatile',
       timeoutMs: 200,
       fallback: '[hangs] fallback',
       render: () => new Promise<string>(() => undefined),
     });
-    engine.arrival.addBlock({
+    engine.addArrivalBlock({
       name: 'writes',
       tier: 'session',
       sql: `INSERT INTO subjects (id, created_at) VALUES ('intruder', now()) RETURNING id`,
       format: () => 'wrote',
     });
-    const a = await engine.arrival.assemble({ surface: 'chat', subject });
+    const a = await me.arrival.assemble({ surface: 'chat' });
     const byName = new Map(a.blocks.map((b) => [b.name, b]));
     expect(byName.get('broken')).toMatchObject({
       degraded: true,
@@ -227,28 +225,148 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     });
     expect(byName.get('writes')?.degraded).toBe(true);
     expect(byName.get('settled_facts')?.degraded).toBe(false);
-    expect((await engine.sql.query(`SELECT id FROM subjects WHERE id = 'intruder'`)).rows).toEqual(
-      [],
-    );
-    const m = await engine.sql.query<{ degraded: string[] }>(
+    expect(
+      (await storeClient(engine).query(`SELECT id FROM subjects WHERE id = 'intruder'`)).rows,
+    ).toEqual([]);
+    const m = await storeClient(engine).query<{ degraded: string[] }>(
       'SELECT degraded FROM arrival_manifests WHERE id = $1',
       [a.manifestId],
     );
     expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'hangs', 'writes']);
   });
 
-  it('binds the tools a surface declares, and diffs exactly a new tool and a superseded fact', async () => {
+  it('gives host blocks a read-only executor: no write, escape or session setting gets through', async () => {
     const fresh = await openTestEngine(kind, { clock: () => now });
     try {
       const e = fresh.engine;
-      await e.init();
+      const store = storeClient(e);
+      await e.subjects.create();
+      const owner = e.subject();
+      const s = await owner.sessions.create();
+      await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
+      await owner.gate.propose({
+        sessionId: s.id,
+        proposals: [
+          {
+            slot: 'what_i_know_about_user',
+            text: 'The user lives in Lund.',
+            origin: 'saw',
+            evidence: { turn: 1, quote: 'I live in Lund' },
+          },
+        ],
+      });
+      const pathBefore = (
+        await store.query<{ p: string }>(`SELECT current_setting('search_path') AS p`)
+      ).rows[0]?.p;
+      const attempts: Record<string, string> = {
+        updates: `UPDATE facts SET status = 'active' WHERE subject_id = $1 AND status = 'proposed' RETURNING id`,
+        inserts: `INSERT INTO subjects (id, created_at) VALUES ('intruder', now()) RETURNING id`,
+        commits_first: `COMMIT; INSERT INTO subjects (id, created_at) VALUES ('intruder', now())`,
+        reopens: `SET TRANSACTION READ WRITE`,
+        reopens_then_updates: `SET TRANSACTION READ WRITE; UPDATE facts SET status = 'active'`,
+      };
+      for (const [name, sql] of Object.entries(attempts)) {
+        e.addArrivalBlock({
+          name,
+          tier: 'session',
+          sql,
+          ...(sql.includes('$1') ? { params: (ctx) => [ctx.subjectId] } : {}),
+          format: () => `[${name}] ran`,
+        });
+      }
+      // A session setting is no write, but it would outlive the block and redirect later reads.
+      e.addArrivalBlock({
+        name: 'moves_search_path',
+        tier: 'session',
+        sql: `SELECT set_config('search_path', 'pg_catalog', false) AS p`,
+        format: () => '[moves_search_path] ran',
+      });
+      expect(() =>
+        e.addArrivalBlock({ name: 'live_facts', tier: 'static', render: async () => 'x' }),
+      ).toThrow(expect.objectContaining({ code: 'BLOCK_EXISTS' }));
+
+      const a = await owner.arrival.assemble({ surface: 'chat', sessionId: s.id });
+      const byName = new Map(a.blocks.map((b) => [b.name, b]));
+      for (const name of Object.keys(attempts)) {
+        expect(byName.get(name), name).toMatchObject({ degraded: true });
+      }
+      expect(byName.get('settled_facts')?.degraded).toBe(false);
+      expect((await store.query(`SELECT id FROM subjects WHERE id = 'intruder'`)).rows).toEqual([]);
+      expect(
+        (await store.query<{ status: string }>('SELECT status FROM facts')).rows.map(
+          (r) => r.status,
+        ),
+      ).toEqual(['proposed']);
+      expect(await owner.facts.live()).toEqual([]);
+      expect(await owner.gate.pile()).toHaveLength(1);
+      expect(
+        (await store.query<{ p: string }>(`SELECT current_setting('search_path') AS p`)).rows[0]?.p,
+      ).toBe(pathBefore);
+      const again = await owner.arrival.assemble({ surface: 'chat' });
+      expect(again.blocks.find((b) => b.name === 'live_facts')?.degraded).toBe(false);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("reads only its own subject: another subject's session, arrival and commitment are not found", async () => {
+    const alice = await freshSubject();
+    const bob = await freshSubject();
+    const session = await alice.sessions.create();
+    const arrival = await alice.arrival.assemble({ surface: 'chat', sessionId: session.id });
+    const promise = await alice.commitments.add({ title: 'call the plumber' });
+    await expect(
+      bob.arrival.assemble({ surface: 'chat', sessionId: session.id }),
+    ).rejects.toMatchObject({
+      code: 'SESSION_NOT_FOUND',
+    });
+    await expect(bob.arrival.diff({ manifestId: arrival.manifestId })).rejects.toMatchObject({
+      code: 'MANIFEST_NOT_FOUND',
+    });
+    await expect(bob.arrival.diff({ surface: 'chat' })).rejects.toMatchObject({
+      code: 'MANIFEST_NOT_FOUND',
+    });
+    await expect(bob.commitments.done(promise.id)).rejects.toMatchObject({
+      code: 'COMMITMENT_NOT_FOUND',
+    });
+    await expect(bob.commitments.drop(promise.id)).rejects.toMatchObject({
+      code: 'COMMITMENT_NOT_FOUND',
+    });
+    expect(await bob.commitments.list()).toEqual([]);
+    expect(await alice.commitments.list()).toMatchObject([{ id: promise.id, status: 'open' }]);
+    expect(await alice.arrival.diff({ manifestId: arrival.manifestId })).toMatchObject({
+      from: null,
+      to: arrival.manifestId,
+    });
+  });
+
+  it('guards its closed vocabularies for JavaScript callers, naming the field', async () => {
+    await freshSubject();
+    const loose = me as unknown as {
+      commitments: { list(o: unknown): Promise<unknown> };
+      actions: { record(i: unknown): Promise<unknown> };
+    };
+    await expect(loose.commitments.list({ status: 'closed' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      data: { field: 'status' },
+    });
+    await expect(
+      loose.actions.record({ tool: 't', surface: 'chat', target: 'x', status: 'done' }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', data: { field: 'status' } });
+  });
+
+  it('binds the tools a surface declares, and diffs exactly a new tool and a superseded fact', async () => {
+    const fresh = await openTestEngine(kind, { clock: () => now });
+    try {
+      await fresh.engine.subjects.create();
+      const e = fresh.engine.subject();
       await e.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
       await e.tools.register({ name: 'web_search', surfaces: ['chat', 'wake'] });
       await e.tools.register({ name: 'send_email', surfaces: ['chat'] });
       const s = await e.sessions.create();
       await e.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
       await e.turns.add({ sessionId: s.id, role: 'user', content: 'I moved to Malmö.' });
-      const first = await e.propose({
+      const first = await e.gate.propose({
         sessionId: s.id,
         proposals: [
           {
@@ -260,7 +378,11 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
           },
         ],
       });
-      await e.decide({ proposalId: first.proposed[0]?.id ?? '', decision: 'approve', signer });
+      await e.owner.decide({
+        proposalId: first.proposed[0]?.id ?? '',
+        decision: 'approve',
+        signer,
+      });
 
       const before = await e.arrival.assemble({ surface: 'wake' });
       expect(before.tools).toEqual(['web_search']);
@@ -270,7 +392,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       expect(chat.tools).toEqual(['send_email', 'web_search']);
 
       await e.tools.register({ name: 'check_workers', surfaces: ['wake'] });
-      const second = await e.propose({
+      const second = await e.gate.propose({
         sessionId: s.id,
         proposals: [
           {
@@ -282,7 +404,11 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
           },
         ],
       });
-      await e.decide({ proposalId: second.proposed[0]?.id ?? '', decision: 'approve', signer });
+      await e.owner.decide({
+        proposalId: second.proposed[0]?.id ?? '',
+        decision: 'approve',
+        signer,
+      });
 
       const after = await e.arrival.assemble({ surface: 'wake' });
       expect(after.tools).toEqual(['check_workers', 'web_search']);
@@ -305,7 +431,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
 
   it('gives Anthropic and OpenAI system content with cache breakpoints after each stable tier', async () => {
     await freshSubject();
-    const a = await engine.arrival.assemble({ surface: 'chat', subject });
+    const a = await me.arrival.assemble({ surface: 'chat' });
     const parts = anthropicSystem(a.blocks);
     expect(parts).toHaveLength(4);
     expect(parts.map((p) => p.cache_control?.type ?? null)).toEqual([

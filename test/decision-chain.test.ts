@@ -2,13 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  generateOwnerKey,
-  loadOwnerKey,
-  nodeChainCrypto,
-  writeOwnerKeyFile,
-  type OwnerSigner,
-} from '../src/crypto/owner-key.js';
+import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { writeOwnerKeyFile } from '../src/crypto/owner-key-file.js';
+import { generateOwnerKey, loadOwnerKey, type OwnerSigner } from '../src/crypto/owner-key.js';
 import {
   GENESIS_HASH,
   decisionPayload,

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAiEmbedder, parseEmbeddingsResponse } from '../src/index.js';
+import { openAiEmbedder } from '../src/index.js';
+import { parseEmbeddingsResponse } from '../src/recall/embedder.js';
 import { code } from './support/errors.js';
 
 /** A fake embeddings server speaking OpenAI's protocol; `mode` picks how it misbehaves. */

@@ -9,6 +9,7 @@ import {
   type Engine,
   type OwnerSigner,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 
@@ -26,9 +27,10 @@ let counter = 0;
 /** A subject with an owner key and a session holding the seed-001 day. */
 async function setup(engine: Engine, signer: OwnerSigner) {
   const subject = `s${++counter}-${Date.now().toString(36)}`;
-  await engine.init({ subject });
-  await engine.owner.setKey({ subject, publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
-  const session = await engine.sessions.create({ subject });
+  await engine.subjects.create(subject);
+  const me = engine.subject(subject);
+  await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+  const session = await me.sessions.create();
   const day = [
     ['user', 'Remind me what we decided last week about the vendor contract'],
     ['assistant', "I don't have any record of a conversation about the vendor contract."],
@@ -38,14 +40,14 @@ async function setup(engine: Engine, signer: OwnerSigner) {
     ['assistant', 'Will do.'],
   ] as const;
   for (const [role, content] of day) {
-    await engine.turns.add({
+    await me.turns.add({
       sessionId: session.id,
       role,
       content,
       ...(role === 'assistant' ? { receipt: { noTools: true } } : {}),
     });
   }
-  return { subject, sessionId: session.id };
+  return { subject, me, sessionId: session.id };
 }
 
 describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
@@ -63,7 +65,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
   });
 
   it('keeps a day with no corrections out of live memory (the false confession)', async () => {
-    const { subject, sessionId } = await setup(engine, owner);
+    const { me, sessionId } = await setup(engine, owner);
     const reflection: Array<[unknown, string]> = [
       [
         {
@@ -171,7 +173,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       origin: 'saw',
       evidence: { turn: 5, quote: 'Keep your answers short, I read these on my phone' },
     };
-    const result = await engine.propose({
+    const result = await me.gate.propose({
       sessionId,
       proposals: [...reflection.map(([p]) => p), wire],
       proposedBy: 'reflection',
@@ -189,26 +191,26 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
         status: 'proposed',
       },
     ]);
-    expect(await engine.memory.live({ subject })).toEqual([]);
-    const pile = await engine.pile({ subject });
+    expect(await me.facts.live()).toEqual([]);
+    const pile = await me.gate.pile();
     expect(pile.map((p) => [p.fact.text, p.fact.attested, p.fact.status])).toEqual([
       [wire.text, false, 'proposed'],
     ]);
     expect(pile[0]?.citedTurn?.content).toBe(
       'OK. Keep your answers short, I read these on my phone.',
     );
-    const logged = await engine.dropped({ subject });
+    const logged = await me.gate.dropped();
     expect(logged.map((d) => d.code).sort()).toEqual(reflection.map(([, c]) => c).sort());
   });
 
   it('makes a proposal live only through a verified owner decision, and supersedes by slot+key', async () => {
-    const { subject, sessionId } = await setup(engine, owner);
-    await engine.turns.add({
+    const { me, sessionId } = await setup(engine, owner);
+    await me.turns.add({
       sessionId,
       role: 'user',
       content: 'Actually I read them on my laptop now.',
     });
-    const first = await engine.propose({
+    const first = await me.gate.propose({
       sessionId,
       proposals: [
         {
@@ -222,9 +224,9 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     });
     const firstId = first.proposed[0]?.id ?? '';
     expect(
-      (await engine.decide({ proposalId: firstId, decision: 'approve', signer: owner })).status,
+      (await me.owner.decide({ proposalId: firstId, decision: 'approve', signer: owner })).status,
     ).toBe('active');
-    const second = await engine.propose({
+    const second = await me.gate.propose({
       sessionId,
       proposals: [
         {
@@ -237,25 +239,23 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       ],
     });
     const secondId = second.proposed[0]?.id ?? '';
-    const d = await engine.decide({ proposalId: secondId, decision: 'approve', signer: owner });
+    const d = await me.owner.decide({ proposalId: secondId, decision: 'approve', signer: owner });
     expect(d.superseded).toBe(firstId);
-    expect((await engine.memory.live({ subject })).map((f) => f.text)).toEqual([
-      'The user reads on a laptop.',
-    ]);
-    const all = await engine.memory.all({ subject });
+    expect((await me.facts.live()).map((f) => f.text)).toEqual(['The user reads on a laptop.']);
+    const all = await me.facts.all();
     const old = all.find((f) => f.id === firstId);
     const fresh = all.find((f) => f.id === secondId);
     expect(old).toMatchObject({ status: 'superseded', supersededById: secondId });
     expect(old?.supersededAt).not.toBeNull();
     expect(fresh).toMatchObject({ status: 'active', supersedesId: firstId });
     expect(
-      await code(engine.decide({ proposalId: secondId, decision: 'approve', signer: owner })),
+      await code(me.owner.decide({ proposalId: secondId, decision: 'approve', signer: owner })),
     ).toBe('NOT_PENDING');
     expect(
-      await code(engine.decide({ proposalId: 'nope', decision: 'approve', signer: owner })),
+      await code(me.owner.decide({ proposalId: 'nope', decision: 'approve', signer: owner })),
     ).toBe('PROPOSAL_NOT_FOUND');
     const stranger = makeSigner(`stranger-${kind}`);
-    const third = await engine.propose({
+    const third = await me.gate.propose({
       sessionId,
       proposals: [
         {
@@ -268,15 +268,15 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     });
     expect(
       await code(
-        engine.decide({
+        me.owner.decide({
           proposalId: third.proposed[0]?.id ?? '',
           decision: 'approve',
           signer: stranger,
         }),
       ),
     ).toBe('WRONG_KEY');
-    expect((await engine.chain.verify({ subject })).ok).toBe(true);
-    expect(await engine.chain.verify({ subject, ownerKey: stranger })).toMatchObject({
+    expect((await me.owner.verifyChain()).ok).toBe(true);
+    expect(await me.owner.verifyChain({ ownerKey: stranger })).toMatchObject({
       ok: false,
       brokenAt: 1,
       code: 'KEY_MISMATCH',
@@ -284,16 +284,16 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
   });
 
   it('checks action receipts, and goes live on a receipt only where the slot says so', async () => {
-    const { subject, sessionId } = await setup(engine, owner);
-    await engine.turns.add({
+    const { me, sessionId } = await setup(engine, owner);
+    await me.turns.add({
       sessionId,
       role: 'assistant',
       content: 'Sent the invoice.',
       receipt: { tools: ['send_email'], sources: ['msg-1'] },
     });
-    await engine.slots.declare({ subject, name: 'emails_sent', rule: 'action' });
-    await engine.slots.declare({ subject, name: 'files_written', rule: 'action', autoLive: true });
-    const r = await engine.propose({
+    await me.slots.declare({ name: 'emails_sent', rule: 'action' });
+    await me.slots.declare({ name: 'files_written', rule: 'action', autoLive: true });
+    const r = await me.gate.propose({
       sessionId,
       proposals: [
         {
@@ -337,9 +337,9 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       'RECEIPT_NOT_FOUND',
       'ORIGIN_MISMATCH',
     ]);
-    expect((await engine.memory.live({ subject })).map((f) => f.slot)).toEqual(['files_written']);
+    expect((await me.facts.live()).map((f) => f.slot)).toEqual(['files_written']);
     // a receipt promotion needs no link; the chain still verifies
-    expect((await engine.chain.verify({ subject })).ok).toBe(true);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 
   describe('tampering', () => {
@@ -358,7 +358,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
         'Keep your answers short',
         'answers short',
       ];
-      const r = await engine.propose({
+      const r = await s.me.gate.propose({
         sessionId: s.sessionId,
         proposals: texts.map((text, i) => ({
           slot: 'stances',
@@ -369,10 +369,10 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       });
       const ids = r.proposed.map((p) => p.id);
       expect(ids).toHaveLength(4);
-      await engine.decide({ proposalId: ids[0] ?? '', decision: 'approve', signer: owner });
-      await engine.decide({ proposalId: ids[1] ?? '', decision: 'reject', signer: owner });
-      await engine.decide({ proposalId: ids[2] ?? '', decision: 'approve', signer: owner });
-      expect(await engine.chain.verify({ subject: s.subject })).toMatchObject({
+      await s.me.owner.decide({ proposalId: ids[0] ?? '', decision: 'approve', signer: owner });
+      await s.me.owner.decide({ proposalId: ids[1] ?? '', decision: 'reject', signer: owner });
+      await s.me.owner.decide({ proposalId: ids[2] ?? '', decision: 'approve', signer: owner });
+      expect(await s.me.owner.verifyChain()).toMatchObject({
         ok: true,
         length: 3,
       });
@@ -380,13 +380,15 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     }
 
     async function sql(statements: string[], params: unknown[] = []) {
-      await engine.sql.exec('ALTER TABLE decisions DISABLE TRIGGER decisions_append_only');
-      await engine.sql.exec('ALTER TABLE facts DISABLE TRIGGER facts_guard');
+      await storeClient(engine).exec('ALTER TABLE decisions DISABLE TRIGGER decisions_append_only');
+      await storeClient(engine).exec('ALTER TABLE facts DISABLE TRIGGER facts_guard');
       try {
-        for (const s of statements) await engine.sql.query(s, params);
+        for (const s of statements) await storeClient(engine).query(s, params);
       } finally {
-        await engine.sql.exec('ALTER TABLE decisions ENABLE TRIGGER decisions_append_only');
-        await engine.sql.exec('ALTER TABLE facts ENABLE TRIGGER facts_guard');
+        await storeClient(engine).exec(
+          'ALTER TABLE decisions ENABLE TRIGGER decisions_append_only',
+        );
+        await storeClient(engine).exec('ALTER TABLE facts ENABLE TRIGGER facts_guard');
       }
     }
 
@@ -395,15 +397,17 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       brokenAt: number,
       chainCode: string,
     ) {
-      expect(await engine.chain.verify({ subject: c.subject })).toMatchObject({
+      expect(await c.me.owner.verifyChain()).toMatchObject({
         ok: false,
         brokenAt,
         code: chainCode,
       });
       expect(
-        await code(engine.decide({ proposalId: c.pending, decision: 'approve', signer: owner })),
+        await code(
+          c.me.owner.decide({ proposalId: c.pending, decision: 'approve', signer: owner }),
+        ),
       ).toBe('CHAIN_BROKEN');
-      expect((await engine.fact(c.pending))?.status).toBe('proposed');
+      expect((await c.me.facts.get(c.pending)).status).toBe('proposed');
     }
 
     it('detects an edited decision', async () => {
@@ -457,16 +461,16 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     it('detects a swapped public key', async () => {
       const c = await chainOfThree();
       const other = makeSigner(`other-${kind}-${counter}`);
-      await engine.sql.query('UPDATE subjects SET owner_public_key = $2 WHERE id = $1', [
+      await storeClient(engine).query('UPDATE subjects SET owner_public_key = $2 WHERE id = $1', [
         c.subject,
         other.publicKeyPem,
       ]);
       await expectBroken(c, 1, 'BAD_SIGNATURE');
-      await engine.sql.query('UPDATE subjects SET owner_key_id = $2 WHERE id = $1', [
+      await storeClient(engine).query('UPDATE subjects SET owner_key_id = $2 WHERE id = $1', [
         c.subject,
         other.keyId,
       ]);
-      expect(await engine.chain.verify({ subject: c.subject })).toMatchObject({
+      expect(await c.me.owner.verifyChain()).toMatchObject({
         ok: false,
         brokenAt: 1,
         code: 'KEY_MISMATCH',
@@ -476,7 +480,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     it('detects a decision signed by another key', async () => {
       const c = await chainOfThree();
       const other = makeSigner(`signer-${kind}-${counter}`);
-      const row = await engine.sql.query<{ hash: string }>(
+      const row = await storeClient(engine).query<{ hash: string }>(
         'SELECT hash FROM decisions WHERE subject_id = $1 AND seq = 2',
         [c.subject],
       );
@@ -499,15 +503,17 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     it('refuses edits at the database while the triggers stand', async () => {
       const c = await chainOfThree();
       await expect(
-        engine.sql.query(`UPDATE decisions SET note = 'x' WHERE subject_id = $1`, [c.subject]),
+        storeClient(engine).query(`UPDATE decisions SET note = 'x' WHERE subject_id = $1`, [
+          c.subject,
+        ]),
       ).rejects.toThrow(/append-only/);
       await expect(
-        engine.sql.query(`UPDATE facts SET text = 'x' WHERE id = $1`, [c.ids[0]]),
+        storeClient(engine).query(`UPDATE facts SET text = 'x' WHERE id = $1`, [c.ids[0]]),
       ).rejects.toThrow(/immutable/);
-      await expect(engine.sql.query(`DELETE FROM facts WHERE id = $1`, [c.ids[0]])).rejects.toThrow(
-        /never deleted/,
-      );
-      expect((await engine.chain.verify({ subject: c.subject })).ok).toBe(true);
+      await expect(
+        storeClient(engine).query(`DELETE FROM facts WHERE id = $1`, [c.ids[0]]),
+      ).rejects.toThrow(/never deleted/);
+      expect((await c.me.owner.verifyChain()).ok).toBe(true);
     });
   });
 });

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  checkPolarity,
   generateOwnerKey,
   loadOwnerKey,
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type SubjectHandle,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { checkPolarity } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 
@@ -42,6 +44,7 @@ describe('falsifier polarity in the engine', () => {
 describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
   let t: TestEngine;
   let engine: Engine;
+  let me: SubjectHandle;
   let signer: OwnerSigner;
   let now = new Date('2026-10-21T10:00:00Z');
   const dir = join(root, kind);
@@ -51,11 +54,12 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     mkdirSync(dir, { recursive: true });
     t = await openTestEngine(kind, { clock: () => now, probes: { roots: [dir] } });
     engine = t.engine;
+    me = engine.subject();
     const keyFile = join(root, `${kind}.key`);
     writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
     signer = loadOwnerKey(keyFile, 'pw');
-    await engine.init();
-    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    await engine.subjects.create();
+    await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
   });
   afterAll(async () => {
     await t.close();
@@ -72,39 +76,39 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
 
   /** A live fact about the worker, approved by the owner. */
   async function liveFact(text: string): Promise<string> {
-    const s = await engine.sessions.create();
-    await engine.turns.add({ sessionId: s.id, role: 'user', content: `Note this: ${text}` });
-    const r = await engine.propose({
+    const s = await me.sessions.create();
+    await me.turns.add({ sessionId: s.id, role: 'user', content: `Note this: ${text}` });
+    const r = await me.gate.propose({
       sessionId: s.id,
       proposals: [
         { slot: 'what_i_know_about_user', text, origin: 'saw', evidence: { turn: 1, quote: text } },
       ],
     });
     const id = r.proposed[0]?.id ?? '';
-    await engine.decide({ proposalId: id, decision: 'approve', signer });
+    await me.owner.decide({ proposalId: id, decision: 'approve', signer });
     return id;
   }
 
   it('refuses a falsifier without distinct polarity, in the engine and in the database', async () => {
     expect(
       await code(
-        engine.ledger.retract({
+        me.ledger.retract({
           claim: 'x',
           ...falsifier,
           overturnCondition: 'ARTIFACTS/PROBE.TXT exists with harness probe ok.',
         }),
       ),
     ).toBe('POLARITY_NOT_DISTINCT');
-    expect(await engine.ledger.list()).toEqual([]);
+    expect(await me.ledger.list()).toEqual([]);
     await expect(
-      engine.sql.query(
+      storeClient(engine).query(
         `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at, caught_by,
            procedure, pass_observation, overturn_condition, due_at, recorded_at)
          VALUES ('owner', 'raw-1', 'c', 's', 'w', 'c2', now(), 'self', 'p', 'Same thing.', ' same   THING ', now(), now())`,
       ),
     ).rejects.toThrow(/retractions_polarity_distinct/);
     await expect(
-      engine.sql.query(
+      storeClient(engine).query(
         `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at, caught_by,
            procedure, pass_observation, overturn_condition, due_at, recorded_at)
          VALUES ('owner', 'raw-2', 'c', 's', 'w', 'c2', now(), 'self', 'p', '', 'something', now(), now())`,
@@ -117,7 +121,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     const factId = await liveFact(claim);
     const probeFile = join(dir, 'probe.txt');
     writeFileSync(probeFile, 'HARNESS PROBE OK\n');
-    const r = await engine.ledger.retract({
+    const r = await me.ledger.retract({
       claim,
       ...falsifier,
       factId,
@@ -130,18 +134,18 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     });
     expect(r).toMatchObject({ verdict: 'unchecked', factId, caughtBy: 'reality' });
     expect(r.dueAt.getTime() - r.correctedAt.getTime()).toBe(3 * DAY);
-    expect((await engine.memory.live()).map((f) => f.id)).not.toContain(factId);
-    expect((await engine.fact(factId))?.status).toBe('retracted');
+    expect((await me.facts.live()).map((f) => f.id)).not.toContain(factId);
+    expect((await me.facts.get(factId)).status).toBe('retracted');
 
     // not due yet
-    expect(await engine.ledger.due()).toEqual([]);
-    expect(await code(engine.ledger.settle({ id: r.id, runProbe: true }))).toBe('NOT_DUE');
+    expect(await me.ledger.due()).toEqual([]);
+    expect(await code(me.ledger.settle({ retractionId: r.id, runProbe: true }))).toBe('NOT_DUE');
 
     // the gate drops a re-assertion of the retracted claim
-    const s = await engine.sessions.create();
-    await engine.turns.add({ sessionId: s.id, role: 'user', content: `Remember: ${claim}` });
+    const s = await me.sessions.create();
+    await me.turns.add({ sessionId: s.id, role: 'user', content: `Remember: ${claim}` });
     now = new Date(now.getTime() + 4 * DAY);
-    const again = await engine.propose({
+    const again = await me.gate.propose({
       sessionId: s.id,
       proposals: [
         { slot: 'stances', text: claim, origin: 'saw', evidence: { turn: 1, quote: claim } },
@@ -150,26 +154,26 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     expect(again.proposed).toEqual([]);
     expect(again.dropped[0]?.code).toBe('RETRACTED_CLAIM');
 
-    expect((await engine.ledger.due()).map((x) => x.id)).toEqual([r.id]);
-    await engine.probes.calibrate();
-    const settled = await engine.ledger.settle({ id: r.id, runProbe: true });
+    expect((await me.ledger.due()).map((x) => x.id)).toEqual([r.id]);
+    await me.probes.calibrate();
+    const settled = await me.ledger.settle({ retractionId: r.id, runProbe: true });
     expect(settled).toMatchObject({ verdict: 'stands', settledBy: 'probe', restoredFactId: null });
     expect(settled.settledProbeRecordId).not.toBeNull();
-    const log = await engine.probes.log();
+    const log = await me.probes.log();
     expect(log.find((p) => p.id === settled.settledProbeRecordId)).toMatchObject({
       verdict: 'verified',
       calibrated: true,
     });
     expect(
-      await code(engine.ledger.settle({ id: r.id, verdict: 'overturned', outcome: 'x' })),
+      await code(me.ledger.settle({ retractionId: r.id, verdict: 'overturned', outcome: 'x' })),
     ).toBe('ALREADY_SETTLED');
-    expect(await engine.ledger.due()).toEqual([]);
+    expect(await me.ledger.due()).toEqual([]);
   });
 
   it('restores the original as a new active fact when the retraction is overturned', async () => {
     const claim = 'The user prefers tea.';
     const factId = await liveFact(claim);
-    const r = await engine.ledger.retract({
+    const r = await me.ledger.retract({
       claim,
       ...falsifier,
       factId,
@@ -181,15 +185,15 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       },
     });
     writeFileSync(join(dir, 'tea.txt'), 'tea, always tea');
-    await engine.probes.calibrate();
-    const settled = await engine.ledger.settle({ id: r.id, runProbe: true });
+    await me.probes.calibrate();
+    const settled = await me.ledger.settle({ retractionId: r.id, runProbe: true });
     expect(settled.verdict).toBe('overturned');
-    const restored = await engine.fact(settled.restoredFactId ?? '');
+    const restored = await me.facts.get(settled.restoredFactId ?? '');
     expect(restored).toMatchObject({ status: 'active', text: claim });
-    expect((await engine.memory.live()).map((f) => f.text)).toContain(claim);
-    expect((await engine.fact(factId))?.status).toBe('retracted');
+    expect((await me.facts.live()).map((f) => f.text)).toContain(claim);
+    expect((await me.facts.get(factId)).status).toBe('retracted');
     // an overturned claim no longer blocks the gate, and the chain still verifies
-    expect((await engine.chain.verify()).ok).toBe(true);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 
   it('refuses a probe through an instrument that has not passed calibration', async () => {
@@ -210,8 +214,8 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       },
     });
     try {
-      const e = yes.engine;
-      await e.init();
+      const e = yes.engine.subject();
+      await yes.engine.subjects.create();
       const r = await e.ledger.retract({
         claim: 'c',
         ...falsifier,
@@ -231,7 +235,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
           negative: 'verified',
         }),
       ]);
-      expect(await code(e.ledger.settle({ id: r.id, runProbe: true }))).toBe(
+      expect(await code(e.ledger.settle({ retractionId: r.id, runProbe: true }))).toBe(
         'INSTRUMENT_NOT_CALIBRATED',
       );
       expect((await e.ledger.get(r.id)).verdict).toBe('unchecked');
@@ -241,20 +245,22 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
   });
 
   it('settles by the owner with an outcome, and refuses bad settlements', async () => {
-    const r = await engine.ledger.retract({
+    const r = await me.ledger.retract({
       claim: 'The deploy ran on Friday.',
       ...falsifier,
       dueDays: 0,
     });
-    expect(await code(engine.ledger.settle({ id: r.id, runProbe: true }))).toBe('NO_PROBE');
-    expect(await code(engine.ledger.settle({ id: r.id, verdict: 'upheld', outcome: 'x' }))).toBe(
-      'INVALID_ARGUMENT',
-    );
-    expect(await code(engine.ledger.settle({ id: 'nope', verdict: 'stands', outcome: 'x' }))).toBe(
-      'RETRACTION_NOT_FOUND',
-    );
-    const s = await engine.ledger.settle({
-      id: r.id,
+    expect(await code(me.ledger.settle({ retractionId: r.id, runProbe: true }))).toBe('NO_PROBE');
+    expect(
+      await code(
+        me.ledger.settle({ retractionId: r.id, verdict: 'upheld' as 'stands', outcome: 'x' }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      await code(me.ledger.settle({ retractionId: 'nope', verdict: 'stands', outcome: 'x' })),
+    ).toBe('RETRACTION_NOT_FOUND');
+    const s = await me.ledger.settle({
+      retractionId: r.id,
       verdict: 'unresolvable',
       outcome: 'the logs were rotated away',
     });
@@ -264,10 +270,10 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       settledOutcome: 'the logs were rotated away',
     });
     expect(
-      await code(engine.ledger.retract({ claim: 'c', ...falsifier, factId: 'no-such-fact' })),
+      await code(me.ledger.retract({ claim: 'c', ...falsifier, factId: 'no-such-fact' })),
     ).toBe('FACT_NOT_FOUND');
     await expect(
-      engine.sql.query(`UPDATE retractions SET claim = 'edited' WHERE id = $1`, [r.id]),
+      storeClient(engine).query(`UPDATE retractions SET claim = 'edited' WHERE id = $1`, [r.id]),
     ).rejects.toThrow(/final|immutable/);
   });
 });

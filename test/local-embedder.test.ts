@@ -253,15 +253,16 @@ describe('local embedder in the engine', () => {
     const db = join(root, 'engine-store');
     const engine = await createEngine({ db, embedder: await localEmbedder({ modelPath: dir }) });
     try {
-      await engine.init();
-      const s = await engine.sessions.create();
+      await engine.subjects.create();
+      const me = engine.subject();
+      const s = await me.sessions.create();
       for (const content of ['red apple', 'fast car']) {
-        await engine.turns.add({ sessionId: s.id, role: 'user', content });
+        await me.turns.add({ sessionId: s.id, role: 'user', content });
       }
       // "pear" is in no turn: words alone find nothing (negative control)
-      expect(await engine.recall('pear', { vectors: false })).toEqual([]);
-      expect(await engine.embedPending()).toMatchObject({ turns: 2, remaining: false });
-      const found = await engine.recall('pear', { kinds: ['turn'] });
+      expect(await me.recall.search('pear', { vectors: false })).toEqual([]);
+      expect(await me.vectors.embedPending()).toMatchObject({ turns: 2, remaining: false });
+      const found = await me.recall.search('pear', { kinds: ['turn'] });
       expect(found[0]?.text).toBe('red apple');
     } finally {
       await engine.close();

@@ -2,15 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPassphrase } from '../cli/passphrase.js';
+import { createNodeChainCrypto, nodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { generateOwnerKey, loadOwnerKey, type GeneratedOwnerKey } from '../src/crypto/owner-key.js';
+import { readOwnerPublicKey, writeOwnerKeyFile } from '../src/crypto/owner-key-file.js';
 import {
-  generateOwnerKey,
-  loadOwnerKey,
-  nodeChainCrypto,
   ownerKeyId,
-  readPassphrase,
-  writeOwnerKeyFile,
-  type GeneratedOwnerKey,
-} from '../src/crypto/owner-key.js';
+  parseOwnerKeyFile,
+  serializeOwnerKeyFile,
+} from '../src/crypto/owner-key-format.js';
 import { EngineError, type ErrorCode } from '../src/domain/errors.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -218,6 +218,45 @@ describe('nodeChainCrypto', () => {
     expect(nodeChainCrypto.verify(generated.publicKeyPem, 'data', '%%%')).toBe(false);
     expect(nodeChainCrypto.verify(generated.publicKeyPem, 'data', good.slice(0, 40))).toBe(false);
     expect(nodeChainCrypto.verify(generated.publicKeyPem, 'data', good)).toBe(true);
+  });
+});
+
+describe('key file format', () => {
+  it('serialises what it parses, byte for byte', () => {
+    const parsed = parseOwnerKeyFile(keyPath, generated.keyFile);
+    expect(parsed.keyId).toBe(generated.keyId);
+    expect(serializeOwnerKeyFile(parsed)).toBe(generated.keyFile);
+  });
+
+  it('reads the public half without the passphrase, and refuses a header that lies', () => {
+    expect(readOwnerPublicKey(keyPath)).toEqual({
+      keyId: generated.keyId,
+      publicKeyPem: generated.publicKeyPem,
+    });
+    const other = generateOwnerKey('another passphrase');
+    const wrongId = variant('wrong-id.key', (file) => {
+      file.keyId = other.keyId;
+    });
+    expectEngineError(() => readOwnerPublicKey(wrongId), 'KEY_UNREADABLE');
+    const notPem = variant('not-pem.key', (file) => {
+      file.publicKeyPem = 'not a pem';
+    });
+    expectEngineError(() => readOwnerPublicKey(notPem), 'KEY_UNREADABLE');
+  });
+});
+
+describe('createNodeChainCrypto', () => {
+  it('gives each instance its own key cache, so alternating keys still verify exactly', () => {
+    const signer = loadOwnerKey(keyPath, PASSPHRASE);
+    const other = generateOwnerKey('another passphrase');
+    const signature = signer.sign('data');
+    const a = createNodeChainCrypto();
+    const b = createNodeChainCrypto();
+    expect(a.verify(generated.publicKeyPem, 'data', signature)).toBe(true);
+    expect(b.verify(other.publicKeyPem, 'data', signature)).toBe(false);
+    expect(a.verify(other.publicKeyPem, 'data', signature)).toBe(false);
+    expect(a.verify(generated.publicKeyPem, 'data', signature)).toBe(true);
+    expect(b.verify(generated.publicKeyPem, 'data', signature)).toBe(true);
   });
 });
 

@@ -2,17 +2,16 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  calibrate,
-  countOccurrences,
   createFileInstrument,
   EngineError,
   FILE_CONTROL_DIR,
-  fileVerdict,
-  parseProbeSpec,
   type FileProbeSpec,
   type ProbeInstrument,
   type ProbeSpec,
 } from '../src/index.js';
+import { fileVerdict, parseProbeSpec } from '../src/rules.js';
+import { countOccurrences } from '../src/domain/probe.js';
+import { calibrate } from '../src/probes/calibration.js';
 import { fileContext, tempDir } from './support/probe-fixtures.js';
 
 const tmp = tempDir('memledger-probe-file-');

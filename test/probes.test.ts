@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction, Socket } from 'node:net';
@@ -14,8 +14,12 @@ import {
   type Engine,
   type ProbeInstrument,
   type ProbeSpec,
-  type SqlClient,
+  type SubjectHandle,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { resolveProbeConfig } from '../src/probes/probe-config.js';
+import { createProbeModule } from '../src/probes/probe-service.js';
+import type { SqlClient } from '../src/store/sql-client.js';
 import { ENGINES, openTestEngine, PG_URL, testStore, type TestEngine } from './support/engines.js';
 import { fileContext, tempDir } from './support/probe-fixtures.js';
 import { code } from './support/errors.js';
@@ -81,6 +85,7 @@ function pinnedLookup(counter: { lookups: number }, address = '127.0.0.1'): Look
 describe.each(ENGINES)('probes [%s]', (kind) => {
   let t: TestEngine;
   let engine: Engine;
+  let me: SubjectHandle;
   beforeAll(async () => {
     t = await openTestEngine(kind, {
       probes: {
@@ -100,7 +105,8 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       },
     });
     engine = t.engine;
-    await engine.init();
+    me = engine.subject();
+    await engine.subjects.create();
   });
   afterAll(() => t.close());
 
@@ -113,9 +119,8 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
 
   describe('records and calibration', () => {
     it('records every run, uncalibrated until calibrate runs', async () => {
-      expect(await engine.probes.isCalibrated('file')).toBe(false);
-      const before = await engine.probes.run(fileSpec('friday'), {
-        subject: 'owner',
+      expect(await me.probes.isCalibrated('file')).toBe(false);
+      const before = await me.probes.run(fileSpec('friday'), {
         purpose: 'check the deploy claim',
       });
       expect(before).toMatchObject({
@@ -127,65 +132,63 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         subject: 'owner',
         purpose: 'check the deploy claim',
       });
-      expect(await engine.probes.get(before.id)).toEqual(before);
+      expect(await me.probes.get(before.id)).toEqual(before);
     });
 
     it('passes every built-in instrument with divergent controls', async () => {
-      const results = await engine.probes.calibrate();
+      const results = await me.probes.calibrate();
       const builtIns = results.filter((r) => ['file', 'sql', 'http'].includes(r.instrument));
       expect(builtIns).toHaveLength(3);
       for (const r of builtIns) {
         expect(r).toMatchObject({ passed: true, positive: 'verified', negative: 'falsified' });
       }
       for (const name of ['file', 'sql', 'http']) {
-        expect(await engine.probes.isCalibrated(name)).toBe(true);
+        expect(await me.probes.isCalibrated(name)).toBe(true);
       }
-      const after = await engine.probes.run(fileSpec('friday'));
+      const after = await me.probes.run(fileSpec('friday'));
       expect(after.calibrated).toBe(true);
       expect(after.calibrationId).toBe(builtIns[0]?.calibrationId);
     });
 
     it('fails a yes-man instrument, and its runs are recorded uncalibrated', async () => {
-      const [result] = await engine.probes.calibrate({ instrument: 'yes-man' });
+      const [result] = await me.probes.calibrate({ instrument: 'yes-man' });
       expect(result).toMatchObject({ passed: false, positive: 'verified', negative: 'verified' });
-      expect(await engine.probes.isCalibrated('yes-man')).toBe(false);
-      const record = await engine.probes.run(fileSpec('a needle nowhere'), {
+      expect(await me.probes.isCalibrated('yes-man')).toBe(false);
+      const record = await me.probes.run(fileSpec('a needle nowhere'), {
         instrument: 'yes-man',
       });
       expect(record).toMatchObject({ verdict: 'verified', calibrated: false });
       // The same claim through the calibrated instrument (control): falsified and trusted.
-      const sound = await engine.probes.run(fileSpec('a needle nowhere'));
+      const sound = await me.probes.run(fileSpec('a needle nowhere'));
       expect(sound).toMatchObject({ verdict: 'falsified', calibrated: true });
     });
 
     it('turns an instrument that throws into an error verdict and a failed calibration', async () => {
-      const record = await engine.probes.run(fileSpec('friday'), { instrument: 'thrower' });
+      const record = await me.probes.run(fileSpec('friday'), { instrument: 'thrower' });
       expect(record).toMatchObject({ verdict: 'error', errorCode: 'INSTRUMENT_FAILED' });
-      const [result] = await engine.probes.calibrate({ instrument: 'thrower' });
+      const [result] = await me.probes.calibrate({ instrument: 'thrower' });
       expect(result).toMatchObject({ passed: false, positive: 'error', negative: 'error' });
     });
 
     it('refuses bad specs, unknown instruments and subjects without recording', async () => {
-      const before = (await engine.probes.log({ limit: 1000 })).length;
+      const before = (await me.probes.log({ limit: 1000 })).length;
       const bad = { kind: 'file', path: 'claims.txt', mode: 'exists', negate: true };
-      expect(await code(engine.probes.run(bad as ProbeSpec))).toBe('INVALID_ARGUMENT');
-      expect(await code(engine.probes.run(fileSpec('x'), { instrument: 'nope' }))).toBe(
+      expect(await code(me.probes.run(bad as ProbeSpec))).toBe('INVALID_ARGUMENT');
+      expect(await code(me.probes.run(fileSpec('x'), { instrument: 'nope' }))).toBe(
         'UNKNOWN_INSTRUMENT',
       );
       const sqlSpec: ProbeSpec = { kind: 'sql', query: 'SELECT 1', op: 'eq', expect: 1 };
-      expect(await code(engine.probes.run(sqlSpec, { instrument: 'file' }))).toBe(
-        'INVALID_ARGUMENT',
-      );
-      expect(await code(engine.probes.run(fileSpec('x'), { subject: 'nobody' }))).toBe(
+      expect(await code(me.probes.run(sqlSpec, { instrument: 'file' }))).toBe('INVALID_ARGUMENT');
+      expect(await code(engine.subject('nobody').probes.run(fileSpec('x')))).toBe(
         'SUBJECT_NOT_FOUND',
       );
-      expect(await code(engine.probes.isCalibrated('nope'))).toBe('UNKNOWN_INSTRUMENT');
-      expect(await code(engine.probes.log({ limit: 0 }))).toBe('INVALID_ARGUMENT');
-      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before);
+      expect(await code(me.probes.isCalibrated('nope'))).toBe('UNKNOWN_INSTRUMENT');
+      expect(await code(me.probes.log({ limit: 0 }))).toBe('INVALID_ARGUMENT');
+      expect((await me.probes.log({ limit: 1000 })).length).toBe(before);
     });
 
     it('lists calibrations newest first, with their controls and verdicts', async () => {
-      const [yes] = await engine.probes.calibrations({ instrument: 'yes-man', limit: 1 });
+      const [yes] = await me.probes.calibrations({ instrument: 'yes-man', limit: 1 });
       expect(yes).toMatchObject({
         instrument: 'yes-man',
         kind: 'file',
@@ -198,7 +201,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
           negative: { spec: { kind: 'file', mode: 'contains' }, outcome: { verdict: 'verified' } },
         },
       });
-      const all = await engine.probes.calibrations();
+      const all = await me.probes.calibrations();
       expect(all.map((c) => c.instrument)).toEqual(
         expect.arrayContaining(['file', 'sql', 'http', 'yes-man']),
       );
@@ -208,47 +211,55 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         negative: 'falsified',
         fingerprint: 'memledger:sql:1',
       });
-      expect(await code(engine.probes.calibrations({ limit: 1001 }))).toBe('INVALID_ARGUMENT');
+      expect(await code(me.probes.calibrations({ limit: 1001 }))).toBe('INVALID_ARGUMENT');
     });
 
     it('lists records newest first', async () => {
-      const a = await engine.probes.run(fileSpec('one'));
-      const b = await engine.probes.run(fileSpec('two'));
-      const log = await engine.probes.log({ limit: 2 });
+      const a = await me.probes.run(fileSpec('one'));
+      const b = await me.probes.run(fileSpec('two'));
+      const log = await me.probes.log({ limit: 2 });
       expect(log.map((r) => r.id)).toEqual([b.id, a.id]);
-      await engine.probes.run({ kind: 'sql', query: 'SELECT 1', op: 'eq', expect: 1 });
-      const [newestFile] = await engine.probes.log({ kind: 'file', limit: 1 });
+      await me.probes.run({ kind: 'sql', query: 'SELECT 1', op: 'eq', expect: 1 });
+      const [newestFile] = await me.probes.log({ kind: 'file', limit: 1 });
       expect(newestFile?.id).toBe(b.id);
-      const sqlOnly = await engine.probes.log({ kind: 'sql' });
+      const sqlOnly = await me.probes.log({ kind: 'sql' });
       expect(sqlOnly.length).toBeGreaterThan(0);
       expect(sqlOnly.every((r) => r.spec.kind === 'sql')).toBe(true);
-      expect(await code(engine.probes.log({ kind: 'shell' as 'sql' }))).toBe('INVALID_ARGUMENT');
-      expect(engine.probes.instrumentFor(fileSpec('x'))).toBe('file');
+      expect(await code(me.probes.log({ kind: 'shell' as 'sql' }))).toBe('INVALID_ARGUMENT');
+      const { falsifiers } = createProbeModule({
+        client: storeClient(engine),
+        clock: () => new Date(),
+        newId: randomUUID,
+        config: resolveProbeConfig({ roots: [tmp.dir] }),
+      });
+      expect(falsifiers.instrumentFor(fileSpec('x'))).toBe('file');
     });
   });
 
   describe('the database holds the rules too', () => {
     it('keeps probe records and calibrations append-only', async () => {
-      const [record] = await engine.probes.log({ limit: 1 });
+      const [record] = await me.probes.log({ limit: 1 });
       await expect(
-        engine.sql.query(`UPDATE probe_records SET verdict = 'verified' WHERE id = $1`, [
+        storeClient(engine).query(`UPDATE probe_records SET verdict = 'verified' WHERE id = $1`, [
           record?.id,
         ]),
       ).rejects.toThrow(/append-only/);
-      await expect(engine.sql.query('DELETE FROM probe_records')).rejects.toThrow(/append-only/);
-      await expect(engine.sql.query('DELETE FROM probe_calibrations')).rejects.toThrow(
+      await expect(storeClient(engine).query('DELETE FROM probe_records')).rejects.toThrow(
+        /append-only/,
+      );
+      await expect(storeClient(engine).query('DELETE FROM probe_calibrations')).rejects.toThrow(
         /append-only/,
       );
     });
 
     it('refuses a record that claims a calibration which did not pass', async () => {
       const insert = (calibrationId: string | null) =>
-        engine.sql.query(
+        storeClient(engine).query(
           `INSERT INTO probe_records (id, instrument, kind, spec, verdict, evidence, calibrated,
              calibration_id, ran_at) VALUES ($1, 'yes-man', 'file', '{}', 'verified', '{}', true, $2, now())`,
           [`forged-${Math.random()}`, calibrationId],
         );
-      const { rows } = await engine.sql.query<{ id: string }>(
+      const { rows } = await storeClient(engine).query<{ id: string }>(
         `SELECT id FROM probe_calibrations WHERE instrument = 'yes-man' AND NOT passed LIMIT 1`,
       );
       await expect(insert(rows[0]?.id ?? null)).rejects.toThrow(/no passing calibration/);
@@ -257,7 +268,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
 
     it('refuses a calibration marked passed whose controls did not diverge', async () => {
       const insert = (negative: string) =>
-        engine.sql.query(
+        storeClient(engine).query(
           `INSERT INTO probe_calibrations (id, instrument, kind, fingerprint, passed,
              positive_verdict, negative_verdict, detail, ran_at)
            VALUES ($1, 'forged', 'file', 'x', true, 'verified', $2, '{}', now())`,
@@ -270,7 +281,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
 
   describe('sql probes', () => {
     const sql = (query: string, op: string, expect: number) =>
-      engine.probes.run({ kind: 'sql', query, op, expect } as ProbeSpec);
+      me.probes.run({ kind: 'sql', query, op, expect } as ProbeSpec);
 
     it('compares with each operator, each with its failing side', async () => {
       const q = 'SELECT count(*)::int FROM schema_migrations WHERE version <= 3';
@@ -303,7 +314,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     });
 
     it('refuses a write inside the read-only transaction and changes nothing', async () => {
-      const before = (await engine.probes.log({ limit: 1000 })).length;
+      const before = (await me.probes.log({ limit: 1000 })).length;
       const del = await sql(
         'WITH gone AS (DELETE FROM subjects RETURNING 1) SELECT count(*)::int FROM gone',
         'eq',
@@ -314,7 +325,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       expect(into).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
       const seq = await sql("SELECT nextval('probe_records_seq_seq')", 'ge', 0);
       expect(seq).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
-      const { rows } = await engine.sql.query<{ subjects: number; escape: string | null }>(
+      const { rows } = await storeClient(engine).query<{ subjects: number; escape: string | null }>(
         `SELECT (SELECT count(*)::int FROM subjects) AS subjects,
                 to_regclass('probe_escape')::text AS escape`,
       );
@@ -326,7 +337,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         1,
       );
       expect(read.verdict).toBe('verified');
-      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before + 4);
+      expect((await me.probes.log({ limit: 1000 })).length).toBe(before + 4);
     });
 
     it('refuses statements that are not one read before running anything', async () => {
@@ -338,7 +349,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       ]) {
         expect(await code(sql(query, 'eq', 0))).toBe('INVALID_ARGUMENT');
       }
-      const { rows } = await engine.sql.query<{ n: number }>(
+      const { rows } = await storeClient(engine).query<{ n: number }>(
         `SELECT count(*)::int AS n FROM subjects`,
       );
       expect(rows[0]?.n).toBe(1);
@@ -347,7 +358,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     it('leaves no setting behind: its own statement_timeout ends with the transaction', async () => {
       const show = async () =>
         (
-          await engine.sql.query<{ t: string }>('SELECT current_setting($1) AS t', [
+          await storeClient(engine).query<{ t: string }>('SELECT current_setting($1) AS t', [
             'statement_timeout',
           ])
         ).rows[0]?.t;
@@ -408,7 +419,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     });
 
     it('refuses a query that calls a denied function, before running it, recording nothing', async () => {
-      const before = (await engine.probes.log({ limit: 1000 })).length;
+      const before = (await me.probes.log({ limit: 1000 })).length;
       for (const [name, query] of DENIED) {
         expect({ name, query, code: await code(sql(query, 'ge', 0)) }).toEqual({
           name,
@@ -416,7 +427,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
           code: 'INVALID_ARGUMENT',
         });
       }
-      expect((await engine.probes.log({ limit: 1000 })).length).toBe(before);
+      expect((await me.probes.log({ limit: 1000 })).length).toBe(before);
     });
 
     it('still runs queries that only resemble a denied name (control)', async () => {
@@ -437,7 +448,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         const key = randomInt(1, 2 ** 31 - 1);
         const held = async () =>
           (
-            await engine.sql.query<{ n: number }>(
+            await storeClient(engine).query<{ n: number }>(
               `SELECT count(*)::int AS n FROM pg_locks
                 WHERE locktype = 'advisory' AND classid = 0 AND objid = $1::bigint::oid
                   AND objsubid = 1`,
@@ -466,8 +477,8 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     it.runIf(kind === 'postgres')('stops a slow query at sqlTimeoutMs', async () => {
       const slow = await openTestEngine(kind, { probes: { roots: [tmp.dir], sqlTimeoutMs: 100 } });
       try {
-        await slow.engine.init();
-        const r = await slow.engine.probes.run({
+        await slow.engine.subjects.create();
+        const r = await slow.engine.subject().probes.run({
           kind: 'sql',
           query: 'SELECT count(*) FROM generate_series(1, 1000000000)',
           op: 'ge',
@@ -475,7 +486,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         });
         expect(r).toMatchObject({ verdict: 'error', errorCode: 'TIMEOUT' });
         // The same engine answers a quick query (control).
-        const quick = await slow.engine.probes.run({
+        const quick = await slow.engine.subject().probes.run({
           kind: 'sql',
           query: 'SELECT count(*) FROM generate_series(1, 10)',
           op: 'eq',
@@ -510,7 +521,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     });
     afterAll(() => server.close());
     const http = (spec: Omit<Extract<ProbeSpec, { kind: 'http' }>, 'kind'>) =>
-      engine.probes.run({ kind: 'http', ...spec });
+      me.probes.run({ kind: 'http', ...spec });
 
     it('compares status and body on a loopback server, each with its failing side', async () => {
       const hit = await http({ url: `${server.url}/x`, status: 200, contains: 'deployed' });
@@ -562,7 +573,7 @@ describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]',
   /** An engine whose http instrument resolves every name to the counting server's address. */
   async function withPinned(
     allow: string[],
-    fn: (engine: Engine, counter: { lookups: number }) => Promise<void>,
+    fn: (me: SubjectHandle, counter: { lookups: number }) => Promise<void>,
   ): Promise<void> {
     const counter = { lookups: 0 };
     const t = await openTestEngine(kind, {
@@ -573,7 +584,8 @@ describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]',
       },
     });
     try {
-      await fn(t.engine, counter);
+      await t.engine.subjects.create();
+      await fn(t.engine.subject(), counter);
     } finally {
       await t.close();
     }
@@ -581,9 +593,9 @@ describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]',
   const port = () => new URL(server.url).port;
 
   it('refuses a non-allowlisted host with no lookup and no connection', async () => {
-    await withPinned([], async (engine, counter) => {
+    await withPinned([], async (me, counter) => {
       const before = server.connections;
-      const r = await engine.probes.run({
+      const r = await me.probes.run({
         kind: 'http',
         url: `http://example.invalid:${port()}/`,
         contains: 'allowlisted',
@@ -595,9 +607,9 @@ describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]',
   });
 
   it('reaches the same server by the same name once the name is allowlisted (control)', async () => {
-    await withPinned(['EXAMPLE.invalid'], async (engine, counter) => {
+    await withPinned(['EXAMPLE.invalid'], async (me, counter) => {
       const before = server.connections;
-      const r = await engine.probes.run({
+      const r = await me.probes.run({
         kind: 'http',
         url: `http://example.invalid:${port()}/`,
         contains: 'allowlisted',
@@ -617,7 +629,8 @@ describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]',
       },
     });
     try {
-      const r = await t.engine.probes.run({
+      await t.engine.subjects.create();
+      const r = await t.engine.subject().probes.run({
         kind: 'http',
         url: 'http://localhost:9/',
         status: 200,
@@ -638,8 +651,9 @@ describe.each(ENGINES)('calibration belongs to one implementation [%s]', (kind) 
         : testStore(kind);
     try {
       const first = await createEngine({ db: store.db, probes: { roots: [tmp.dir] } });
-      await first.probes.calibrate({ instrument: 'file' });
-      expect(await first.probes.isCalibrated('file')).toBe(true);
+      await first.subjects.create();
+      await first.subject().probes.calibrate({ instrument: 'file' });
+      expect(await first.subject().probes.isCalibrated('file')).toBe(true);
       await first.close();
 
       const second = await createEngine({
@@ -647,10 +661,12 @@ describe.each(ENGINES)('calibration belongs to one implementation [%s]', (kind) 
         create: false,
         probes: { roots: [tmp.dir], instruments: [yesMan('file')] },
       });
-      expect(await second.probes.isCalibrated('file')).toBe(false);
-      const r = await second.probes.run({ kind: 'file', path: 'claims.txt', mode: 'exists' });
+      expect(await second.subject().probes.isCalibrated('file')).toBe(false);
+      const r = await second
+        .subject()
+        .probes.run({ kind: 'file', path: 'claims.txt', mode: 'exists' });
       expect(r).toMatchObject({ verdict: 'verified', calibrated: false });
-      const [result] = await second.probes.calibrate({ instrument: 'file' });
+      const [result] = await second.subject().probes.calibrate({ instrument: 'file' });
       expect(result?.passed).toBe(false);
       await second.close();
 
@@ -660,9 +676,9 @@ describe.each(ENGINES)('calibration belongs to one implementation [%s]', (kind) 
         create: false,
         probes: { roots: [tmp.dir] },
       });
-      expect(await third.probes.isCalibrated('file')).toBe(true);
+      expect(await third.subject().probes.isCalibrated('file')).toBe(true);
       await third.close();
-      expect(await code(third.probes.log())).toBe('ENGINE_CLOSED');
+      expect(await code(third.subject().probes.log())).toBe('ENGINE_CLOSED');
     } finally {
       await store.cleanup();
     }

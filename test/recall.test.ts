@@ -3,13 +3,15 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  analyze,
   generateOwnerKey,
   loadOwnerKey,
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type SubjectHandle,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { analyze } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { dumpStore } from './support/dump-store.js';
 import { code } from './support/errors.js';
@@ -20,6 +22,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe.each(ENGINES)('recall [%s]', (kind) => {
   let t: TestEngine;
   let engine: Engine;
+  let me: SubjectHandle;
   let signer: OwnerSigner;
   const now = new Date('2026-11-20T10:00:00Z');
   let sessionA = '';
@@ -37,13 +40,14 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   beforeAll(async () => {
     t = await openTestEngine(kind, { clock: () => now });
     engine = t.engine;
+    me = engine.subject();
     const keyFile = join(root, `${kind}.key`);
     writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
     signer = loadOwnerKey(keyFile, 'pw');
-    await engine.init();
-    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
-    sessionA = (await engine.sessions.create({ id: 'rec-a' })).id;
-    sessionB = (await engine.sessions.create({ id: 'rec-b' })).id;
+    await engine.subjects.create();
+    await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    sessionA = (await me.sessions.create({ id: 'rec-a' })).id;
+    sessionB = (await me.sessions.create({ id: 'rec-b' })).id;
     const said = [
       'I moved to Lisbon in March and I love the tram rides.',
       'My sister Ana works night shifts at the hospital.',
@@ -52,15 +56,15 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       'My manager is Rui; he runs the payments team.',
     ];
     for (const [i, content] of said.entries()) {
-      await engine.turns.add({
+      await me.turns.add({
         sessionId: sessionA,
         role: 'user',
         content,
         at: new Date(Date.UTC(2026, 2, 1 + i)),
       });
-      await engine.turns.add({ sessionId: sessionA, role: 'assistant', content: 'Noted.' });
+      await me.turns.add({ sessionId: sessionA, role: 'assistant', content: 'Noted.' });
     }
-    await engine.turns.add({
+    await me.turns.add({
       sessionId: sessionB,
       role: 'user',
       speaker: 'Maya',
@@ -74,7 +78,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       quote: string,
       key?: string,
     ): Promise<string> => {
-      const r = await engine.propose({
+      const r = await me.gate.propose({
         sessionId: sessionA,
         proposals: [
           {
@@ -90,7 +94,8 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       if (id === undefined) throw new Error(`proposal dropped: ${JSON.stringify(r.dropped)}`);
       return id;
     };
-    const approve = (id: string) => engine.decide({ proposalId: id, decision: 'approve', signer });
+    const approve = (id: string) =>
+      me.owner.decide({ proposalId: id, decision: 'approve', signer });
 
     // superseded: an older home city, replaced by a newer value for the same key
     ids.oldCity = await propose(
@@ -117,7 +122,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       'We adopted a grey cat called Pixel',
     );
     await approve(ids.retracted);
-    await engine.ledger.retract({
+    await me.ledger.retract({
       claim: 'User adopted a grey cat called Pixel',
       factId: ids.retracted,
       stoodOn: 'one turn',
@@ -140,7 +145,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       9,
       'My manager is Rui; he runs the payments team',
     );
-    await engine.decide({ proposalId: ids.rejected, decision: 'reject', signer });
+    await me.owner.decide({ proposalId: ids.rejected, decision: 'reject', signer });
     // the same words twice: observed, and inferred
     ids.inferred = await propose(
       'Ana works the night shifts at the hospital',
@@ -162,7 +167,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   });
 
   const factIds = async (query: string, includeHistory = false): Promise<string[]> =>
-    (await engine.recall(query, { k: 50, kinds: ['fact'], includeHistory })).map((i) => i.id);
+    (await me.recall.search(query, { k: 50, kinds: ['fact'], includeHistory })).map((i) => i.id);
 
   it('leaves out superseded, retracted, proposed and rejected facts by default', async () => {
     const live = await factIds('Lisbon tram cat Pixel Porto marathon Rui payments');
@@ -173,7 +178,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   });
 
   it('brings them back labelled with includeHistory', async () => {
-    const items = await engine.recall('Lisbon tram cat Pixel Porto marathon Rui payments', {
+    const items = await me.recall.search('Lisbon tram cat Pixel Porto marathon Rui payments', {
       k: 50,
       kinds: ['fact'],
       includeHistory: true,
@@ -187,7 +192,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   });
 
   it('ranks primary evidence above an inference at equal relevance', async () => {
-    const items = await engine.recall('Ana night shifts hospital', { k: 5 });
+    const items = await me.recall.search('Ana night shifts hospital', { k: 5 });
     const order = items.map((i) => (i.kind === 'turn' ? 'turn' : i.id));
     expect(order.indexOf(ids.saw)).toBeGreaterThanOrEqual(0);
     expect(order.indexOf(ids.saw)).toBeLessThan(order.indexOf(ids.inferred));
@@ -199,7 +204,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   });
 
   it('returns turns with their passport: session, turn number, date, role, speaker', async () => {
-    const [top] = await engine.recall('grey cat adopted', { kinds: ['turn'] });
+    const [top] = await me.recall.search('grey cat adopted', { kinds: ['turn'] });
     expect(top).toMatchObject({
       kind: 'turn',
       text: 'We adopted a grey cat called Pixel last weekend.',
@@ -212,28 +217,28 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
         date: '2026-03-03T00:00:00.000Z',
       },
     });
-    const scoped = await engine.recall('Pixel cat', { session: sessionB });
+    const scoped = await me.recall.search('Pixel cat', { session: sessionB });
     expect(scoped.length).toBeGreaterThan(0);
     expect(scoped.every((i) => i.passport.sessionId === sessionB)).toBe(true);
     expect(scoped[0]?.passport.speaker).toBe('Maya');
     // a query sharing no word with the store finds nothing
-    expect(await engine.recall('quantum chromodynamics')).toEqual([]);
+    expect(await me.recall.search('quantum chromodynamics')).toEqual([]);
   });
 
   it('never writes: the store is unchanged after recalls of every kind', async () => {
     const before = await dumpStore(engine);
-    await engine.recall('Lisbon cat hospital marathon');
-    await engine.recall('Pixel', { includeHistory: true, k: 200 });
-    await engine.recall('coffee morning', { session: sessionB, kinds: ['turn'] });
-    await engine.recall('When did I move to Lisbon in March 2026?');
+    await me.recall.search('Lisbon cat hospital marathon');
+    await me.recall.search('Pixel', { includeHistory: true, k: 200 });
+    await me.recall.search('coffee morning', { session: sessionB, kinds: ['turn'] });
+    await me.recall.search('When did I move to Lisbon in March 2026?');
     expect(await dumpStore(engine)).toEqual(before);
     // negative control: the dump does see a write
-    await engine.turns.add({ sessionId: sessionB, role: 'user', content: 'One more thing.' });
+    await me.turns.add({ sessionId: sessionB, role: 'user', content: 'One more thing.' });
     expect(await dumpStore(engine)).not.toEqual(before);
   });
 
   it('keeps the index consistent with the turns on write', async () => {
-    const { rows } = await engine.sql.query<{ bad: number }>(
+    const { rows } = await storeClient(engine).query<{ bad: number }>(
       `SELECT count(*)::int AS bad FROM term_stats s
        LEFT JOIN (SELECT subject_id, term, count(*)::int AS df,
                          count(DISTINCT session_id)::int AS sdf
@@ -241,13 +246,13 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
        WHERE p.df IS DISTINCT FROM s.df OR p.sdf IS DISTINCT FROM s.sdf`,
     );
     expect(rows[0]?.bad).toBe(0);
-    const { rows: lens } = await engine.sql.query<{ bad: number }>(
+    const { rows: lens } = await storeClient(engine).query<{ bad: number }>(
       `SELECT count(*)::int AS bad FROM sessions s
        WHERE s.term_len <> (SELECT coalesce(sum(cardinality(t.terms)), 0) FROM turns t
                             WHERE t.session_id = s.id)`,
     );
     expect(lens[0]?.bad).toBe(0);
-    const { rows: terms } = await engine.sql.query<{ terms: string[] }>(
+    const { rows: terms } = await storeClient(engine).query<{ terms: string[] }>(
       `SELECT terms FROM turns WHERE session_id = $1 AND seq = 1`,
       [sessionB],
     );
@@ -258,30 +263,33 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
   });
 
   it('refuses bad input with a code', async () => {
-    expect(await code(engine.recall('   '))).toBe('EMPTY_TEXT');
-    expect(await code(engine.recall('cat', { k: 0 }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.recall('cat', { k: 201 }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.recall('cat', { kinds: [] }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.recall('cat', { kinds: ['summary' as 'turn'] }))).toBe(
+    expect(await code(me.recall.search('   '))).toBe('EMPTY_TEXT');
+    expect(await code(me.recall.search('cat', { k: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(me.recall.search('cat', { k: 201 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(me.recall.search('cat', { kinds: [] }))).toBe('INVALID_ARGUMENT');
+    expect(await code(me.recall.search('cat', { kinds: ['summary' as 'turn'] }))).toBe(
       'INVALID_ARGUMENT',
     );
-    expect(await code(engine.recall('cat', { session: 'nope' }))).toBe('SESSION_NOT_FOUND');
-    expect(await code(engine.recall('cat', { params: { k1: -1 } }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.recall('cat', { params: { boostPool: 2.5 } }))).toBe(
+    expect(await code(me.recall.search('cat', { session: 'nope' }))).toBe('SESSION_NOT_FOUND');
+    expect(await code(me.recall.search('cat', { params: { k1: -1 } }))).toBe('INVALID_ARGUMENT');
+    expect(await code(me.recall.search('cat', { params: { boostPool: 2.5 } }))).toBe(
       'INVALID_ARGUMENT',
     );
     expect(
-      await code(engine.recall('cat', { params: { nope: 1 } as unknown as { k1: number } })),
+      await code(me.recall.search('cat', { params: { nope: 1 } as unknown as { k1: number } })),
     ).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.recall('cat', { subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
+    expect(await code(engine.subject('nobody').recall.search('cat'))).toBe('SUBJECT_NOT_FOUND');
+    // another subject's session reads exactly like one that does not exist
+    await engine.subjects.create('rec-other');
+    expect(
+      await code(engine.subject('rec-other').recall.search('cat', { session: sessionA })),
+    ).toBe('SESSION_NOT_FOUND');
+    expect(
+      await code(me.turns.add({ sessionId: sessionB, role: 'user', content: 'x', speaker: ' ' })),
+    ).toBe('INVALID_ARGUMENT');
     expect(
       await code(
-        engine.turns.add({ sessionId: sessionB, role: 'user', content: 'x', speaker: ' ' }),
-      ),
-    ).toBe('INVALID_ARGUMENT');
-    expect(
-      await code(
-        engine.turns.add({
+        me.turns.add({
           sessionId: sessionB,
           role: 'user',
           content: 'x',
@@ -442,9 +450,9 @@ describe('the ranking needs no particular engine', () => {
   it.skipIf(!existsSync(DEV_SET))(
     'ranks a LoCoMo conversation the same through the store on both engines and in memory (needs ../shared/bench/locomo-dev.json)',
     async () => {
-      const { loadLocomo } = await import('../cli/bench/locomo-data.js');
-      const { locomoSessionId } = await import('../cli/bench/locomo-bench.js');
-      const { memoryIndex } = await import('../bench/recall-ablation.js');
+      const { loadLocomo } = await import('../bench/support/locomo-data.js');
+      const { locomoSessionId } = await import('../bench/support/run-locomo.js');
+      const { memoryIndex } = await import('../bench/support/memory-index.js');
       const { lexicalSearch } = await import('../src/recall/lexical-search.js');
       const conv = loadLocomo(DEV_SET).find((c) => c.id === 'conv-30');
       if (conv === undefined) throw new Error('conv-30 is missing from the dev set');
@@ -459,12 +467,13 @@ describe('the ranking needs no particular engine', () => {
       for (const kind of ENGINES) {
         const t = await openTestEngine(kind);
         try {
-          await t.engine.init({ subject: conv.id });
+          await t.engine.subjects.create(conv.id);
+          const subject = t.engine.subject(conv.id);
           for (const s of conv.sessions) {
             const id = locomoSessionId(conv.id, s.number);
-            await t.engine.sessions.create({ subject: conv.id, id });
+            await subject.sessions.create({ id });
             for (const turn of s.turns) {
-              await t.engine.turns.add({
+              await subject.turns.add({
                 sessionId: id,
                 role: 'user',
                 speaker: turn.speaker,
@@ -475,7 +484,7 @@ describe('the ranking needs no particular engine', () => {
           }
           const got: string[][] = [];
           for (const q of questions) {
-            const items = await t.engine.recall(q, { subject: conv.id, kinds: ['turn'] });
+            const items = await subject.recall.search(q, { kinds: ['turn'] });
             got.push(items.map((i) => `${i.passport.sessionId}#${i.passport.turn}`));
           }
           expect(got).toEqual(expected);

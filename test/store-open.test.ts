@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, EngineError } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
@@ -38,24 +39,26 @@ describe('embedded data directory [pglite]', () => {
   it('survives a restart with every turn and receipt', async () => {
     const dir = freshDir('restart');
     const first = await createEngine({ db: dir });
-    await first.init();
-    const s = await first.sessions.create({ id: 'kept' });
-    await first.turns.add({ sessionId: s.id, role: 'user', content: 'remember me' });
-    await first.turns.add({
+    await first.subjects.create();
+    const s = await first.subject().sessions.create({ id: 'kept' });
+    await first.subject().turns.add({ sessionId: s.id, role: 'user', content: 'remember me' });
+    await first.subject().turns.add({
       sessionId: s.id,
       role: 'assistant',
       content: 'I will.',
       receipt: { tools: ['note'], sources: ['n-1'] },
     });
-    const before = await first.history.turns(s.id);
+    const before = await first.subject().history.turns(s.id);
     await first.close();
 
     const second = await createEngine({ db: dir, create: false });
-    const after = await second.history.turns('kept');
+    const after = await second.subject().history.turns('kept');
     expect(after).toEqual(before);
-    const next = await second.turns.add({ sessionId: 'kept', role: 'user', content: 'again' });
+    const next = await second
+      .subject()
+      .turns.add({ sessionId: 'kept', role: 'user', content: 'again' });
     expect(next.recorded && next.turn.seq).toBe(3);
-    const migrations = await second.sql.query<{ n: number }>(
+    const migrations = await storeClient(second).query<{ n: number }>(
       'SELECT count(*)::int AS n FROM schema_migrations',
     );
     expect(migrations.rows[0]?.n).toBe(MIGRATIONS.length);
@@ -65,9 +68,9 @@ describe('embedded data directory [pglite]', () => {
   it('gives a second process STORE_LOCKED while the directory is open, and works after', async () => {
     const dir = freshDir('locked');
     const holder = await createEngine({ db: dir });
-    await holder.init();
-    const s = await holder.sessions.create({ id: 'busy' });
-    await holder.turns.add({ sessionId: s.id, role: 'user', content: 'first' });
+    await holder.subjects.create();
+    const s = await holder.subject().sessions.create({ id: 'busy' });
+    await holder.subject().turns.add({ sessionId: s.id, role: 'user', content: 'first' });
 
     const blocked = cli([
       'turn',
@@ -87,7 +90,7 @@ describe('embedded data directory [pglite]', () => {
     expect(blocked.stdout).toBe('');
     // the same process cannot open it twice either
     expect(await openCode(dir, false)).toBe('STORE_LOCKED');
-    expect((await holder.history.turns('busy')).map((t) => t.content)).toEqual(['first']);
+    expect((await holder.subject().history.turns('busy')).map((t) => t.content)).toEqual(['first']);
     await holder.close();
 
     const after = cli([
@@ -110,7 +113,7 @@ describe('embedded data directory [pglite]', () => {
   it('takes over a lock left by a process that died', async () => {
     const dir = freshDir('stale');
     const e = await createEngine({ db: dir });
-    await e.init();
+    await e.subjects.create();
     await e.close();
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
       encoding: 'utf8',
@@ -149,7 +152,9 @@ describe('embedded data directory [pglite]', () => {
   it('refuses a store whose applied migration was altered', async () => {
     const dir = freshDir('tampered');
     const e = await createEngine({ db: dir });
-    await e.sql.query(`UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1`);
+    await storeClient(e).query(
+      `UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1`,
+    );
     await e.close();
     expect(await openCode(dir, false)).toBe('MIGRATION_MISMATCH');
     expect(existsSync(join(dir, 'memledger.lock'))).toBe(false);
@@ -158,7 +163,7 @@ describe('embedded data directory [pglite]', () => {
   it('refuses a store from a newer memledger', async () => {
     const dir = freshDir('newer');
     const e = await createEngine({ db: dir });
-    await e.sql.query(
+    await storeClient(e).query(
       `INSERT INTO schema_migrations (version, name, checksum) VALUES (999, 'future', 'x')`,
     );
     await e.close();
@@ -173,15 +178,15 @@ describe('server store [postgres]', () => {
     try {
       expect(await openCode(url, false)).toBe('NOT_INITIALIZED');
       const [a, b] = await Promise.all([createEngine({ db: url }), createEngine({ db: url })]);
-      await a.init();
-      const s = await a.sessions.create({ id: 'shared' });
-      await b.turns.add({ sessionId: s.id, role: 'user', content: 'from b' });
-      expect((await a.history.turns('shared')).map((t) => t.content)).toEqual(['from b']);
-      const m = await a.sql.query<{ n: number }>(
+      await a.subjects.create();
+      const s = await a.subject().sessions.create({ id: 'shared' });
+      await b.subject().turns.add({ sessionId: s.id, role: 'user', content: 'from b' });
+      expect((await a.subject().history.turns('shared')).map((t) => t.content)).toEqual(['from b']);
+      const m = await storeClient(a).query<{ n: number }>(
         'SELECT count(*)::int AS n FROM schema_migrations',
       );
       expect(m.rows[0]?.n).toBe(MIGRATIONS.length);
-      await a.sql.query(`UPDATE schema_migrations SET checksum = 'edited'`);
+      await storeClient(a).query(`UPDATE schema_migrations SET checksum = 'edited'`);
       await Promise.all([a.close(), b.close()]);
       expect(await openCode(url, false)).toBe('MIGRATION_MISMATCH');
     } finally {

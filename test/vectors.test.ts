@@ -11,7 +11,9 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type SubjectHandle,
 } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
 import { nearestTurnsByIndexSql, VectorSql } from '../src/store/vector-sql.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
@@ -37,6 +39,7 @@ const MODEL = 'fake-concepts';
 describe.each(ENGINES)('vector recall [%s]', (kind) => {
   let t: TestEngine;
   let engine: Engine;
+  let me: SubjectHandle;
   let signer: OwnerSigner;
   let session = '';
   const ids = { liveFact: '', retractedFact: '' };
@@ -46,14 +49,15 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
       embedder: openAiEmbedder({ baseUrl: fake.baseUrl, model: MODEL }),
     });
     engine = t.engine;
+    me = engine.subject();
     fake.mode = 'ok';
     fake.dims = 24;
     const keyFile = join(root, `${kind}.key`);
     writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
     signer = loadOwnerKey(keyFile, 'pw');
-    await engine.init();
-    await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
-    session = (await engine.sessions.create({ id: 'vec-a' })).id;
+    await engine.subjects.create();
+    await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    session = (await me.sessions.create({ id: 'vec-a' })).id;
     for (const content of [
       'We brought home a puppy named Biscuit last week.',
       'My sedan broke down on the highway again.',
@@ -61,10 +65,10 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
       'Booked a trip to see the Eiffel tower in spring.',
       'Biscuit chewed my slippers.',
     ]) {
-      await engine.turns.add({ sessionId: session, role: 'user', content, speaker: 'Noor' });
+      await me.turns.add({ sessionId: session, role: 'user', content, speaker: 'Noor' });
     }
     const propose = async (text: string, turn: number, quote: string): Promise<string> => {
-      const r = await engine.propose({
+      const r = await me.gate.propose({
         sessionId: session,
         proposals: [
           { slot: 'what_i_know_about_user', text, origin: 'saw', evidence: { turn, quote } },
@@ -72,7 +76,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
       });
       const id = r.proposed[0]?.id;
       if (id === undefined) throw new Error(`dropped: ${JSON.stringify(r.dropped)}`);
-      await engine.decide({ proposalId: id, decision: 'approve', signer });
+      await me.owner.decide({ proposalId: id, decision: 'approve', signer });
       return id;
     };
     ids.liveFact = await propose('User has a labrador puppy', 1, 'a puppy named Biscuit');
@@ -81,7 +85,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
       1,
       'We brought home a puppy',
     );
-    await engine.ledger.retract({
+    await me.ledger.retract({
       claim: 'User owns a pup from a shelter',
       factId: ids.retractedFact,
       stoodOn: 'one turn',
@@ -98,7 +102,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
 
   const turnTexts = async (query: string, vectors?: boolean): Promise<string[]> =>
     (
-      await engine.recall(query, {
+      await me.recall.search(query, {
         kinds: ['turn'],
         k: 3,
         ...(vectors === undefined ? {} : { vectors }),
@@ -116,38 +120,41 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
 
   it('embedPending stores one vector per turn and fact, once', async () => {
     fake.inputs.length = 0;
-    const first = await engine.embedPending();
+    const first = await me.vectors.embedPending();
     expect(first).toEqual({ model: MODEL, turns: 5, facts: 2, remaining: false });
     // speaker first, as recall's lexical index reads turns
     expect(fake.inputs).toContain('Noor: My sedan broke down on the highway again.');
-    expect(await engine.embedPending()).toEqual({
+    expect(await me.vectors.embedPending()).toEqual({
       model: MODEL,
       turns: 0,
       facts: 0,
       remaining: false,
     });
-    const { rows } = await engine.sql.query<{ n: number }>(
+    const { rows } = await storeClient(engine).query<{ n: number }>(
       'SELECT (SELECT count(*) FROM turn_vectors)::int + (SELECT count(*) FROM fact_vectors)::int AS n',
     );
     expect(rows[0]?.n).toBe(7);
   });
 
   it('a limit leaves the rest pending, and says so', async () => {
-    await engine.turns.add({
+    await me.turns.add({
       sessionId: session,
       role: 'user',
       content: 'The vet said the pup is fine.',
     });
-    await engine.turns.add({ sessionId: session, role: 'user', content: 'Traffic was awful.' });
-    expect(await engine.embedPending({ limit: 1 })).toMatchObject({ turns: 1, remaining: true });
-    expect(await engine.embedPending()).toMatchObject({ turns: 1, facts: 0, remaining: false });
+    await me.turns.add({ sessionId: session, role: 'user', content: 'Traffic was awful.' });
+    expect(await me.vectors.embedPending({ limit: 1 })).toMatchObject({
+      turns: 1,
+      remaining: true,
+    });
+    expect(await me.vectors.embedPending()).toMatchObject({ turns: 1, facts: 0, remaining: false });
     // one text per batch: the walk goes on from the last turn it embedded, in two sessions
-    const other = await engine.sessions.create({ id: 'vec-0' });
+    const other = await me.sessions.create({ id: 'vec-0' });
     for (const content of ['First of three.', 'Second of three.']) {
-      await engine.turns.add({ sessionId: other.id, role: 'user', content });
+      await me.turns.add({ sessionId: other.id, role: 'user', content });
     }
-    await engine.turns.add({ sessionId: session, role: 'user', content: 'Third of three.' });
-    expect(await engine.embedPending({ batchSize: 1 })).toMatchObject({
+    await me.turns.add({ sessionId: session, role: 'user', content: 'Third of three.' });
+    expect(await me.vectors.embedPending({ batchSize: 1 })).toMatchObject({
       turns: 3,
       facts: 0,
       remaining: false,
@@ -167,10 +174,10 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
   });
 
   it('keeps passports, filters and order: retracted facts only with includeHistory', async () => {
-    const live = await engine.recall('which dog does the user have', { kinds: ['fact'], k: 10 });
+    const live = await me.recall.search('which dog does the user have', { kinds: ['fact'], k: 10 });
     expect(live.map((i) => i.id)).toContain(ids.liveFact);
     expect(live.map((i) => i.id)).not.toContain(ids.retractedFact);
-    const all = await engine.recall('which dog does the user have', {
+    const all = await me.recall.search('which dog does the user have', {
       kinds: ['fact'],
       k: 10,
       includeHistory: true,
@@ -178,28 +185,28 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     const retracted = all.find((i) => i.id === ids.retractedFact);
     expect(retracted?.passport.status).toBe('retracted');
     // the session filter holds for the vector lists too: no dog in session vec-0
-    const other = await engine.sessions.create({ id: 'vec-other' });
-    await engine.turns.add({ sessionId: other.id, role: 'user', content: 'Paris in spring.' });
-    await engine.embedPending();
-    const scoped = await engine.recall('dog', { kinds: ['turn'], session: other.id });
+    const other = await me.sessions.create({ id: 'vec-other' });
+    await me.turns.add({ sessionId: other.id, role: 'user', content: 'Paris in spring.' });
+    await me.vectors.embedPending();
+    const scoped = await me.recall.search('dog', { kinds: ['turn'], session: other.id });
     expect(scoped.map((i) => i.passport.sessionId)).toEqual([]);
     expect(
-      (await engine.recall('france', { kinds: ['turn'], session: other.id })).map((i) => i.text),
+      (await me.recall.search('france', { kinds: ['turn'], session: other.id })).map((i) => i.text),
     ).toEqual(['Paris in spring.']);
-    const turn = (await engine.recall('dog', { kinds: ['turn'], k: 1 }))[0];
+    const turn = (await me.recall.search('dog', { kinds: ['turn'], k: 1 }))[0];
     expect(turn?.passport).toMatchObject({ origin: 'turn', primary: true, sessionId: session });
     expect(turn?.passport.turn).toBeGreaterThan(0);
   });
 
   it('never writes, with vectors on', async () => {
     const before = await dumpStore(engine);
-    await engine.recall('dog automobile guitar', { includeHistory: true, k: 20 });
-    await engine.recall('Biscuit', { session, kinds: ['fact'] });
+    await me.recall.search('dog automobile guitar', { includeHistory: true, k: 20 });
+    await me.recall.search('Biscuit', { session, kinds: ['fact'] });
     expect(await dumpStore(engine)).toEqual(before);
   });
 
   it('pgvector and plain SQL give the same neighbours', async () => {
-    const sql = new VectorSql(engine.sql, 'owner', MODEL);
+    const sql = new VectorSql(storeClient(engine), 'owner', MODEL);
     const q = conceptVector('my dog and my car');
     const norm = Math.hypot(...q);
     const unit = q.map((x) => x / norm);
@@ -208,22 +215,22 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     expect(plain.every((n, i) => i === 0 || (plain[i - 1]?.similarity ?? 0) >= n.similarity)).toBe(
       true,
     );
-    if (engine.sql.capabilities.vectorType) {
+    if (storeClient(engine).capabilities.vectorType) {
       const pgv = await sql.nearestTurns(unit, null, 3, 'pgvector');
       expect(pgv.map((n) => `${n.session}#${n.seq}`)).toEqual(
         plain.map((n) => `${n.session}#${n.seq}`),
       );
       pgv.forEach((n, i) => expect(n.similarity).toBeCloseTo(plain[i]?.similarity ?? -1, 5));
     }
-    if (kind === 'pglite') expect(engine.sql.capabilities.vectorType).toBe(true);
+    if (kind === 'pglite') expect(storeClient(engine).capabilities.vectorType).toBe(true);
   });
 
   it('with pgvector, embedPending made an HNSW index per table that the search can use', async () => {
-    const { rows } = await engine.sql.query<{ name: string }>(
+    const { rows } = await storeClient(engine).query<{ name: string }>(
       `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()
          AND indexname LIKE '%hnsw%' ORDER BY 1`,
     );
-    if (!engine.sql.capabilities.vectorType) {
+    if (!storeClient(engine).capabilities.vectorType) {
       // negative control: no pgvector, no index (the PostgreSQL server here has no pgvector)
       expect(rows).toEqual([]);
       return;
@@ -232,7 +239,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     const unit = conceptVector('my dog');
     const norm = Math.hypot(...unit);
     const q = `[${unit.map((x) => x / norm).join(',')}]`;
-    const plan = await engine.sql.transaction(async (tx) => {
+    const plan = await storeClient(engine).transaction(async (tx) => {
       // a table this small is cheaper to scan and sort: forbid that, to see the index is usable
       await tx.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off');
       const r = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${nearestTurnsByIndexSql(24)}`, [
@@ -257,27 +264,27 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
   });
 
   it('refuses a model whose vectors changed length, storing nothing', async () => {
-    await engine.turns.add({ sessionId: session, role: 'user', content: 'New words to embed.' });
+    await me.turns.add({ sessionId: session, role: 'user', content: 'New words to embed.' });
     fake.dims = 16;
     try {
       const before = await dumpStore(engine);
-      expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
-      expect(await code(engine.recall('dog'))).toBe('EMBEDDER_FAILED');
+      expect(await code(me.vectors.embedPending())).toBe('EMBEDDER_FAILED');
+      expect(await code(me.recall.search('dog'))).toBe('EMBEDDER_FAILED');
       expect(await dumpStore(engine)).toEqual(before);
     } finally {
       fake.dims = 24;
     }
-    expect(await engine.embedPending()).toMatchObject({ turns: 1, remaining: false });
+    expect(await me.vectors.embedPending()).toMatchObject({ turns: 1, remaining: false });
   });
 
   it('a failing or lying embedder is an error, and stores nothing', async () => {
-    await engine.turns.add({ sessionId: session, role: 'user', content: 'One more turn.' });
+    await me.turns.add({ sessionId: session, role: 'user', content: 'One more turn.' });
     const before = await dumpStore(engine);
     for (const mode of ['error', 'zero', 'short'] as const) {
       fake.mode = mode;
       try {
-        expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
-        expect(await code(engine.recall('dog'))).toBe('EMBEDDER_FAILED');
+        expect(await code(me.vectors.embedPending())).toBe('EMBEDDER_FAILED');
+        expect(await code(me.recall.search('dog'))).toBe('EMBEDDER_FAILED');
       } finally {
         fake.mode = 'ok';
       }
@@ -288,25 +295,25 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
   });
 
   it('bad input changes nothing', async () => {
-    await engine.turns.add({ sessionId: session, role: 'user', content: 'Pending, unembedded.' });
+    await me.turns.add({ sessionId: session, role: 'user', content: 'Pending, unembedded.' });
     const before = await dumpStore(engine);
-    expect(await code(engine.embedPending({ limit: 0 }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.embedPending({ batchSize: 1.5 }))).toBe('INVALID_ARGUMENT');
-    expect(await code(engine.embedPending({ subject: 'nobody' }))).toBe('SUBJECT_NOT_FOUND');
-    expect(await code(engine.recall('dog', { vectors: 'yes' as unknown as boolean }))).toBe(
+    expect(await code(me.vectors.embedPending({ limit: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(me.vectors.embedPending({ batchSize: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(await code(engine.subject('nobody').vectors.embedPending())).toBe('SUBJECT_NOT_FOUND');
+    expect(await code(me.recall.search('dog', { vectors: 'yes' as unknown as boolean }))).toBe(
       'INVALID_ARGUMENT',
     );
     expect(await dumpStore(engine)).toEqual(before);
-    await engine.embedPending();
+    await me.vectors.embedPending();
   });
 
   it('names the text an embedder refuses, and keeps the others of its batch', async () => {
     for (const content of ['Good one.', 'POISON here.', 'Another good one.']) {
-      await engine.turns.add({ sessionId: session, role: 'user', content });
+      await me.turns.add({ sessionId: session, role: 'user', content });
     }
     fake.poison = 'POISON';
     try {
-      const err = await engine.embedPending().then(
+      const err = await me.vectors.embedPending().then(
         () => null,
         (e: unknown) => e as Error & { code?: string },
       );
@@ -315,7 +322,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     } finally {
       fake.poison = null;
     }
-    expect(await engine.embedPending()).toMatchObject({ turns: 2, remaining: false });
+    expect(await me.vectors.embedPending()).toMatchObject({ turns: 2, remaining: false });
   });
 });
 
@@ -323,16 +330,17 @@ describe('without an embedder', () => {
   it('embedPending and recall({ vectors: true }) say NO_EMBEDDER; recall stays lexical', async () => {
     const t = await openTestEngine('pglite');
     try {
-      await t.engine.init();
-      const s = await t.engine.sessions.create();
-      await t.engine.turns.add({
+      await t.engine.subjects.create();
+      const me = t.engine.subject();
+      const s = await me.sessions.create();
+      await me.turns.add({
         sessionId: s.id,
         role: 'user',
         content: 'A puppy named Biscuit.',
       });
-      expect(await code(t.engine.embedPending())).toBe('NO_EMBEDDER');
-      expect(await code(t.engine.recall('puppy', { vectors: true }))).toBe('NO_EMBEDDER');
-      expect((await t.engine.recall('puppy')).map((i) => i.text)).toEqual([
+      expect(await code(me.vectors.embedPending())).toBe('NO_EMBEDDER');
+      expect(await code(me.recall.search('puppy', { vectors: true }))).toBe('NO_EMBEDDER');
+      expect((await me.recall.search('puppy')).map((i) => i.text)).toEqual([
         'A puppy named Biscuit.',
       ]);
     } finally {
@@ -460,24 +468,25 @@ describe('a host’s own embedder', () => {
       },
     });
     try {
-      await engine.init();
-      const s = await engine.sessions.create();
-      await engine.turns.add({ sessionId: s.id, role: 'user', content: 'hello there' });
-      const thrown = await engine.embedPending().catch((e: Error & { code?: string }) => e);
+      await engine.subjects.create();
+      const me = engine.subject();
+      const s = await me.sessions.create();
+      await me.turns.add({ sessionId: s.id, role: 'user', content: 'hello there' });
+      const thrown = await me.vectors.embedPending().catch((e: Error & { code?: string }) => e);
       expect(thrown).toMatchObject({ code: 'EMBEDDER_FAILED' });
       expect((thrown as Error).message).toContain('socket hang up');
       behaviour = 'long';
-      expect(await code(engine.embedPending())).toBe('EMBEDDER_FAILED');
+      expect(await code(me.vectors.embedPending())).toBe('EMBEDDER_FAILED');
       behaviour = 'tiny';
-      expect(await engine.embedPending()).toMatchObject({ turns: 1, remaining: false });
-      const { rows } = await engine.sql.query<{ e: number[] }>(
+      expect(await me.vectors.embedPending()).toMatchObject({ turns: 1, remaining: false });
+      const { rows } = await storeClient(engine).query<{ e: number[] }>(
         'SELECT embedding AS e FROM turn_vectors',
       );
       expect(rows[0]?.e).toEqual([1, 0, 0]);
       // the store now has vectors: recall asks the embedder, and its failure is reported
       behaviour = 'throw';
-      expect(await code(engine.recall('hello'))).toBe('EMBEDDER_FAILED');
-      expect((await engine.recall('hello', { vectors: false })).map((i) => i.text)).toEqual([
+      expect(await code(me.recall.search('hello'))).toBe('EMBEDDER_FAILED');
+      expect((await me.recall.search('hello', { vectors: false })).map((i) => i.text)).toEqual([
         'hello there',
       ]);
     } finally {

@@ -1,18 +1,10 @@
-import { EngineError, historyMessages, renderHistory, type Turn } from '../../src/index.js';
-import { intValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
-
-export const HISTORY_OPTIONS = {
-  session: { type: 'string' },
-  format: { type: 'string' },
-  last: { type: 'string' },
-  budget: { type: 'string' },
-  'max-turn-chars': { type: 'string' },
-} as const;
+import { EngineError, type Turn } from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 
 const FORMATS = ['text', 'json', 'messages'] as const;
-type Format = (typeof FORMATS)[number];
 
+/** A turn as `history --format json` prints it. */
 export function turnToJson(t: Turn): Record<string, unknown> {
   return {
     turnId: t.id,
@@ -25,39 +17,46 @@ export function turnToJson(t: Turn): Record<string, unknown> {
   };
 }
 
-export async function historyCommand(ctx: CommandContext): Promise<void> {
-  const rawFormat = stringValue(ctx.values, 'format');
-  const format = (rawFormat ?? (ctx.json ? 'json' : 'text')) as Format;
-  if (!FORMATS.includes(format)) {
-    throw new EngineError('INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`);
-  }
-  const last = intValue(ctx.values, 'last', 1);
-  const budget = intValue(ctx.values, 'budget', 1);
-  const maxTurnChars = intValue(ctx.values, 'max-turn-chars', 1);
-  if (format !== 'text' && (budget !== undefined || maxTurnChars !== undefined)) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      '--budget and --max-turn-chars apply to --format text',
-    );
-  }
-  const sessionId = stringValue(ctx.values, 'session');
-  const turns = await ctx.withEngine(false, (engine) =>
-    engine.history.turns(sessionId, last === undefined ? {} : { last }),
-  );
-  const id = turns[0]?.sessionId ?? sessionId;
-  if (format === 'json') {
-    const doc = { sessionId: id, turns: turns.map(turnToJson) };
-    ctx.io.stdout(JSON.stringify(doc) + '\n');
-    return;
-  }
-  if (format === 'messages') {
-    const doc = { sessionId: id, messages: historyMessages(turns) };
-    ctx.io.stdout(JSON.stringify(doc) + '\n');
-    return;
-  }
-  const text = renderHistory(turns, {
-    ...(budget === undefined ? {} : { budgetChars: budget }),
-    ...(maxTurnChars === undefined ? {} : { maxTurnChars }),
-  });
-  ctx.print({ sessionId: id, text }, () => (text === '' ? '(no turns yet)' : text));
-}
+/** `history`: one session's turns, as text with receipts, as rows, or as chat messages. */
+export const historyCommand = defineCommand({
+  path: ['history'],
+  summary: 'Prints a session’s history: text with each receipt, JSON rows, or chat messages.',
+  options: {
+    ...SESSION_OPTION,
+    ...SUBJECT_OPTION,
+    format: { kind: 'choice', choices: FORMATS, help: 'default text (json with --json)' },
+    last: { kind: 'int', value: 'N', min: 1, help: 'only the last N turns' },
+    budget: { kind: 'int', value: 'CHARS', min: 1, help: 'text: at most CHARS characters' },
+    'max-turn-chars': { kind: 'int', value: 'N', min: 1, help: 'text: cut each turn at N' },
+  },
+  async run(ctx) {
+    const { session: sessionId, last, budget } = ctx.values;
+    const format = ctx.values.format ?? (ctx.json ? 'json' : 'text');
+    const maxTurnChars = ctx.values['max-turn-chars'];
+    if (format !== 'text' && (budget !== undefined || maxTurnChars !== undefined)) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        '--budget and --max-turn-chars apply to --format text',
+      );
+    }
+    const window = last === undefined ? {} : { last };
+    await ctx.withSubject(ctx.values.subject, async (me) => {
+      if (format === 'json') {
+        const turns = await me.history.turns(sessionId, window);
+        ctx.io.stdout(JSON.stringify({ sessionId, turns: turns.map(turnToJson) }) + '\n');
+        return;
+      }
+      if (format === 'messages') {
+        const messages = await me.history.messages(sessionId, window);
+        ctx.io.stdout(JSON.stringify({ sessionId, messages }) + '\n');
+        return;
+      }
+      const text = await me.history.render(sessionId, {
+        ...window,
+        ...(budget === undefined ? {} : { budgetChars: budget }),
+        ...(maxTurnChars === undefined ? {} : { maxTurnChars }),
+      });
+      ctx.print({ sessionId, text }, () => (text === '' ? '(no turns yet)' : text));
+    });
+  },
+});

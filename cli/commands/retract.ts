@@ -1,42 +1,22 @@
-import { EngineError, type Retraction } from '../../src/index.js';
-import { flag, intValue, listValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
+import {
+  CAUGHT_BY,
+  EngineError,
+  parseChoice,
+  parseProbeSpec,
+  PROBE_VERDICTS,
+  RETRACTION_VERDICTS,
+  SETTLED_VERDICTS,
+  type Retraction,
+  type RetractInput,
+} from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import type { CliIo } from '../io.js';
+import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
-
-export const RETRACT_OPTIONS = {
-  subject: { type: 'string' },
-  claim: { type: 'string' },
-  'stood-on': { type: 'string' },
-  'why-wrong': { type: 'string' },
-  corrected: { type: 'string' },
-  procedure: { type: 'string' },
-  'pass-obs': { type: 'string' },
-  'overturn-if': { type: 'string' },
-  fact: { type: 'string' },
-  'probe-file': { type: 'string' },
-  'caught-by': { type: 'string' },
-  'claimed-at': { type: 'string' },
-  'corrected-at': { type: 'string' },
-  surface: { type: 'string' },
-  ref: { type: 'string' },
-  tags: { type: 'string' },
-  'due-days': { type: 'string' },
-} as const;
-export const RETRACT_LIST_OPTIONS = {
-  subject: { type: 'string' },
-  verdict: { type: 'string' },
-} as const;
-export const RETRACT_DUE_OPTIONS = { subject: { type: 'string' } } as const;
-export const RETRACT_SETTLE_OPTIONS = {
-  ...PROBE_CONFIG_OPTIONS,
-  'run-probe': { type: 'boolean' },
-  verdict: { type: 'string' },
-  outcome: { type: 'string' },
-  by: { type: 'string' },
-} as const;
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
+/** A retraction as the `retract` commands print it. */
 export function retractionToJson(r: Retraction): Record<string, unknown> {
   return {
     id: r.id,
@@ -81,19 +61,11 @@ function line(r: Retraction): string {
   return `[${r.id}] ${r.verdict.toUpperCase()} (${settled}) "${r.claim}" → "${r.correctedClaim}"`;
 }
 
-function dateValue(ctx: CommandContext, name: string): Date | undefined {
-  const v = stringValue(ctx.values, name);
-  if (v === undefined) return undefined;
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime()))
-    throw new EngineError('INVALID_ARGUMENT', `--${name} is not a date: "${v}"`);
-  return d;
-}
-
-async function readProbeFile(ctx: CommandContext, path: string) {
+/** `--probe-file spec.json`: `{"probe": {…spec…}, "standsIf": V, "overturnsIf": V}`. */
+async function readProbeFile(io: CliIo, path: string): Promise<NonNullable<RetractInput['probe']>> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await ctx.io.readFile(path));
+    parsed = JSON.parse(await io.readFile(path));
   } catch (err) {
     throw new EngineError(
       'INVALID_ARGUMENT',
@@ -112,103 +84,154 @@ async function readProbeFile(ctx: CommandContext, path: string) {
       `${path} must be {"probe": {…spec…}, "standsIf": "<verdict>", "overturnsIf": "<verdict>"}`,
     );
   }
-  return { spec: o.probe, standsIf: o.standsIf, overturnsIf: o.overturnsIf };
+  return {
+    spec: parseProbeSpec(o.probe),
+    standsIf: parseChoice(PROBE_VERDICTS, o.standsIf, `"standsIf" in ${path}`),
+    overturnsIf: parseChoice(PROBE_VERDICTS, o.overturnsIf, `"overturnsIf" in ${path}`),
+  };
 }
 
-export async function retractCommand(ctx: CommandContext): Promise<void> {
-  const v = (name: string) => stringValue(ctx.values, name);
-  const probeFile = v('probe-file');
-  const probe = probeFile === undefined ? undefined : await readProbeFile(ctx, probeFile);
-  const optional = <K extends string, T>(key: K, value: T | undefined) =>
-    (value === undefined ? {} : { [key]: value }) as Partial<Record<K, T>>;
-  const dueDays = intValue(ctx.values, 'due-days', 0);
-  const r = await ctx.withEngine(false, (engine) =>
-    engine.ledger.retract({
-      claim: v('claim') ?? '',
-      stoodOn: v('stood-on') ?? '',
-      whyWrong: v('why-wrong') ?? '',
-      corrected: v('corrected') ?? '',
-      procedure: v('procedure') ?? '',
-      passObservation: v('pass-obs') ?? '',
-      overturnCondition: v('overturn-if') ?? '',
-      ...optional('subject', v('subject')),
-      ...optional('factId', v('fact')),
-      ...optional('caughtBy', v('caught-by')),
-      ...optional('claimedAt', dateValue(ctx, 'claimed-at')),
-      ...optional('correctedAt', dateValue(ctx, 'corrected-at')),
-      ...optional('claimSurface', v('surface')),
-      ...optional('claimRef', v('ref')),
-      ...optional('tags', listValue(ctx.values, 'tags')),
-      ...optional('dueDays', dueDays),
-      ...optional('probe', probe),
-    }),
-  );
-  ctx.print(retractionToJson(r), () => `retracted: ${line(r)}`);
-}
+const required = (value: string, help: string) =>
+  ({ kind: 'text', value, required: true, help }) as const;
 
-export async function retractListCommand(ctx: CommandContext): Promise<void> {
-  const subject = stringValue(ctx.values, 'subject');
-  const verdict = stringValue(ctx.values, 'verdict');
-  const rows = await ctx.withEngine(false, (engine) =>
-    engine.ledger.list({
-      ...(subject === undefined ? {} : { subject }),
-      ...(verdict === undefined ? {} : { verdict }),
-    }),
-  );
-  ctx.print({ retractions: rows.map(retractionToJson) }, () =>
-    rows.length === 0 ? 'no retractions' : rows.map(line).join('\n'),
-  );
-}
+const RETRACT_OPTIONS = {
+  claim: required('C', 'the claim that was wrong'),
+  'stood-on': required('S', 'what the claim stood on'),
+  'why-wrong': required('W', 'why it was wrong'),
+  corrected: required('C2', 'the corrected claim'),
+  procedure: required('P', 'how to check the correction later (the falsifier)'),
+  'pass-obs': required('O1', 'the observation that keeps the retraction standing'),
+  'overturn-if': required('O2', 'the observation that overturns it'),
+  fact: { kind: 'text', value: 'ID', help: 'a live fact this retraction takes down' },
+  'probe-file': {
+    kind: 'text',
+    value: 'spec.json',
+    help: 'a machine probe that can settle the falsifier, with the verdict for each side',
+  },
+  'caught-by': { kind: 'choice', choices: CAUGHT_BY, help: 'who caught the error (default self)' },
+  'corrected-at': { kind: 'date', value: 'ISO', help: 'when the error was caught (default now)' },
+  'due-days': { kind: 'int', value: 'N', min: 0, help: 'days until the falsifier matures (default 3)' },
+  'claimed-at': { kind: 'date', value: 'ISO', help: 'when the claim was made' },
+  surface: { kind: 'text', value: 'S', help: 'where the claim was made' },
+  ref: { kind: 'text', value: 'R', help: 'a reference to the claim (a message id, a URL)' },
+  tags: { kind: 'list', value: 'a,b', help: 'tags' },
+  ...SUBJECT_OPTION,
+} as const satisfies OptionSpecs;
 
-export async function retractDueCommand(ctx: CommandContext): Promise<void> {
-  const subject = stringValue(ctx.values, 'subject');
-  const rows = await ctx.withEngine(false, (engine) =>
-    engine.ledger.due(subject === undefined ? {} : { subject }),
-  );
-  ctx.print({ due: rows.map(retractionToJson) }, () =>
-    rows.length === 0 ? 'no falsifier is due' : rows.map(line).join('\n'),
-  );
-}
-
-export async function retractSettleCommand(ctx: CommandContext): Promise<void> {
-  const [id] = ctx.positionals;
-  if (id === undefined)
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      'usage: memledger retract settle <id> (--run-probe | --verdict V --outcome TEXT)',
+/** `retract`: records a wrong claim, its correction, and a falsifier with polarity. */
+export const retractCommand = defineCommand({
+  path: ['retract'],
+  summary: 'Records a wrong claim, its correction, and a falsifier that can overturn the correction.',
+  options: RETRACT_OPTIONS,
+  async run(ctx) {
+    const v = ctx.values;
+    const probe = v['probe-file'] === undefined ? undefined : await readProbeFile(ctx.io, v['probe-file']);
+    const optional = <K extends keyof RetractInput>(key: K, value: RetractInput[K] | undefined) =>
+      (value === undefined ? {} : { [key]: value }) as Partial<Pick<RetractInput, K>>;
+    const r = await ctx.withSubject(v.subject, (me) =>
+      me.ledger.retract({
+        claim: v.claim,
+        stoodOn: v['stood-on'],
+        whyWrong: v['why-wrong'],
+        corrected: v.corrected,
+        procedure: v.procedure,
+        passObservation: v['pass-obs'],
+        overturnCondition: v['overturn-if'],
+        ...optional('factId', v.fact),
+        ...optional('caughtBy', v['caught-by']),
+        ...optional('claimedAt', v['claimed-at']),
+        ...optional('correctedAt', v['corrected-at']),
+        ...optional('claimSurface', v.surface),
+        ...optional('claimRef', v.ref),
+        ...optional('tags', v.tags === undefined ? undefined : [...v.tags]),
+        ...optional('dueDays', v['due-days']),
+        ...optional('probe', probe),
+      }),
     );
-  const runProbe = flag(ctx.values, 'run-probe');
-  const verdict = stringValue(ctx.values, 'verdict');
-  const outcome = stringValue(ctx.values, 'outcome');
-  const by = stringValue(ctx.values, 'by');
-  if (runProbe === (verdict !== undefined)) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      'settle with exactly one of --run-probe or --verdict stands|overturned|unresolvable',
+    ctx.print(retractionToJson(r), () => `retracted: ${line(r)}`);
+  },
+});
+
+/** `retract list`: the subject's retractions, by verdict. */
+export const retractListCommand = defineCommand({
+  path: ['retract', 'list'],
+  summary: 'Lists the subject’s retractions.',
+  options: {
+    ...SUBJECT_OPTION,
+    verdict: { kind: 'choice', choices: RETRACTION_VERDICTS, help: 'only these' },
+  },
+  async run(ctx) {
+    const { verdict } = ctx.values;
+    const rows = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.ledger.list(verdict === undefined ? {} : { verdict }),
     );
-  }
-  if (verdict !== undefined && outcome === undefined) {
-    throw new EngineError('INVALID_ARGUMENT', '--verdict needs --outcome: what was observed');
-  }
-  const r = await ctx.withEngine(
-    false,
-    (engine) =>
-      engine.ledger.settle(
-        runProbe
-          ? { id, runProbe: true, ...(by === undefined ? {} : { by }) }
-          : {
-              id,
-              verdict: verdict ?? '',
-              outcome: outcome ?? '',
-              ...(by === undefined ? {} : { by }),
-            },
-      ),
-    // the probe runs inside the roots and hosts this command is given, like `memledger probe`
-    { probes: probeConfig(ctx) },
-  );
-  ctx.print(
-    retractionToJson(r),
-    () =>
-      `settled: ${line(r)}${r.restoredFactId === null ? '' : `; restored fact ${r.restoredFactId}`}`,
-  );
-}
+    ctx.print({ retractions: rows.map(retractionToJson) }, () =>
+      rows.length === 0 ? 'no retractions' : rows.map(line).join('\n'),
+    );
+  },
+});
+
+/** `retract due`: the unchecked falsifiers whose maturity date has passed. */
+export const retractDueCommand = defineCommand({
+  path: ['retract', 'due'],
+  summary: 'Lists the unchecked falsifiers that are due to be settled.',
+  options: SUBJECT_OPTION,
+  async run(ctx) {
+    const rows = await ctx.withSubject(ctx.values.subject, (me) => me.ledger.due());
+    ctx.print({ due: rows.map(retractionToJson) }, () =>
+      rows.length === 0 ? 'no falsifier is due' : rows.map(line).join('\n'),
+    );
+  },
+});
+
+/** `retract settle`: settles a due falsifier by the owner's verdict or by a calibrated probe. */
+export const retractSettleCommand = defineCommand({
+  path: ['retract', 'settle'],
+  summary: 'Settles a due falsifier: by a calibrated probe, or by the verdict the owner observed.',
+  positionals: ['<id>'],
+  options: {
+    'run-probe': { kind: 'flag', help: 'settle by running the retraction’s probe' },
+    verdict: { kind: 'choice', choices: SETTLED_VERDICTS, help: 'settle by this verdict' },
+    outcome: { kind: 'text', value: 'TEXT', help: 'what was observed (with --verdict)' },
+    by: { kind: 'text', value: 'WHO', help: 'who settles (default owner, or probe)' },
+    ...SUBJECT_OPTION,
+    ...PROBE_CONFIG_OPTIONS,
+  },
+  notes: ['Give exactly one of --run-probe or --verdict V --outcome TEXT.'],
+  async run(ctx) {
+    const [id] = ctx.positionals;
+    if (id === undefined)
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        'usage: memledger retract settle <id> (--run-probe | --verdict V --outcome TEXT)',
+      );
+    const { verdict, outcome, by } = ctx.values;
+    const runProbe = ctx.values['run-probe'];
+    if (runProbe === (verdict !== undefined)) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `settle with exactly one of --run-probe or --verdict ${SETTLED_VERDICTS.join('|')}`,
+      );
+    }
+    if (verdict !== undefined && outcome === undefined) {
+      throw new EngineError('INVALID_ARGUMENT', '--verdict needs --outcome: what was observed');
+    }
+    const who = by === undefined ? {} : { by };
+    const r = await ctx.withSubject(
+      ctx.values.subject,
+      (me) =>
+        me.ledger.settle(
+          verdict === undefined
+            ? { retractionId: id, runProbe: true, ...who }
+            : { retractionId: id, verdict, outcome: outcome ?? '', ...who },
+        ),
+      // the probe runs inside the roots and hosts this command is given, like `memledger probe`
+      { probes: probeConfig(ctx) },
+    );
+    ctx.print(
+      retractionToJson(r),
+      () =>
+        `settled: ${line(r)}${r.restoredFactId === null ? '' : `; restored fact ${r.restoredFactId}`}`,
+    );
+  },
+});

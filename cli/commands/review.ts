@@ -1,9 +1,8 @@
-import { EngineError, loadOwnerKey } from '../../src/index.js';
-import { stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
+import { loadOwnerKey } from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { CliError } from '../errors.js';
+import { SUBJECT_OPTION } from '../options.js';
 import { KEY_OPTIONS, keyPath, passphrase } from '../owner-key-options.js';
-
-export const REVIEW_OPTIONS = { ...KEY_OPTIONS, subject: { type: 'string' } } as const;
 
 /** Shows the quote inside the full cited turn, marked with » «, so the reviewer reads it in context. */
 function quoteInContext(turn: string, quote: string | null): string {
@@ -17,49 +16,55 @@ function quoteInContext(turn: string, quote: string | null): string {
  * Walks the pile at a terminal. Approving needs a typed YES; the decision is signed with the
  * owner key. Refuses to run without a terminal: automation uses `memledger decide`.
  */
-export async function reviewCommand(ctx: CommandContext): Promise<void> {
-  if (!ctx.io.isTTY) {
-    throw new EngineError(
-      'NO_TERMINAL',
-      'review needs a person at a terminal; use `memledger decide` in scripts',
-    );
-  }
-  const subject = stringValue(ctx.values, 'subject') ?? 'owner';
-  await ctx.withEngine(false, async (engine) => {
-    const pending = await engine.pile({ subject });
-    if (pending.length === 0) {
-      ctx.io.stdout('The pile is empty.\n');
-      return;
-    }
-    const signer = loadOwnerKey(keyPath(ctx, subject), await passphrase(ctx, 'Owner passphrase: '));
-    let decided = 0;
-    for (const [i, { fact, citedTurn }] of pending.entries()) {
-      ctx.io.stdout(
-        [
-          '',
-          `(${i + 1}/${pending.length}) proposal ${fact.id}`,
-          `  slot:     ${fact.slot}${fact.key === null ? '' : ` (key ${fact.key})`}`,
-          `  origin:   ${fact.origin}`,
-          `  claims:   ${fact.text}`,
-          `  attested: ${fact.attested ? 'yes, the cited turn says this' : 'NO: the quote is real, but the turn does not say what this claims'}`,
-          `  cites:    turn #${fact.evidence.seq ?? '?'} (${citedTurn?.role ?? 'missing'}):`,
-          `            ${citedTurn === null ? '(missing)' : quoteInContext(citedTurn.content, fact.evidence.quote)}`,
-          '',
-        ].join('\n'),
+export const reviewCommand = defineCommand({
+  path: ['review'],
+  summary:
+    'Walks the pile at a terminal: YES approves, r rejects, Enter skips, q quits (each decision signed).',
+  options: { ...SUBJECT_OPTION, ...KEY_OPTIONS },
+  notes: ['Needs a person at a terminal; scripts use `memledger decide`.'],
+  async run(ctx) {
+    if (!ctx.io.isTTY) {
+      throw new CliError(
+        'NO_TERMINAL',
+        'review needs a person at a terminal; use `memledger decide` in scripts',
       );
-      const answer = (
-        await ctx.io.prompt('Approve? Type YES to approve, r to reject, Enter to skip, q to quit: ')
-      ).trim();
-      if (answer === 'q') break;
-      if (answer !== 'YES' && answer !== 'r') continue;
-      const result = await engine.decide({
-        proposalId: fact.id,
-        decision: answer === 'YES' ? 'approve' : 'reject',
-        signer,
-      });
-      decided += 1;
-      ctx.io.stdout(`  → ${result.status} (decision #${result.seq})\n`);
     }
-    ctx.io.stdout(`\n${decided} decided, ${pending.length - decided} left in the pile.\n`);
-  });
-}
+    await ctx.withSubject(ctx.values.subject, async (me) => {
+      const pending = await me.gate.pile();
+      if (pending.length === 0) {
+        ctx.io.stdout('The pile is empty.\n');
+        return;
+      }
+      const signer = loadOwnerKey(keyPath(ctx, me.id), await passphrase(ctx, 'Owner passphrase: '));
+      let decided = 0;
+      for (const [i, { fact, citedTurn }] of pending.entries()) {
+        ctx.io.stdout(
+          [
+            '',
+            `(${i + 1}/${pending.length}) proposal ${fact.id}`,
+            `  slot:     ${fact.slot}${fact.key === null ? '' : ` (key ${fact.key})`}`,
+            `  origin:   ${fact.origin}`,
+            `  claims:   ${fact.text}`,
+            `  attested: ${fact.attested ? 'yes, the cited turn says this' : 'NO: the quote is real, but the turn does not say what this claims'}`,
+            `  cites:    turn #${fact.evidence.seq ?? '?'} (${citedTurn?.role ?? 'missing'}):`,
+            `            ${citedTurn === null ? '(missing)' : quoteInContext(citedTurn.content, fact.evidence.quote)}`,
+            '',
+          ].join('\n'),
+        );
+        const answer = (
+          await ctx.io.prompt('Approve? Type YES to approve, r to reject, Enter to skip, q to quit: ')
+        ).trim();
+        if (answer === 'q') break;
+        if (answer !== 'YES' && answer !== 'r') continue;
+        const result = await me.owner.decide({
+          proposalId: fact.id,
+          decision: answer === 'YES' ? 'approve' : 'reject',
+          signer,
+        });
+        decided += 1;
+        ctx.io.stdout(`  → ${result.status} (decision #${result.seq})\n`);
+      }
+      ctx.io.stdout(`\n${decided} decided, ${pending.length - decided} left in the pile.\n`);
+    });
+  },
+});

@@ -1,43 +1,44 @@
 import { EngineError } from '../../src/index.js';
-import { intValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
+import { defineCommand } from '../command.js';
+import { SUBJECT_OPTION } from '../options.js';
 
-export const SESSION_NEW_OPTIONS = {
-  subject: { type: 'string' },
-  id: { type: 'string' },
-  title: { type: 'string' },
-} as const;
-
-export const SESSION_LIST_OPTIONS = {
-  subject: { type: 'string' },
-  limit: { type: 'string' },
-} as const;
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
-}
-
-export async function sessionNewCommand(ctx: CommandContext): Promise<void> {
-  const id = stringValue(ctx.values, 'id');
-  if (id !== undefined && id.trim() === '')
-    throw new EngineError('INVALID_ARGUMENT', '--id is empty');
-  await ctx.withEngine(false, async (engine) => {
-    const session = await engine.sessions.create({
-      ...optional('subject', stringValue(ctx.values, 'subject')),
-      ...optional('id', id),
-      ...optional('title', stringValue(ctx.values, 'title')),
-    });
+/** `session new`: starts a session of the subject. */
+export const sessionNewCommand = defineCommand({
+  path: ['session', 'new'],
+  summary: 'Starts a session (a conversation) of the subject and prints its id.',
+  options: {
+    ...SUBJECT_OPTION,
+    id: { kind: 'text', value: 'ID', help: 'the session id (default: a new one)' },
+    title: { kind: 'text', value: 'T', help: 'a title' },
+  },
+  async run(ctx) {
+    const { id, title } = ctx.values;
+    if (id !== undefined && id.trim() === '') {
+      throw new EngineError('INVALID_ARGUMENT', '--id is empty');
+    }
+    const session = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.sessions.create({
+        ...(id === undefined ? {} : { id }),
+        ...(title === undefined ? {} : { title }),
+      }),
+    );
     ctx.print({ sessionId: session.id, subject: session.subjectId }, () => session.id);
-  });
-}
+  },
+});
 
-export async function sessionListCommand(ctx: CommandContext): Promise<void> {
-  const limit = intValue(ctx.values, 'limit', 1);
-  await ctx.withEngine(false, async (engine) => {
-    const sessions = await engine.sessions.list({
-      ...optional('subject', stringValue(ctx.values, 'subject')),
-      ...(limit === undefined ? {} : { limit }),
-    });
+/** `session list`: the subject's sessions, newest first. */
+export const sessionListCommand = defineCommand({
+  path: ['session', 'list'],
+  summary: 'Lists the subject’s sessions, newest first.',
+  options: {
+    ...SUBJECT_OPTION,
+    limit: { kind: 'int', value: 'N', min: 1, help: 'at most N sessions (default 100)' },
+  },
+  async run(ctx) {
+    const { limit } = ctx.values;
+    const sessions = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.sessions.list(limit === undefined ? {} : { limit }),
+    );
     ctx.print(
       {
         sessions: sessions.map((s) => ({
@@ -57,5 +58,5 @@ export async function sessionListCommand(ctx: CommandContext): Promise<void> {
               )
               .join('\n'),
     );
-  });
-}
+  },
+});

@@ -1,42 +1,42 @@
-import { EngineError } from '../../src/index.js';
-import { flag, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
+import { SLOT_RULES } from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { SUBJECT_OPTION } from '../options.js';
 
-export const SLOT_DECLARE_OPTIONS = {
-  subject: { type: 'string' },
-  name: { type: 'string' },
-  rule: { type: 'string' },
-  'auto-live': { type: 'boolean' },
-} as const;
-export const SLOT_LIST_OPTIONS = { subject: { type: 'string' } } as const;
-
-export async function slotDeclareCommand(ctx: CommandContext): Promise<void> {
-  const name = stringValue(ctx.values, 'name');
-  const rule = stringValue(ctx.values, 'rule');
-  if (name === undefined || rule === undefined) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      'slot declare needs --name and --rule user_fact|correction|action',
+/** `slot declare`: a kind of memory and the rule a proposal for it must meet. */
+export const slotDeclareCommand = defineCommand({
+  path: ['slot', 'declare'],
+  summary: 'Declares a slot (a kind of memory) and the rule its proposals must meet.',
+  options: {
+    name: { kind: 'text', value: 'N', required: true, help: 'the slot name (a-z, 0-9, _)' },
+    rule: {
+      kind: 'choice',
+      choices: SLOT_RULES,
+      required: true,
+      invalid: 'UNKNOWN_SLOT_RULE',
+      help: 'what a proposal must cite',
+    },
+    'auto-live': { kind: 'flag', help: 'an action slot whose receipt-backed facts go live' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { name, rule } = ctx.values;
+    const autoLive = ctx.values['auto-live'];
+    const slot = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.slots.declare({ name, rule, autoLive }),
     );
-  }
-  const subject = stringValue(ctx.values, 'subject');
-  const slot = await ctx.withEngine(false, (engine) =>
-    engine.slots.declare({
-      name,
-      rule,
-      autoLive: flag(ctx.values, 'auto-live'),
-      ...(subject === undefined ? {} : { subject }),
-    }),
-  );
-  ctx.print(slot, () => `slot ${slot.name}: ${slot.rule}${slot.autoLive ? ' (auto-live)' : ''}`);
-}
+    ctx.print(slot, () => `slot ${slot.name}: ${slot.rule}${slot.autoLive ? ' (auto-live)' : ''}`);
+  },
+});
 
-export async function slotListCommand(ctx: CommandContext): Promise<void> {
-  const subject = stringValue(ctx.values, 'subject');
-  const slots = await ctx.withEngine(false, (engine) =>
-    engine.slots.list(subject === undefined ? {} : { subject }),
-  );
-  ctx.print({ slots }, () =>
-    slots.map((s) => `${s.name}: ${s.rule}${s.autoLive ? ' (auto-live)' : ''}`).join('\n'),
-  );
-}
+/** `slot list`: the subject's declared slots. */
+export const slotListCommand = defineCommand({
+  path: ['slot', 'list'],
+  summary: 'Lists the subject’s declared slots and their rules.',
+  options: SUBJECT_OPTION,
+  async run(ctx) {
+    const slots = await ctx.withSubject(ctx.values.subject, (me) => me.slots.list());
+    ctx.print({ slots }, () =>
+      slots.map((s) => `${s.name}: ${s.rule}${s.autoLive ? ' (auto-live)' : ''}`).join('\n'),
+    );
+  },
+});

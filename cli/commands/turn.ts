@@ -1,19 +1,12 @@
-import { EngineError, type AddTurnResult, type ResponseBlock } from '../../src/index.js';
-import { flag, listValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
-
-export const TURN_ADD_OPTIONS = {
-  session: { type: 'string' },
-  role: { type: 'string' },
-  text: { type: 'string' },
-  'blocks-file': { type: 'string' },
-  tools: { type: 'string' },
-  sources: { type: 'string' },
-  'no-tools': { type: 'boolean' },
-  utility: { type: 'boolean' },
-  corrective: { type: 'boolean' },
-  speaker: { type: 'string' },
-} as const;
+import {
+  EngineError,
+  TURN_ROLES,
+  type AddTurnResult,
+  type ResponseBlock,
+  type TurnRole,
+} from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 
 function parseBlocks(raw: string, path: string): ResponseBlock[] {
   let parsed: unknown;
@@ -60,61 +53,93 @@ function describe(result: AddTurnResult): { json: unknown; text: string } {
   };
 }
 
-export async function turnAddCommand(ctx: CommandContext): Promise<void> {
-  const { values } = ctx;
-  const sessionId = stringValue(values, 'session');
-  const blocksFile = stringValue(values, 'blocks-file');
-  const text = stringValue(values, 'text');
-  let result: AddTurnResult;
-  if (blocksFile !== undefined) {
-    if (
-      text !== undefined ||
-      values.tools !== undefined ||
-      values.sources !== undefined ||
-      values['no-tools'] === true
-    ) {
-      throw new EngineError(
-        'INVALID_ARGUMENT',
-        '--blocks-file carries the text and the receipt; do not combine it with --text, --tools, --sources or --no-tools',
-      );
-    }
-    const role = stringValue(values, 'role');
-    if (role !== undefined && role !== 'assistant') {
-      throw new EngineError('INVALID_ARGUMENT', '--blocks-file records an assistant response');
-    }
-    let raw: string;
-    try {
-      raw = await ctx.io.readFile(blocksFile);
-    } catch (err) {
-      throw new EngineError(
-        'INVALID_ARGUMENT',
-        `cannot read ${blocksFile}: ${(err as Error).message}`,
-      );
-    }
-    const blocks = parseBlocks(raw, blocksFile);
-    result = await ctx.withEngine(false, (engine) =>
-      engine.turns.recordResponse({ sessionId, blocks }),
-    );
-  } else {
-    const tools = listValue(values, 'tools');
-    const sources = listValue(values, 'sources');
-    const speaker = stringValue(values, 'speaker');
-    result = await ctx.withEngine(false, (engine) =>
-      engine.turns.add({
-        sessionId,
-        role: stringValue(values, 'role') ?? '',
-        content: text ?? '',
-        receipt: {
-          ...(tools === undefined ? {} : { tools }),
-          ...(sources === undefined ? {} : { sources }),
-          noTools: flag(values, 'no-tools'),
-        },
-        utility: flag(values, 'utility'),
-        corrective: flag(values, 'corrective'),
-        ...(speaker === undefined ? {} : { speaker }),
-      }),
-    );
+/** A turn's role is required (UNKNOWN_ROLE without one, as for an unknown one). */
+function requireRole(role: TurnRole | undefined): TurnRole {
+  if (role === undefined) {
+    throw new EngineError('UNKNOWN_ROLE', `--role is required: one of ${TURN_ROLES.join(', ')}`);
   }
-  const out = describe(result);
-  ctx.print(out.json, () => out.text);
+  return role;
 }
+
+/** `turn add`: records one turn with the receipt the host observed, or a whole response. */
+export const turnAddCommand = defineCommand({
+  path: ['turn', 'add'],
+  summary:
+    'Records one turn of a session; an assistant turn carries the receipt the host observed.',
+  options: {
+    ...SESSION_OPTION,
+    ...SUBJECT_OPTION,
+    role: { kind: 'choice', choices: TURN_ROLES, invalid: 'UNKNOWN_ROLE', help: 'who spoke' },
+    text: { kind: 'text', value: 'T', help: 'what was said' },
+    tools: { kind: 'list', value: 'a,b', help: 'the tools that ran for this reply' },
+    sources: { kind: 'list', value: 'u1,u2', help: 'the sources those tools read' },
+    'no-tools': { kind: 'flag', help: 'the host saw no tool run for this reply' },
+    utility: { kind: 'flag', help: 'a utility generation (title, insight): counted, not recorded' },
+    corrective: { kind: 'flag', help: 'this user turn corrects the agent' },
+    speaker: { kind: 'text', value: 'NAME', help: 'who spoke, when a role has several people' },
+    'blocks-file': {
+      kind: 'text',
+      value: 'response.json',
+      help: 'a model response’s content blocks: its text and its receipt (instead of --text)',
+    },
+  },
+  notes: [
+    'With --blocks-file, the text and the receipt come from the blocks: no --text, --tools,',
+    '--sources or --no-tools, and --role is assistant or left out.',
+  ],
+  async run(ctx) {
+    const { values } = ctx;
+    const sessionId = values.session;
+    const blocksFile = values['blocks-file'];
+    let result: AddTurnResult;
+    if (blocksFile !== undefined) {
+      if (
+        values.text !== undefined ||
+        values.tools !== undefined ||
+        values.sources !== undefined ||
+        values['no-tools']
+      ) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          '--blocks-file carries the text and the receipt; do not combine it with --text, --tools, --sources or --no-tools',
+        );
+      }
+      if (values.role !== undefined && values.role !== 'assistant') {
+        throw new EngineError('INVALID_ARGUMENT', '--blocks-file records an assistant response');
+      }
+      let raw: string;
+      try {
+        raw = await ctx.io.readFile(blocksFile);
+      } catch (err) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `cannot read ${blocksFile}: ${(err as Error).message}`,
+        );
+      }
+      const blocks = parseBlocks(raw, blocksFile);
+      result = await ctx.withSubject(values.subject, (me) =>
+        me.turns.recordResponse({ sessionId, blocks }),
+      );
+    } else {
+      const role = requireRole(values.role);
+      const { tools, sources, speaker } = values;
+      result = await ctx.withSubject(values.subject, (me) =>
+        me.turns.add({
+          sessionId,
+          role,
+          content: values.text ?? '',
+          receipt: {
+            ...(tools === undefined ? {} : { tools }),
+            ...(sources === undefined ? {} : { sources }),
+            noTools: values['no-tools'],
+          },
+          utility: values.utility,
+          corrective: values.corrective,
+          ...(speaker === undefined ? {} : { speaker }),
+        }),
+      );
+    }
+    const out = describe(result);
+    ctx.print(out.json, () => out.text);
+  },
+});

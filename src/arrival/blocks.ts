@@ -1,11 +1,7 @@
-/**
- * Tiers in prompt order, most stable first, so a prompt cache can stop after any stable tier
- * (seed 000 §2.1): identity and standing instructions; live facts and living summaries; this
- * session's neighbourhood; what changed most recently and the current time.
- */
-export const TIERS = ['static', 'semi-stable', 'session', 'volatile'] as const;
-export type Tier = (typeof TIERS)[number];
+import { EngineError } from '../domain/errors.js';
+import { TIERS, type Tier } from '../domain/manifest.js';
 
+/** What a block renders from: the arrival's subject, session, surface, time and tools. */
 export interface BlockContext {
   subjectId: string;
   sessionId: string | null;
@@ -27,6 +23,7 @@ export interface ArrivalBlock {
   render(ctx: BlockContext): Promise<string>;
 }
 
+/** A block as it was given: its text (or fallback) and the text's SHA-256. */
 export interface RenderedBlock {
   name: string;
   tier: Tier;
@@ -38,7 +35,15 @@ export interface RenderedBlock {
   reason: string | null;
 }
 
+/** How long a block may take before its fallback stands in. */
 export const DEFAULT_BLOCK_TIMEOUT_MS = 1500;
+
+/** Two blocks of one arrival share a name: the manifest and its diff could not tell them apart. */
+export function blockExists(name: string): EngineError {
+  return new EngineError('BLOCK_EXISTS', `an arrival block is already named "${name}"`, {
+    data: { field: 'name' },
+  });
+}
 
 function withTimeout(
   block: ArrivalBlock,
@@ -50,7 +55,7 @@ function withTimeout(
     try {
       pending = block.render(ctx);
     } catch (err) {
-      pending = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      pending = Promise.reject(err);
     }
     pending.then(
       (text) => {
@@ -76,7 +81,7 @@ export async function runBlocks(
 ): Promise<RenderedBlock[]> {
   const seen = new Set<string>();
   for (const b of blocks) {
-    if (seen.has(b.name)) throw new Error(`two arrival blocks are named "${b.name}"`);
+    if (seen.has(b.name)) throw blockExists(b.name);
     seen.add(b.name);
   }
   const outcomes = await Promise.all(blocks.map((b) => withTimeout(b, ctx)));

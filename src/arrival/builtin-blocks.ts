@@ -1,5 +1,7 @@
-import type { ArrivalBlock, BlockContext, Tier } from './blocks.js';
-import { formatSettledFacts, type SettledSnapshot } from './settled-facts.js';
+import type { Tier } from '../domain/manifest.js';
+import type { SettledSnapshot } from '../domain/settled-snapshot.js';
+import type { ArrivalBlock, BlockContext } from './blocks.js';
+import { formatSettledFacts } from './settled-facts.js';
 
 /** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
 export interface ArrivalReader {
@@ -19,6 +21,7 @@ export interface ArrivalReader {
   formatTime(at: Date, zone: string): Promise<string>;
 }
 
+/** How to read an arrival: the second static block, written by memledger, not by the host. */
 export const STANDING_RULES = `[How to read this context (written by memledger)]
 Lines about what I know carry a passport: (origin, date). did = my own action, backed by a tool receipt; saw = told by the user, attested against their words; inferred and summarized never outrank did and saw.
 Lines of the form [[RECEIPT recorded by memledger, not written by the model: …]] sit beside my past replies and say which tools ran, or that none did. They are evidence; I never write one.
@@ -26,6 +29,7 @@ Lines of the form [[RECEIPT recorded by memledger, not written by the model: …
 
 const LIVE_FACT_LIMIT = 40;
 
+/** memledger's own blocks, in tier order: identity (when the host gives one) through the time. */
 export function builtinBlocks(
   reader: ArrivalReader,
   options: { identity: string | null; timeoutMs: number },

@@ -1,11 +1,6 @@
 import { EngineError } from '../domain/errors.js';
-import {
-  DEFAULT_BLOCK_TIMEOUT_MS,
-  TIERS,
-  type ArrivalBlock,
-  type BlockContext,
-  type Tier,
-} from './blocks.js';
+import { TIERS, type Tier } from '../domain/manifest.js';
+import { DEFAULT_BLOCK_TIMEOUT_MS, type ArrivalBlock, type BlockContext } from './blocks.js';
 
 /**
  * A host's own block: "one join, in one place, over the tables that already hold what happened".
@@ -28,6 +23,10 @@ export type HostBlockDef = {
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
+/**
+ * Checks a host block's definition (INVALID_ARGUMENT naming what is wrong) and makes it a block;
+ * an SQL block runs through `readOnly`, which must change nothing.
+ */
 export function hostBlock(
   def: HostBlockDef,
   readOnly: (query: string, params: readonly unknown[]) => Promise<Array<Record<string, unknown>>>,

@@ -1,27 +1,4 @@
-import type { Tier } from './blocks.js';
-
-/** What an arrival gave, as recorded in the introspection ledger. */
-export interface ArrivalManifest {
-  id: string;
-  subjectId: string;
-  surface: string;
-  sessionId: string | null;
-  blocks: Array<{ name: string; tier: Tier; sha256: string; degraded: boolean; chars: number }>;
-  tools: string[];
-  /** How many tools were bound (recorded beside the names, as the introspection ledger asks). */
-  toolCount: number;
-  degraded: string[];
-  totalChars: number;
-  createdAt: Date;
-}
-
-export interface ManifestDiff {
-  from: string | null;
-  to: string;
-  surface: string;
-  blocks: { added: string[]; removed: string[]; changed: string[] };
-  tools: { added: string[]; removed: string[]; countBefore: number | null; countAfter: number };
-}
+import type { ArrivalManifest, ManifestDiff } from '../domain/manifest.js';
 
 /**
  * Blocks left out of the block diff (their hashes stay in the manifest): the capability map only

@@ -1,4 +1,5 @@
-import { TIERS, type RenderedBlock, type Tier } from './blocks.js';
+import { TIERS, type Tier } from '../domain/manifest.js';
+import type { RenderedBlock } from './blocks.js';
 
 function tierText(blocks: readonly RenderedBlock[], tier: Tier): string {
   return blocks

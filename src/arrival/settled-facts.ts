@@ -1,15 +1,4 @@
-/**
- * The settled-facts block (seed 000, getSettledFactsForPrompt): at most about eight lines of
- * ground truth joined in before the first token, so the agent need not remember to look.
- * Every date arrives already formatted by SQL (to_char in the subject's zone).
- */
-export interface SettledSnapshot {
-  openCommitments: { total: number; latest: Array<{ title: string; due: string | null }> };
-  confirmedActions: Array<{ tool: string; surface: string; target: string; completed: string }>;
-  retractions: Array<{ claim: string; corrected: string; verdict: string }>;
-  falsifiersDue: { count: number; oldestDue: string | null };
-  pile: { count: number; oldestHours: number | null };
-}
+import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 
 const MAX_ITEM = 120;
 
@@ -24,6 +13,10 @@ function age(hours: number): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
+/**
+ * The settled-facts block (seed 000, getSettledFactsForPrompt): at most about eight lines of
+ * ground truth joined in before the first token, so the agent need not remember to look.
+ */
 export function formatSettledFacts(s: SettledSnapshot): string {
   const c = s.openCommitments;
   const commitments =

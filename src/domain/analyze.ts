@@ -8,6 +8,14 @@ import { stemmer } from 'stemmer';
  */
 const TOKEN = /[a-z0-9]+(?:'[a-z]+)*/g;
 
+/**
+ * The version of `analyze`'s output, recorded with the recall index (migration 0008). Bump it
+ * whenever `analyze` could return other terms for some text (the token pattern, the stopwords,
+ * the stemmer or its version): a store indexed by another version is refused on open with
+ * REINDEX_REQUIRED until `memledger reindex` rebuilds its postings.
+ */
+export const ANALYZER_VERSION = '1';
+
 /** The usual English stopword list (Snowball's, with the contracted forms written out). */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   `i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself
@@ -47,6 +55,11 @@ export function analyze(text: string): string[] {
     if (term.length > 0) out.push(term);
   }
   return out;
+}
+
+/** A turn's indexed terms: its speaker's (when named), then its content's. */
+export function turnTerms(speaker: string | null, content: string): string[] {
+  return [...(speaker === null ? [] : analyze(speaker)), ...analyze(content)];
 }
 
 /** Term frequencies of a text: each distinct term with its count, sorted by term. */

@@ -1,5 +1,5 @@
 import { EngineError } from '../domain/errors.js';
-import type { Session } from '../domain/session.js';
+import { sessionNotFound, type Session } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
 import { SessionSql } from '../store/session-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -32,10 +32,6 @@ export interface EngineContextConfig {
   client: SqlClient;
   clock: () => Date;
   newId: () => string;
-}
-
-export function sessionNotFound(id: string): EngineError {
-  return new EngineError('SESSION_NOT_FOUND', `no session "${id}"`);
 }
 
 export function subjectNotFound(id: string): EngineError {

@@ -34,6 +34,8 @@ export interface SubjectHandle {
 export interface Engine {
   readonly kind: 'pglite' | 'postgres';
   readonly location: string;
+  /** What opening rebuilt when `reindex: true` met an outdated recall index; null otherwise. */
+  readonly reindexed: { turns: number; facts: number } | null;
   /** A handle on one subject; no argument: the default subject `owner`. */
   subject(id?: string): SubjectHandle;
   readonly subjects: {

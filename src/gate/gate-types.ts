@@ -1,10 +1,16 @@
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, SlotDeclaration, SlotRule } from '../domain/fact.js';
-import type { PendingProposal } from './gate-api.js';
+import type { Turn } from '../domain/turn.js';
 import type { DecideResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
-import type { DroppedProposal } from '../store/dropped-sql.js';
+import type { DroppedProposal } from '../domain/dropped-proposal.js';
+
+/** A proposal awaiting review, with the whole turn it cites so a reviewer sees the quote in context. */
+export interface PendingProposal {
+  fact: Fact;
+  citedTurn: Turn | null;
+}
 
 /** The write gate: everything that wants to become memory goes through `propose`. */
 export interface GateApi {

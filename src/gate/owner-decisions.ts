@@ -20,6 +20,8 @@ import { SubjectSql } from '../store/subject-sql.js';
 export type OwnerSigner = LinkSigner & { publicKeyPem: string };
 
 export interface DecideInput {
+  /** The subject whose proposal it is; another subject's proposal is PROPOSAL_NOT_FOUND. */
+  subjectId: string;
   proposalId: string;
   decision: Decision;
   note?: string;
@@ -156,17 +158,16 @@ export class OwnerDecisions {
   }
 
   async decide(input: DecideInput): Promise<DecideResult> {
-    const found = await new FactSql(this.client).find(input.proposalId);
-    if (found === null)
+    const { subjectId } = input;
+    if ((await new FactSql(this.client).get(subjectId, input.proposalId)) === null)
       throw new EngineError('PROPOSAL_NOT_FOUND', `no proposal "${input.proposalId}"`);
-    const subjectId = found.subjectId;
     return this.client.transaction(async (tx) => {
       await lockChain(tx, subjectId);
       const subject = await new SubjectSql(tx).get(subjectId);
       if (subject?.ownerKeyId == null || subject.ownerPublicKey === null) {
         throw new EngineError(
           'NO_OWNER_KEY',
-          `subject "${subjectId}" has no owner key; run \`memledger init\``,
+          `subject "${subjectId}" has no owner key to verify decisions with; store one first`,
         );
       }
       const report = await this.verify(subjectId, tx);

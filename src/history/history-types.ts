@@ -4,7 +4,7 @@ import type { UtilityKind } from '../domain/utility.js';
 import type { HostReceiptReport } from '../domain/receipt.js';
 import type { HistoryMessage, RenderHistoryOptions } from './render-history.js';
 import type { ResponseBlock } from './text-join.js';
-import type { UtilityUsage } from '../store/usage-sql.js';
+import type { UtilityUsage } from '../domain/utility-usage.js';
 
 /** What `turns.add` records. The subject is the handle's; the session must be one of its own. */
 export interface AddTurnInput {

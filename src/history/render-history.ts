@@ -1,5 +1,5 @@
 import { renderReceiptLine } from '../domain/receipt.js';
-import type { Turn } from '../domain/turn.js';
+import type { Turn, TurnRole } from '../domain/turn.js';
 
 export interface RenderHistoryOptions {
   /** Upper bound on the rendered text's length, in characters. Oldest turns go first. */
@@ -89,10 +89,14 @@ export function renderHistory(turns: readonly Turn[], options: RenderHistoryOpti
 }
 
 /** Chat-style messages; each receipt follows its turn as a system message, never inside it. */
-export function historyMessages(
-  turns: readonly Turn[],
-): Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; content: string }> {
-  const out: Array<{ role: 'user' | 'assistant' | 'system' | 'tool'; content: string }> = [];
+/** One chat-completion message rendered from a turn. */
+export interface HistoryMessage {
+  role: TurnRole;
+  content: string;
+}
+
+export function historyMessages(turns: readonly Turn[]): HistoryMessage[] {
+  const out: HistoryMessage[] = [];
   for (const turn of turns) {
     out.push({
       role: turn.role,

@@ -1,42 +1,15 @@
 import { EngineError } from '../domain/errors.js';
-import { isEmptyReport, receiptFromReport, type HostReceiptReport } from '../domain/receipt.js';
+import { isEmptyReport, receiptFromReport } from '../domain/receipt.js';
+import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
 import { analyze } from '../domain/analyze.js';
-import { detectUtility, type UtilityKind } from '../domain/utility.js';
+import { detectUtility } from '../domain/utility.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';
 import { receiptReportFromBlocks } from './response-receipt.js';
 import { stripImitatedReceipts } from './receipt-strip.js';
-import { joinTextBlocks, type ResponseBlock } from './text-join.js';
-
-export interface AddTurnInput {
-  sessionId: string | undefined;
-  role: string;
-  content: string;
-  /** What the host observed; only assistant turns carry one. Omitted: receipt `unknown`. */
-  receipt?: HostReceiptReport;
-  /** A utility generation (title, insight): answered by the host, never recorded as a turn. */
-  utility?: boolean;
-  /** The host recorded this user turn as a correction of the agent. */
-  corrective?: boolean;
-  /** Who spoke, when a role has more than one person behind it (OpenAI's message `name`). */
-  speaker?: string;
-  /**
-   * When the turn was said, for importing history (default: now, from the engine's clock). It
-   * may not lie in the future.
-   */
-  at?: Date;
-}
-
-export type AddTurnResult =
-  | { recorded: true; turn: Turn; strippedReceipts: number }
-  | { recorded: false; utility: UtilityKind; requests: number };
-
-export interface RecordResponseInput {
-  sessionId: string | undefined;
-  /** The content blocks of one response, or of successive tool rounds in order. */
-  blocks: readonly ResponseBlock[];
-}
+import { joinTextBlocks } from './text-join.js';
+import type { AddTurnInput, AddTurnResult, RecordResponseInput } from './history-types.js';
 
 export interface TurnRecorderDeps {
   turns: TurnSql;
@@ -126,8 +99,4 @@ export class TurnRecorder {
       receipt: receiptReportFromBlocks(input.blocks),
     });
   }
-}
-
-export function sessionNotFound(sessionId: string): EngineError {
-  return new EngineError('SESSION_NOT_FOUND', `no session "${sessionId}"`);
 }

@@ -1,6 +1,6 @@
 import type { ProbeSpec, ProbeVerdict } from '../domain/probe.js';
 import type { CaughtBy, RetractionVerdict, SettledVerdict } from '../domain/retraction.js';
-import type { Retraction } from '../store/retraction-sql.js';
+import type { Retraction } from '../domain/retraction-record.js';
 
 /** What `ledger.retract` records: the claim, what it stood on, and a falsifier with polarity. */
 export interface RetractInput {

@@ -1,80 +1,68 @@
 import { EngineError } from '../domain/errors.js';
+import { PROBE_VERDICTS, type ProbeSpec, type ProbeVerdict } from '../domain/probe.js';
 import {
   CAUGHT_BY,
   checkPolarity,
   DEFAULT_DUE_DAYS,
   dueAt,
+  RETRACTION_VERDICTS,
   SETTLED_VERDICTS,
-  type CaughtBy,
+  type RetractionVerdict,
   type SettledVerdict,
 } from '../domain/retraction.js';
-import { requireId } from '../domain/turn.js';
+import { parseChoice } from '../domain/vocabulary.js';
 import { FactSql } from '../store/fact-sql.js';
 import { lockChain } from '../store/decision-sql.js';
-import { RetractionSql, type Retraction } from '../store/retraction-sql.js';
-import type { SqlClient } from '../store/sql-client.js';
-import { SubjectSql } from '../store/subject-sql.js';
+import type { ModuleDeps } from '../store/module-deps.js';
+import type { Retraction } from '../domain/retraction-record.js';
+import { RetractionSql } from '../store/retraction-sql.js';
+import type { LedgerApi, RetractInput, SettleInput } from './ledger-types.js';
 
 /** What the ledger needs from the probes layer to settle a falsifier by machine. */
 export interface FalsifierProbes {
   /** Validates a probe spec (throws INVALID_ARGUMENT) and returns it normalised. */
-  parseSpec(raw: unknown): unknown;
-  /** The verdicts a probe can return; a falsifier maps two of them to its sides. */
-  verdicts: readonly string[];
-  instrumentFor(spec: unknown): string;
+  parseSpec(raw: unknown): ProbeSpec;
+  instrumentFor(spec: ProbeSpec): string;
   isCalibrated(instrument: string): Promise<boolean>;
   run(
-    spec: unknown,
-    options: { subject: string; purpose: string },
+    subjectId: string,
+    spec: ProbeSpec,
+    options: { purpose: string },
   ): Promise<{
     id: string;
-    verdict: string;
+    verdict: ProbeVerdict;
     errorCode: string | null;
     calibrated: boolean;
     evidence: Record<string, unknown>;
   }>;
 }
 
-export interface RetractInput {
-  subject?: string;
-  claim: string;
-  stoodOn: string;
-  whyWrong: string;
-  corrected: string;
-  procedure: string;
-  passObservation: string;
-  overturnCondition: string;
-  caughtBy?: string;
-  claimedAt?: Date;
-  claimSurface?: string;
-  claimRef?: string;
-  tags?: string[];
-  /** When the error was caught; default now. The falsifier matures `dueDays` later. */
-  correctedAt?: Date;
-  dueDays?: number;
-  /** A live fact this retraction takes down. */
-  factId?: string;
-  probe?: { spec: unknown; standsIf: string; overturnsIf: string };
-}
-
-export type SettleInput =
-  | { id: string; runProbe: true; by?: string }
-  | { id: string; verdict: string; outcome: string; by?: string };
-
-export interface LedgerDeps {
-  client: SqlClient;
+export interface LedgerDeps extends ModuleDeps {
   probes: FalsifierProbes;
-  clock: () => Date;
-  newId: () => string;
-  defaultSubject: string;
   dueDays?: number;
 }
 
-function required(value: string | undefined, what: string): string {
-  if (value === undefined || value.trim() === '') {
-    throw new EngineError('INVALID_ARGUMENT', `${what} is required and must not be blank`);
+function required(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new EngineError('INVALID_ARGUMENT', `${field} is required and must not be blank`, {
+      data: { field },
+    });
   }
   return value.trim();
+}
+
+/** The ledger of one subject, created once per engine by `createLedgerModule`. */
+export function createLedgerModule(deps: LedgerDeps): { ledger(subjectId: string): LedgerApi } {
+  const ledger = new RetractionLedger(deps);
+  return {
+    ledger: (subjectId) => ({
+      retract: (input) => ledger.retract(subjectId, input),
+      get: (id) => ledger.get(subjectId, id),
+      list: (options = {}) => ledger.list(subjectId, options),
+      due: () => ledger.due(subjectId),
+      settle: (input) => ledger.settle(subjectId, input),
+    }),
+  };
 }
 
 /**
@@ -82,38 +70,36 @@ function required(value: string | undefined, what: string): string {
  * what it stood on, why it was wrong, what replaces it, and a falsifier whose two observations
  * are checked for polarity. Falsifiers mature and are settled by the owner or by a calibrated probe.
  */
-export class RetractionLedger {
+class RetractionLedger {
   constructor(private readonly deps: LedgerDeps) {}
 
-  async retract(input: RetractInput): Promise<Retraction> {
+  async retract(subjectId: string, input: RetractInput): Promise<Retraction> {
     const { deps } = this;
-    const subjectId = requireId(input.subject ?? deps.defaultSubject, 'subject');
     const falsifier = {
-      procedure: required(input.procedure, 'the procedure (--procedure)'),
+      procedure: required(input.procedure, 'procedure'),
       passObservation: input.passObservation,
       overturnCondition: input.overturnCondition,
     };
     checkPolarity(falsifier);
-    const caughtBy = (input.caughtBy ?? 'self') as CaughtBy;
-    if (!CAUGHT_BY.includes(caughtBy)) {
-      throw new EngineError('INVALID_ARGUMENT', `caught by must be one of ${CAUGHT_BY.join(', ')}`);
-    }
+    const caughtBy = parseChoice(CAUGHT_BY, input.caughtBy ?? 'self', 'caughtBy');
     const days = input.dueDays ?? deps.dueDays ?? DEFAULT_DUE_DAYS;
-    if (!Number.isFinite(days) || days < 0)
-      throw new EngineError('INVALID_ARGUMENT', 'due days must be 0 or more');
+    if (typeof days !== 'number' || !Number.isFinite(days) || days < 0)
+      throw new EngineError('INVALID_ARGUMENT', 'dueDays must be 0 or more', {
+        data: { field: 'dueDays' },
+      });
     const probe = input.probe === undefined ? null : this.checkProbe(input.probe);
     const now = deps.clock();
     const correctedAt = input.correctedAt ?? now;
     const row = {
       id: deps.newId(),
       subjectId,
-      claim: required(input.claim, 'the claim (--claim)'),
+      claim: required(input.claim, 'claim'),
       claimedAt: input.claimedAt ?? null,
       claimSurface: input.claimSurface ?? null,
       claimRef: input.claimRef ?? null,
-      stoodOn: required(input.stoodOn, 'what the claim stood on (--stood-on)'),
-      whyWrong: required(input.whyWrong, 'why it was wrong (--why-wrong)'),
-      correctedClaim: required(input.corrected, 'the corrected claim (--corrected)'),
+      stoodOn: required(input.stoodOn, 'stoodOn'),
+      whyWrong: required(input.whyWrong, 'whyWrong'),
+      correctedClaim: required(input.corrected, 'corrected'),
       correctedAt,
       caughtBy,
       tags: input.tags ?? [],
@@ -124,9 +110,6 @@ export class RetractionLedger {
       recordedAt: now,
     };
     return deps.client.transaction(async (tx) => {
-      if ((await new SubjectSql(tx).get(subjectId)) === null) {
-        throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subjectId}" does not exist`);
-      }
       const facts = new FactSql(tx);
       if (row.factId !== null) {
         const fact = await facts.get(subjectId, row.factId);
@@ -150,59 +133,50 @@ export class RetractionLedger {
     });
   }
 
-  private checkProbe(p: { spec: unknown; standsIf: string; overturnsIf: string }) {
+  private checkProbe(p: NonNullable<RetractInput['probe']>) {
     const spec = this.deps.probes.parseSpec(p.spec);
-    const verdicts = this.deps.probes.verdicts.filter((v) => v !== 'error');
-    for (const [side, v] of [
-      ['standsIf', p.standsIf],
-      ['overturnsIf', p.overturnsIf],
-    ] as const) {
-      if (!verdicts.includes(v)) {
-        throw new EngineError(
-          'INVALID_ARGUMENT',
-          `probe ${side} must be one of ${verdicts.join(', ')}, not "${v}"`,
-        );
-      }
-    }
-    if (p.standsIf === p.overturnsIf) {
+    const verdicts = PROBE_VERDICTS.filter((v) => v !== 'error');
+    const standsIf = parseChoice(verdicts, p.standsIf, 'probe.standsIf');
+    const overturnsIf = parseChoice(verdicts, p.overturnsIf, 'probe.overturnsIf');
+    if (standsIf === overturnsIf) {
       throw new EngineError(
         'POLARITY_NOT_DISTINCT',
         'the probe verdict that keeps the retraction standing must differ from the one that overturns it',
       );
     }
-    return { spec, standsIf: p.standsIf, overturnsIf: p.overturnsIf };
+    return { spec, standsIf, overturnsIf };
   }
 
-  async get(id: string): Promise<Retraction> {
-    const r = await new RetractionSql(this.deps.client).get(id);
-    if (r === null) throw new EngineError('RETRACTION_NOT_FOUND', `no retraction "${id}"`);
+  async get(subjectId: string, id: unknown): Promise<Retraction> {
+    const retractionId = required(id, 'retractionId');
+    const r = await new RetractionSql(this.deps.client).get(retractionId);
+    if (r === null || r.subjectId !== subjectId)
+      throw new EngineError('RETRACTION_NOT_FOUND', `no retraction "${retractionId}"`);
     return r;
   }
 
-  list(options: { subject?: string; verdict?: string } = {}): Promise<Retraction[]> {
-    const subjectId = requireId(options.subject ?? this.deps.defaultSubject, 'subject');
-    const verdict = options.verdict;
-    if (verdict !== undefined && !['unchecked', ...SETTLED_VERDICTS].includes(verdict)) {
-      throw new EngineError('INVALID_ARGUMENT', `unknown verdict "${verdict}"`);
-    }
+  list(subjectId: string, options: { verdict?: RetractionVerdict }): Promise<Retraction[]> {
+    const verdict =
+      options.verdict === undefined
+        ? undefined
+        : parseChoice(RETRACTION_VERDICTS, options.verdict, 'verdict');
     return new RetractionSql(this.deps.client).list(
       subjectId,
-      verdict === undefined ? {} : { verdict: verdict as SettledVerdict },
+      verdict === undefined ? {} : { verdict },
     );
   }
 
   /** Unchecked falsifiers whose maturity date has passed. */
-  due(options: { subject?: string } = {}): Promise<Retraction[]> {
-    const subjectId = requireId(options.subject ?? this.deps.defaultSubject, 'subject');
+  due(subjectId: string): Promise<Retraction[]> {
     return new RetractionSql(this.deps.client).list(subjectId, {
       verdict: 'unchecked',
       dueBy: this.deps.clock(),
     });
   }
 
-  async settle(input: SettleInput): Promise<Retraction> {
+  async settle(subjectId: string, input: SettleInput): Promise<Retraction> {
     const { deps } = this;
-    const row = await this.get(input.id);
+    const row = await this.get(subjectId, input.retractionId);
     if (row.verdict !== 'unchecked') {
       throw new EngineError(
         'ALREADY_SETTLED',
@@ -223,15 +197,16 @@ export class RetractionLedger {
     if ('runProbe' in input) {
       if (row.probe === null)
         throw new EngineError('NO_PROBE', `retraction "${row.id}" has no machine probe`);
-      const instrument = deps.probes.instrumentFor(row.probe.spec);
+      // Parsed again: what the store hands back is checked like any other input.
+      const spec = deps.probes.parseSpec(row.probe.spec);
+      const instrument = deps.probes.instrumentFor(spec);
       if (!(await deps.probes.isCalibrated(instrument))) {
         throw new EngineError(
           'INSTRUMENT_NOT_CALIBRATED',
-          `instrument "${instrument}" has not passed its dual-needle calibration; run \`memledger probe calibrate\``,
+          `instrument "${instrument}" has not passed its dual-needle calibration; calibrate it first (probes.calibrate)`,
         );
       }
-      const record = await deps.probes.run(row.probe.spec, {
-        subject: row.subjectId,
+      const record = await deps.probes.run(row.subjectId, spec, {
         purpose: `settle ${row.id}`,
       });
       if (!record.calibrated) {
@@ -256,15 +231,8 @@ export class RetractionLedger {
       probeRecordId = record.id;
       by = input.by ?? 'probe';
     } else {
-      const v = SETTLED_VERDICTS.find((x) => x === input.verdict);
-      if (v === undefined) {
-        throw new EngineError(
-          'INVALID_ARGUMENT',
-          `a settlement verdict is ${SETTLED_VERDICTS.join(', ')}, not "${input.verdict}"`,
-        );
-      }
-      verdict = v;
-      outcome = required(input.outcome, 'the outcome (--outcome)');
+      verdict = parseChoice(SETTLED_VERDICTS, input.verdict, 'verdict');
+      outcome = required(input.outcome, 'outcome');
     }
     return deps.client.transaction(async (tx) => {
       await lockChain(tx, row.subjectId);

@@ -1,6 +1,6 @@
 import type { ProbeKind, ProbeSpec } from '../domain/probe.js';
 import type { CalibrationSummary } from './probe-service.js';
-import type { ProbeCalibration, ProbeRecord } from '../store/probe-sql.js';
+import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
 
 /** Claim probes (file, sql, http) and their dual-needle calibration. */
 export interface ProbesApi {

@@ -4,7 +4,9 @@
  * query, time words for "when" questions, a session date the query names). The numbers below
  * were chosen on the LoCoMo dev conversations; the ablation is in docs/RECALL.md.
  */
+import type { CorpusStats, SessionStat, TermStat } from '../domain/recall-index.js';
 
+/** The knobs of the lexical ranking (and the weight of the vector lists in the fusion). */
 export interface RankParams {
   k1: number;
   b: number;
@@ -40,6 +42,7 @@ export interface RankParams {
   vectorWeight: number;
 }
 
+/** The parameters recall ranks with unless a call overrides some. */
 export const DEFAULT_RANK_PARAMS: RankParams = {
   k1: 1.2,
   b: 0.6,
@@ -61,14 +64,6 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   vectorWeight: 1,
 };
 
-/** One turn holding a term: where it is, how often the term occurs, how long the turn is. */
-export interface Posting {
-  session: string;
-  seq: number;
-  tf: number;
-  len: number;
-}
-
 /**
  * A posting as the ranker holds it: the turn as one number (session index × SEQ_SPAN + seq),
  * so the hot loops key maps by numbers, not by built strings.
@@ -81,28 +76,12 @@ export interface DocPosting {
 
 /** Turns per session a doc number can address (4,194,304). */
 export const SEQ_SPAN = 2 ** 22;
+/** The doc number of a turn: its session's number and its seq. */
 export const docOf = (session: number, seq: number): number => session * SEQ_SPAN + seq;
+/** The session number a doc number holds. */
 export const sessionOfDoc = (doc: number): number => Math.floor(doc / SEQ_SPAN);
+/** The seq a doc number holds. */
 export const seqOfDoc = (doc: number): number => doc % SEQ_SPAN;
-
-export interface TermStat {
-  /** Turns holding the term. */
-  df: number;
-  /** Sessions holding the term. */
-  sdf: number;
-}
-
-export interface CorpusStats {
-  turns: number;
-  sessions: number;
-  /** Sum of every turn's length in terms. */
-  totalLen: number;
-}
-
-export interface SessionStat {
-  turns: number;
-  len: number;
-}
 
 /**
  * What one scoring round sees. `postings` is complete for the terms in `complete`; for the
@@ -118,8 +97,25 @@ export interface RoundInput {
   sessions: ReadonlyMap<number, SessionStat>;
 }
 
+/** Okapi IDF of a term in `df` of `n` documents, never below `floor`. */
 export function idf(n: number, df: number, floor: number): number {
   return Math.max(floor, Math.log((n - df + 0.5) / (df + 0.5)));
+}
+
+/**
+ * One term's BM25 contribution to a document: its weight `w` (query weight × IDF) times the
+ * term frequency `tf`, saturated by `k1`, the document's length `len` normalised by `avgLen`
+ * through `b`. Turns, sessions and facts are all scored by it.
+ */
+export function bm25Term(
+  w: number,
+  tf: number,
+  len: number,
+  avgLen: number,
+  p: Pick<RankParams, 'k1' | 'b'>,
+): number {
+  const norm = p.k1 * (1 - p.b + (p.b * len) / avgLen);
+  return (w * tf * (p.k1 + 1)) / (tf + norm);
 }
 
 /** How much bigger a restricted term's expanded df is taken to be than its df. */
@@ -171,17 +167,15 @@ export function scoreRound(
     const w = weight * idf(corpus.turns, dfx, p.idfFloor);
     for (const [doc, tf] of ex) {
       const lenX = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
-      const norm = p.k1 * (1 - p.b + (p.b * lenX) / avgLenX);
-      turnScores.set(doc, (turnScores.get(doc) ?? 0) + (w * tf * (p.k1 + 1)) / (tf + norm));
+      turnScores.set(doc, (turnScores.get(doc) ?? 0) + bm25Term(w, tf, lenX, avgLenX, p));
     }
     if (p.sessionWeight > 0) {
       const sw = weight * idf(corpus.sessions, stat.sdf, p.idfFloor);
       for (const [session, tf] of sessionTf) {
         const len = input.sessions.get(session)?.len ?? avgSessionLen;
-        const norm = p.k1 * (1 - p.b + (p.b * len) / avgSessionLen);
         sessionScores.set(
           session,
-          (sessionScores.get(session) ?? 0) + (sw * tf * (p.k1 + 1)) / (tf + norm),
+          (sessionScores.get(session) ?? 0) + bm25Term(sw, tf, len, avgSessionLen, p),
         );
       }
     }

@@ -1,64 +1,24 @@
-import type { Receipt } from '../domain/receipt.js';
-import type { TurnRole } from '../domain/turn.js';
 import { analyze } from '../domain/analyze.js';
+import type {
+  CorpusStats,
+  LexicalIndexPort,
+  RecalledTurn,
+  TermStat,
+  TurnMeta,
+} from '../domain/recall-index.js';
 import {
   DEFAULT_RANK_PARAMS,
-  docOf,
   feedbackWeights,
   scoreRound,
-  seqOfDoc,
-  sessionOfDoc,
   smooth,
   topKeys,
-  type CorpusStats,
-  type DocPosting,
-  type Posting,
   type RankParams,
-  type SessionStat,
-  type TermStat,
 } from './lexical-rank.js';
+import { readPostings, type SearchState } from './posting-reader.js';
 import { dateMatches, queryCues, TIME_TERMS } from './query-cues.js';
+import { SessionNumbers } from './session-numbers.js';
 
-/** What a turn contributes once it is a candidate: its terms, speaker and date. */
-export interface TurnMeta {
-  session: string;
-  seq: number;
-  /** The row recall returns for the turn (the same read brings it). */
-  turn: RecalledTurn;
-  /** Only when asked for (feedback, or the time words of a "when" question); else empty. */
-  terms: readonly string[];
-}
-
-/** A recalled turn as the store has it. */
-export interface RecalledTurn {
-  id: string;
-  role: TurnRole;
-  speaker: string | null;
-  content: string;
-  corrective: boolean;
-  receipt: Receipt | null;
-  recordedAt: Date;
-}
-
-/** The reads lexical search makes. The store implements it in SQL; it never writes. */
-export interface LexicalIndexPort {
-  /** Corpus statistics and the statistics of `terms`, read together. */
-  lookup(terms: readonly string[]): Promise<{ corpus: CorpusStats; terms: Map<string, TermStat> }>;
-  /**
-   * All postings of `terms`, or only those inside `sessions` when it is given, with the
-   * statistics of every session they fall in when `withSessions` (else an empty map).
-   */
-  postings(
-    terms: readonly string[],
-    sessions: readonly string[] | null,
-    withSessions: boolean,
-  ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }>;
-  /** Each session's summed term frequency for each of `terms` (the database adds them up). */
-  sessionTotals(terms: readonly string[]): Promise<Map<string, { session: string; tf: number }[]>>;
-  /** Speaker and date of some turns; their terms too when `withTerms` (else empty). */
-  turns(keys: readonly { session: string; seq: number }[], withTerms: boolean): Promise<TurnMeta[]>;
-}
-
+/** How one lexical search runs: its scope, size, parameters, and what the caller already read. */
 export interface LexicalSearchOptions {
   /** Only turns of this session. */
   session?: string;
@@ -73,158 +33,12 @@ export interface LexicalSearchOptions {
   lookup?: { corpus: CorpusStats; terms: Map<string, TermStat> };
 }
 
+/** A ranked turn: where it is, its score, and its row. */
 export interface ScoredTurn {
   session: string;
   seq: number;
   score: number;
   turn: RecalledTurn;
-}
-
-/** Session ids as small numbers for the ranker, and back. */
-class SessionNumbers {
-  private readonly index = new Map<string, number>();
-  readonly names: string[] = [];
-
-  of(id: string): number {
-    let n = this.index.get(id);
-    if (n === undefined) {
-      n = this.names.length;
-      this.index.set(id, n);
-      this.names.push(id);
-    }
-    return n;
-  }
-
-  doc(session: string, seq: number): number {
-    return docOf(this.of(session), seq);
-  }
-
-  key(doc: number): { session: string; seq: number } {
-    return { session: this.names[sessionOfDoc(doc)] ?? '', seq: seqOfDoc(doc) };
-  }
-
-  /** Orders session numbers by session id: numbering follows read order, ids do not. */
-  readonly compareSessions = (a: number, b: number): number => {
-    const na = this.names[a] ?? '';
-    const nb = this.names[b] ?? '';
-    return na < nb ? -1 : na > nb ? 1 : 0;
-  };
-
-  /** Orders docs by session id, then seq. */
-  readonly compare = (a: number, b: number): number =>
-    this.compareSessions(sessionOfDoc(a), sessionOfDoc(b)) || seqOfDoc(a) - seqOfDoc(b);
-}
-
-interface SearchState {
-  port: LexicalIndexPort;
-  stats: Map<string, TermStat>;
-  corpusTurns: number;
-  scope: string | undefined;
-  budget: number;
-  candidateSessions: number;
-  numbers: SessionNumbers;
-  postings: Map<string, DocPosting[]>;
-  complete: Set<string>;
-  sessions: Map<number, SessionStat>;
-}
-
-/**
- * Reads postings: terms in ascending df order are read in full while the budget lasts; the rest
- * only inside the candidate sessions (those where the rarer terms weigh most). The rarest term
- * is always read in full.
- */
-async function readPostings(st: SearchState, terms: readonly string[]): Promise<void> {
-  const df = (t: string): number => st.stats.get(t)?.df ?? 0;
-  const wanted = terms
-    .filter((t) => !st.postings.has(t) && df(t) > 0)
-    .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
-  if (wanted.length === 0) return;
-  const take = async (
-    list: readonly string[],
-    only: readonly string[] | null,
-    withSessions: boolean,
-  ): Promise<void> => {
-    const got = await st.port.postings(list, only, withSessions);
-    for (const t of list) {
-      st.postings.set(
-        t,
-        (got.postings.get(t) ?? []).map((x) => ({
-          doc: st.numbers.doc(x.session, x.seq),
-          tf: x.tf,
-          len: x.len,
-        })),
-      );
-    }
-    for (const [id, stat] of got.sessions) st.sessions.set(st.numbers.of(id), stat);
-  };
-  if (st.scope !== undefined) {
-    await take(wanted, [st.scope], !st.sessions.has(st.numbers.of(st.scope)));
-    for (const t of wanted) st.complete.add(t);
-    return;
-  }
-  const byName = st.numbers.compareSessions;
-  const first = wanted[0] as string;
-  if (st.postings.size === 0 && df(first) > st.budget) {
-    // Even the rarest term is too common to read turn by turn: choose the candidate sessions
-    // from per-session totals (the database sums them), then read every term inside those.
-    const sdf = (t: string): number => st.stats.get(t)?.sdf ?? 0;
-    const bySdf = [...wanted].sort((a, b) => sdf(a) - sdf(b) || (a < b ? -1 : 1));
-    const pick: string[] = [];
-    let sessionsRead = 0;
-    for (const t of bySdf) {
-      if (pick.length > 0 && sessionsRead + sdf(t) > st.budget) break;
-      pick.push(t);
-      sessionsRead += sdf(t);
-    }
-    const totals = await st.port.sessionTotals(pick);
-    const weight = new Map<number, number>();
-    for (const [t, list] of totals) {
-      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
-      for (const x of list) {
-        const s = st.numbers.of(x.session);
-        weight.set(s, (weight.get(s) ?? 0) + (w * x.tf) / (x.tf + 1));
-      }
-    }
-    const only = topKeys(weight, st.candidateSessions, byName)
-      .map((n) => st.numbers.names[n] ?? '')
-      .sort();
-    if (only.length === 0) for (const t of wanted) st.postings.set(t, []);
-    else await take(wanted, only, true);
-    return;
-  }
-  let used = 0;
-  for (const l of st.postings.values()) used += l.length;
-  const full: string[] = [];
-  const rest: string[] = [];
-  for (const t of wanted) {
-    const first = st.postings.size === 0 && full.length === 0;
-    if (first || (rest.length === 0 && used + df(t) <= st.budget)) {
-      full.push(t);
-      used += df(t);
-    } else {
-      rest.push(t);
-    }
-  }
-  if (full.length > 0) {
-    await take(full, null, true);
-    for (const t of full) st.complete.add(t);
-  }
-  if (rest.length > 0) {
-    const weight = new Map<number, number>();
-    for (const [t, list] of st.postings) {
-      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
-      for (const x of list) {
-        const s = sessionOfDoc(x.doc);
-        weight.set(s, (weight.get(s) ?? 0) + w);
-      }
-    }
-    const only = topKeys(weight, st.candidateSessions, byName)
-      .map((n) => st.numbers.names[n] ?? '')
-      .sort();
-    if (only.length === 0) for (const t of rest) st.postings.set(t, []);
-    // candidate sessions come from postings already read: their statistics are known
-    else await take(rest, only, false);
-  }
 }
 
 /** Ranks a subject's turns for a query. Read-only: every call goes through the port's reads. */

@@ -1,19 +1,6 @@
+import type { ActionRecord, ActionStatus } from '../domain/action.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export const ACTION_STATUSES = ['pending', 'confirmed', 'failed'] as const;
-export type ActionStatus = (typeof ACTION_STATUSES)[number];
-
-export interface ActionRecord {
-  id: string;
-  subjectId: string;
-  tool: string;
-  surface: string;
-  target: string;
-  status: ActionStatus;
-  completedAt: Date | null;
-  recordedAt: Date;
-}
 
 interface Row {
   id: string;
@@ -26,9 +13,11 @@ interface Row {
   recorded_at: Date;
 }
 
+/** The actions the host records. */
 export class ActionSql {
   constructor(private readonly db: SqlExecutor) {}
 
+  /** Records one action and returns it as stored. */
   record(a: Omit<ActionRecord, 'recordedAt'> & { at: Date }): Promise<ActionRecord> {
     return guard('recording an action', async () => {
       const { rows } = await this.db.query<Row>(

@@ -1,7 +1,12 @@
-import type { ArrivalManifest } from '../arrival/manifest.js';
-import type { SettledSnapshot } from '../arrival/settled-facts.js';
+import type { ArrivalManifest } from '../domain/manifest.js';
+import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import type { SqlClient } from './sql-client.js';
 import { guard } from './store-error.js';
+
+/** Carries a host block's rows out of the transaction that is rolled back under them. */
+class ReadOnlyRows {
+  constructor(readonly rows: Array<Record<string, unknown>>) {}
+}
 
 interface ManifestRow {
   id: string;
@@ -43,6 +48,7 @@ function toManifest(r: ManifestRow): ArrivalManifest {
 export class ArrivalSql {
   constructor(private readonly db: SqlClient) {}
 
+  /** The subject's own time zone; null when none is set. */
   timeZone(subjectId: string): Promise<string | null> {
     return guard('reading the time zone', async () => {
       const { rows } = await this.db.query<{ time_zone: string | null }>(
@@ -64,12 +70,14 @@ export class ArrivalSql {
     });
   }
 
+  /** Sets or clears (null) the subject's time zone. */
   setTimeZone(subjectId: string, zone: string | null): Promise<void> {
     return guard('setting the time zone', async () => {
       await this.db.query('UPDATE subjects SET time_zone = $2 WHERE id = $1', [subjectId, zone]);
     });
   }
 
+  /** `YYYY-MM-DD HH24:MI (Dy)` in the zone. */
   formatTime(at: Date, zone: string): Promise<string> {
     return guard('formatting the time', async () => {
       const { rows } = await this.db.query<{ t: string }>(
@@ -80,6 +88,7 @@ export class ArrivalSql {
     });
   }
 
+  /** The settled-facts block's reads, dates formatted in the zone. */
   async settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot> {
     return guard('reading settled facts', async () => {
       const since = new Date(now.getTime() - 48 * 3_600_000);
@@ -128,6 +137,7 @@ export class ArrivalSql {
     });
   }
 
+  /** The subject's most recently active sessions, other than `exceptSession`. */
   recentSessions(
     subjectId: string,
     exceptSession: string | null,
@@ -152,15 +162,30 @@ export class ArrivalSql {
     });
   }
 
-  /** A host block's query, in a read-only transaction: it can read anything and change nothing. */
-  readOnly(query: string, params: readonly unknown[]): Promise<Array<Record<string, unknown>>> {
-    return this.db.transaction(async (tx) => {
-      await tx.query('SET TRANSACTION READ ONLY');
-      const { rows } = await tx.query<Record<string, unknown>>(query, params);
-      return rows;
-    });
+  /**
+   * A host block's query, in a read-only transaction: it can read anything and change nothing.
+   * The text goes out as one prepared statement (PostgreSQL would otherwise run `COMMIT; INSERT …`
+   * as two); a snapshot is taken before it, so it cannot `SET TRANSACTION READ WRITE`; and the
+   * transaction is rolled back, so not even a session setting (`SET search_path …`) outlives it.
+   */
+  async readOnly(
+    query: string,
+    params: readonly unknown[],
+  ): Promise<Array<Record<string, unknown>>> {
+    try {
+      return await this.db.transaction<Array<Record<string, unknown>>>(async (tx) => {
+        await tx.query('SET TRANSACTION READ ONLY');
+        await tx.query('SELECT 1');
+        const { rows } = await tx.query<Record<string, unknown>>(query, params, { prepare: true });
+        throw new ReadOnlyRows(rows);
+      });
+    } catch (err) {
+      if (err instanceof ReadOnlyRows) return err.rows;
+      throw err;
+    }
   }
 
+  /** Appends an arrival's manifest. */
   recordManifest(m: ArrivalManifest): Promise<void> {
     return guard('recording the arrival manifest', () =>
       // The manifest is a record of what was given, not a decision: a crash may lose the last
@@ -188,11 +213,12 @@ export class ArrivalSql {
     );
   }
 
-  manifest(id: string): Promise<ArrivalManifest | null> {
+  /** The subject's manifest by id; another subject's reads as none. */
+  manifest(subjectId: string, id: string): Promise<ArrivalManifest | null> {
     return guard('reading a manifest', async () => {
       const { rows } = await this.db.query<ManifestRow>(
-        `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests WHERE id = $1`,
-        [id],
+        `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
       );
       return rows[0] === undefined ? null : toManifest(rows[0]);
     });

@@ -1,19 +1,6 @@
+import type { Commitment, CommitmentStatus } from '../domain/commitment.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export const COMMITMENT_STATUSES = ['open', 'done', 'dropped'] as const;
-export type CommitmentStatus = (typeof COMMITMENT_STATUSES)[number];
-
-export interface Commitment {
-  id: string;
-  subjectId: string;
-  title: string;
-  /** The due DATE as written, YYYY-MM-DD (formatted by SQL, never through a JS Date). */
-  due: string | null;
-  status: CommitmentStatus;
-  createdAt: Date;
-  statusAt: Date;
-}
 
 interface Row {
   id: string;
@@ -37,9 +24,11 @@ const toCommitment = (r: Row): Commitment => ({
   statusAt: r.status_at,
 });
 
+/** Commitments, each read and closed within its subject only. */
 export class CommitmentSql {
   constructor(private readonly db: SqlExecutor) {}
 
+  /** Adds an open commitment. */
   add(c: {
     id: string;
     subjectId: string;
@@ -57,28 +46,36 @@ export class CommitmentSql {
     });
   }
 
-  /** Closes an open commitment; null when it does not exist or is not open. */
-  close(id: string, status: 'done' | 'dropped', at: Date): Promise<Commitment | null> {
+  /** Closes an open commitment of the subject; null when it has none open by that id. */
+  close(
+    subjectId: string,
+    id: string,
+    status: 'done' | 'dropped',
+    at: Date,
+  ): Promise<Commitment | null> {
     return guard('closing a commitment', async () => {
       const { rows } = await this.db.query<Row>(
-        `UPDATE commitments SET status = $2, status_at = $3 WHERE id = $1 AND status = 'open'
+        `UPDATE commitments SET status = $3, status_at = $4
+         WHERE subject_id = $1 AND id = $2 AND status = 'open'
          RETURNING ${COLUMNS}`,
-        [id, status, at],
+        [subjectId, id, status, at],
       );
       return rows[0] === undefined ? null : toCommitment(rows[0]);
     });
   }
 
-  get(id: string): Promise<Commitment | null> {
+  /** The subject's commitment by id; another subject's reads as none. */
+  get(subjectId: string, id: string): Promise<Commitment | null> {
     return guard('reading a commitment', async () => {
       const { rows } = await this.db.query<Row>(
-        `SELECT ${COLUMNS} FROM commitments WHERE id = $1`,
-        [id],
+        `SELECT ${COLUMNS} FROM commitments WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
       );
       return rows[0] === undefined ? null : toCommitment(rows[0]);
     });
   }
 
+  /** The subject's commitments, newest first, optionally of one status. */
   list(subjectId: string, status: CommitmentStatus | null, limit: number): Promise<Commitment[]> {
     return guard('listing commitments', async () => {
       const { rows } = await this.db.query<Row>(

@@ -1,18 +1,6 @@
+import type { DroppedProposal } from '../domain/dropped-proposal.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export interface DroppedProposal {
-  id: string;
-  sessionId: string | null;
-  slot: string;
-  text: string;
-  /** The proposal exactly as it arrived. */
-  proposal: unknown;
-  code: string;
-  reason: string;
-  proposedBy: string;
-  droppedAt: Date;
-}
 
 interface DroppedDbRow {
   id: string;

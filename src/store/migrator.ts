@@ -56,7 +56,7 @@ export async function migrate(
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue;
       await tx.exec(m.sql);
-      if (m.backfill !== undefined) await m.backfill(tx);
+      if (m.backfill !== undefined) await m.backfill(tx, { applied: [...applied] });
       await tx.query(
         'INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)',
         [m.version, m.name, migrationChecksum(m)],

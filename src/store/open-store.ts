@@ -1,7 +1,14 @@
 import { EngineError } from '../domain/errors.js';
 import { isInitialized, migrate } from './migrator.js';
+import {
+  checkRecallIndex,
+  reindexRecall,
+  reindexRequired,
+  type ReindexProgress,
+} from './recall-reindex.js';
 import type { SqlClient } from './sql-client.js';
 
+/** Where the store lives when nothing names one: `./.memledger`, embedded. */
 export const DEFAULT_DB = './.memledger';
 
 export interface OpenStoreOptions {
@@ -9,16 +16,27 @@ export interface OpenStoreOptions {
   db: string;
   /** Create a new store when there is none (`init`, `demo`, and library hosts by default). */
   create: boolean;
+  /**
+   * A recall index built by another analyser version is rebuilt (`reindexRecall`) instead of
+   * refused with REINDEX_REQUIRED. Default false: a reindex rewrites every subject's postings.
+   */
+  reindex?: boolean;
+  /** Progress of that rebuild, when one runs. */
+  onReindexProgress?: (p: ReindexProgress) => void;
 }
 
+/** Whether `db` names a PostgreSQL server rather than an embedded store. */
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }
 
-/** Opens the engine the `db` string names and brings its schema up to date. */
+/**
+ * Opens the engine the `db` string names, brings its schema up to date, and checks that its
+ * recall index was built by this code's analyser (rebuilding it only when `reindex` says so).
+ */
 export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClient> {
   const db = options.db.trim();
-  if (db === '') throw new EngineError('DB_UNUSABLE', '--db is empty');
+  if (db === '') throw new EngineError('DB_UNUSABLE', 'db is empty: give a directory, memory:// or a postgres:// URL');
   let client: SqlClient;
   if (isPostgresUrl(db)) {
     const { PostgresClient } = await import('../postgres/postgres-client.js');
@@ -26,7 +44,7 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
   } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db) && db !== 'memory://') {
     throw new EngineError(
       'DB_UNUSABLE',
-      `unsupported --db "${db}": use a directory, memory:// or postgres://`,
+      `unsupported db "${db}": use a directory, memory:// or postgres://`,
     );
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
@@ -40,6 +58,14 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
       );
     }
     await migrate(client);
+    const index = await checkRecallIndex(client);
+    if (!index.current) {
+      if (options.reindex !== true) throw reindexRequired(index);
+      await reindexRecall(
+        client,
+        options.onReindexProgress === undefined ? {} : { onProgress: options.onReindexProgress },
+      );
+    }
     return client;
   } catch (err) {
     await client.close().catch(() => undefined);

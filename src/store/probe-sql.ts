@@ -1,40 +1,7 @@
 import type { ProbeKind, ProbeSpec, ProbeVerdict } from '../domain/probe.js';
+import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-/** One probe run as recorded (append-only). */
-export interface ProbeRecord {
-  id: string;
-  subject: string | null;
-  instrument: string;
-  spec: ProbeSpec;
-  verdict: ProbeVerdict;
-  /** Set exactly when the verdict is `error`. */
-  errorCode: string | null;
-  evidence: Record<string, unknown>;
-  /** Whether the instrument's latest calibration (of this implementation) had passed. */
-  calibrated: boolean;
-  /** That calibration, if the instrument had one. */
-  calibrationId: string | null;
-  purpose: string | null;
-  ranAt: Date;
-}
-
-/** One dual-needle calibration as recorded (append-only). */
-export interface ProbeCalibration {
-  id: string;
-  instrument: string;
-  kind: ProbeKind;
-  /** The implementation it vouches for. */
-  fingerprint: string;
-  /** True only when the positive control was `verified` and the negative `falsified`. */
-  passed: boolean;
-  positive: ProbeVerdict;
-  negative: ProbeVerdict;
-  /** Both control specs and outcomes, and any set-up problem. */
-  detail: unknown;
-  ranAt: Date;
-}
 
 interface CalibrationDbRow {
   id: string;
@@ -185,13 +152,14 @@ export class ProbeSql {
     });
   }
 
-  /** Newest first; of one kind, or of every kind. */
-  list(limit: number, kind: ProbeKind | null): Promise<ProbeRecord[]> {
+  /** One subject's records, newest first; of one kind, or of every kind. */
+  list(subjectId: string, limit: number, kind: ProbeKind | null): Promise<ProbeRecord[]> {
     return guard('reading the probe log', async () => {
       const { rows } = await this.db.query<RecordDbRow>(
-        `SELECT ${RECORD_COLUMNS} FROM probe_records WHERE ($2::text IS NULL OR kind = $2)
+        `SELECT ${RECORD_COLUMNS} FROM probe_records
+         WHERE subject_id = $3 AND ($2::text IS NULL OR kind = $2)
          ORDER BY seq DESC LIMIT $1`,
-        [limit, kind],
+        [limit, kind, subjectId],
       );
       return rows.map(toRecord);
     });

@@ -1,35 +1,22 @@
-import type { FactOrigin, FactStatus } from '../domain/fact.js';
+import type { FactStatus } from '../domain/fact.js';
 import type { ReceiptKind } from '../domain/receipt.js';
+import type {
+  CorpusStats,
+  LexicalIndexPort,
+  Posting,
+  RecalledFactRow,
+  SessionStat,
+  TermStat,
+  TurnMeta,
+} from '../domain/recall-index.js';
 import type { TurnRole } from '../domain/turn.js';
-import type { CorpusStats, Posting, SessionStat, TermStat } from '../recall/lexical-rank.js';
-import type { LexicalIndexPort, TurnMeta } from '../recall/lexical-search.js';
+import { FACT_ROW_JSON, parseFactRows } from './fact-row-json.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 import { receiptFromColumns } from './turn-sql.js';
 
 /** Recall's statements are fixed texts run on every query: kept prepared where possible. */
 const PREPARED = { prepare: true } as const;
-
-/** A fact candidate: its passport columns and terms. */
-export interface RecalledFactRow {
-  id: string;
-  slot: string;
-  key: string | null;
-  text: string;
-  origin: FactOrigin;
-  status: FactStatus;
-  attested: boolean;
-  evidenceTurnId: string | null;
-  evidenceSessionId: string | null;
-  evidenceSeq: number | null;
-  evidenceQuote: string | null;
-  evidenceTool: string | null;
-  recordedAt: Date;
-  statusAt: Date;
-  validFrom: Date | null;
-  validTo: Date | null;
-  terms: string[];
-}
 
 /**
  * Recall's reads: the lexical index of one subject (its SELECTs only; the index is written by
@@ -60,28 +47,28 @@ export class RecallSql {
     return this.scopedLookup(terms, null);
   }
 
-  /** The lookup, plus whether the subject and the session (when one is named) exist. */
+  /**
+   * The lookup, plus whether the session (when one is named) is one of this subject's: another
+   * subject's session reads exactly like one that does not exist.
+   */
   scopedLookup(
     terms: readonly string[],
     session: string | null,
   ): Promise<{
     corpus: CorpusStats;
     terms: Map<string, TermStat>;
-    subjectExists: boolean;
     sessionExists: boolean;
   }> {
     return guard('reading recall statistics', async () => {
       const { rows } = await this.db.query<{
         corpus: string | null;
         terms: string | null;
-        subject: boolean;
         session: boolean;
       }>(
         `SELECT (SELECT concat_ws(E'\x1f', turns, sessions, term_len) FROM recall_corpus
                  WHERE subject_id = $1) AS corpus,
                 (SELECT string_agg(concat_ws(E'\x1f', term, df, sdf), E'\x1e') FROM term_stats
                  WHERE subject_id = $1 AND term = ANY($2::text[])) AS terms,
-                EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS subject,
                 EXISTS (SELECT 1 FROM sessions WHERE subject_id = $1 AND id = $3) AS session`,
         [this.subjectId, terms, session],
         PREPARED,
@@ -97,7 +84,6 @@ export class RecallSql {
       return {
         corpus: { turns, sessions, totalLen },
         terms: stats,
-        subjectExists: row?.subject === true,
         sessionExists: row?.session === true,
       };
     });
@@ -249,64 +235,6 @@ export class RecallSql {
       return parseFactRows(rows[0]?.doc ?? null);
     });
   }
-}
-
-/**
- * A fact row as one JSON array, over a relation whose columns are the facts table's; with
- * `parseFactRows`, the one mapping of recalled facts (lexical and vector recall both use it).
- */
-export const FACT_ROW_JSON = `json_build_array(id, slot, key, text, origin, status, attested,
-  evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-  (extract(epoch FROM recorded_at) * 1000)::float8, (extract(epoch FROM status_at) * 1000)::float8,
-  (extract(epoch FROM valid_from) * 1000)::float8, (extract(epoch FROM valid_to) * 1000)::float8,
-  terms)`;
-
-/** Parses a JSON list of `FACT_ROW_JSON` arrays (null: none). */
-export function parseFactRows(doc: string | null): RecalledFactRow[] {
-  return ((JSON.parse(doc ?? 'null') as unknown[] | null) ?? []).map(factRow);
-}
-
-/** One parsed `FACT_ROW_JSON` array as a fact row. */
-export function factRow(json: unknown): RecalledFactRow {
-  const r = json as [
-    string,
-    string,
-    string | null,
-    string,
-    FactOrigin,
-    FactStatus,
-    boolean,
-    string | null,
-    string | null,
-    number | null,
-    string | null,
-    string | null,
-    number,
-    number,
-    number | null,
-    number | null,
-    string[] | null,
-  ];
-  const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
-  return {
-    id: r[0],
-    slot: r[1],
-    key: r[2],
-    text: r[3],
-    origin: r[4],
-    status: r[5],
-    attested: r[6],
-    evidenceTurnId: r[7],
-    evidenceSessionId: r[8],
-    evidenceSeq: r[9],
-    evidenceQuote: r[10],
-    evidenceTool: r[11],
-    recordedAt: new Date(r[12]),
-    statusAt: new Date(r[13]),
-    validFrom: date(r[14]),
-    validTo: date(r[15]),
-    terms: r[16] ?? [],
-  };
 }
 
 /** Records split on ASCII RS, fields on US. */

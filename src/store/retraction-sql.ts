@@ -1,34 +1,7 @@
+import type { Retraction } from '../domain/retraction-record.js';
 import type { CaughtBy, RetractionVerdict } from '../domain/retraction.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export interface Retraction {
-  id: string;
-  subjectId: string;
-  claim: string;
-  claimedAt: Date | null;
-  claimSurface: string | null;
-  claimRef: string | null;
-  stoodOn: string;
-  whyWrong: string;
-  correctedClaim: string;
-  correctedAt: Date;
-  caughtBy: CaughtBy;
-  tags: string[];
-  procedure: string;
-  passObservation: string;
-  overturnCondition: string;
-  probe: { spec: unknown; standsIf: string; overturnsIf: string } | null;
-  dueAt: Date;
-  factId: string | null;
-  verdict: RetractionVerdict;
-  settledAt: Date | null;
-  settledOutcome: string | null;
-  settledBy: string | null;
-  settledProbeRecordId: string | null;
-  restoredFactId: string | null;
-  recordedAt: Date;
-}
 
 interface Row {
   id: string;
@@ -190,7 +163,7 @@ export class RetractionSql {
   /**
    * Claims that stay retracted (every verdict but overturned), for the gate's RETRACTED_CLAIM
    * rule. "Newer than the retraction" means newer than its entry in the ledger: a correction
-   * back-dated with --corrected-at must not let the turns it refuted count as new evidence.
+   * back-dated with `correctedAt` must not let the turns it refuted count as new evidence.
    */
   standingClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
     return guard('reading retracted claims', async () => {

@@ -43,10 +43,7 @@ export class SessionSql {
         );
         const row = rows[0];
         if (row === undefined) {
-          throw new EngineError(
-            'SUBJECT_NOT_FOUND',
-            `subject "${input.subjectId}" does not exist; run \`memledger init --subject ${input.subjectId}\``,
-          );
+          throw new EngineError('SUBJECT_NOT_FOUND', `subject "${input.subjectId}" does not exist`);
         }
         return toSession(row);
       } catch (err) {

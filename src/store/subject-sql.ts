@@ -42,6 +42,14 @@ export class SubjectSql {
     });
   }
 
+  /** Every subject's id, in order. */
+  list(): Promise<string[]> {
+    return guard('listing subjects', async () => {
+      const { rows } = await this.db.query<{ id: string }>('SELECT id FROM subjects ORDER BY id');
+      return rows.map((r) => r.id);
+    });
+  }
+
   /** Stores the owner's public key once; a subject's key is never replaced silently. */
   setOwnerKey(id: string, publicKeyPem: string, keyId: string): Promise<boolean> {
     return guard('storing the owner key', async () => {

@@ -1,16 +1,12 @@
+import type { RegisteredTool, ToolRegistration } from '../domain/tool.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export interface ToolRegistration {
-  name: string;
-  description: string;
-  surfaces: string[];
-}
 
 /** The tool registry: the single source of truth for which tools a surface binds. */
 export class ToolSql {
   constructor(private readonly db: SqlExecutor) {}
 
+  /** Registers a tool, or replaces its description and surfaces. */
   register(subjectId: string, t: ToolRegistration, at: Date): Promise<void> {
     return guard('registering a tool', async () => {
       await this.db.query(
@@ -21,6 +17,7 @@ export class ToolSql {
     });
   }
 
+  /** Removes a tool; false when the subject had none by that name. */
   remove(subjectId: string, name: string): Promise<boolean> {
     return guard('removing a tool', async () => {
       const { rows } = await this.db.query<{ name: string }>(
@@ -31,7 +28,8 @@ export class ToolSql {
     });
   }
 
-  list(subjectId: string): Promise<Array<ToolRegistration & { registeredAt: Date }>> {
+  /** The subject's tools, by name. */
+  list(subjectId: string): Promise<RegisteredTool[]> {
     return guard('listing tools', async () => {
       const { rows } = await this.db.query<{
         name: string;

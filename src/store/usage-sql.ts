@@ -1,14 +1,7 @@
 import type { UtilityKind } from '../domain/utility.js';
+import type { UtilityUsage } from '../domain/utility-usage.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-export interface UtilityUsage {
-  kind: UtilityKind;
-  requests: number;
-  chars: number;
-  firstAt: Date;
-  lastAt: Date;
-}
 
 export class UsageSql {
   constructor(private readonly db: SqlExecutor) {}

@@ -1,24 +1,15 @@
+import { EngineError } from '../domain/errors.js';
 import type { FactStatus } from '../domain/fact.js';
-import { FACT_ROW_JSON, factRow, type RecalledFactRow } from './recall-sql.js';
+import {
+  MAX_VECTOR_DIMS,
+  type PendingFact,
+  type PendingTurn,
+  type RecalledFactRow,
+  type VectorMath,
+} from '../domain/recall-index.js';
+import { FACT_ROW_JSON, factRow } from './fact-row-json.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
-
-/** A turn that has no vector yet for some model, with the text to embed. */
-export interface PendingTurn {
-  session: string;
-  seq: number;
-  speaker: string | null;
-  content: string;
-}
-
-/** A fact that has no vector yet for some model. */
-export interface PendingFact {
-  id: string;
-  text: string;
-}
-
-/** How vector distances are computed: by pgvector in C, or by plain SQL over `real[]`. */
-export type VectorMath = 'pgvector' | 'plain';
 
 /** A vector as a literal: pgvector's `[a,b]` or an array's `{a,b}`. */
 function literal(v: readonly number[], math: VectorMath): string {
@@ -74,6 +65,7 @@ const NEAREST_FACTS: Record<'plain' | 'exact', string> = {
     ${FACTS_FILTER} ${FACTS_ORDER}) n`,
 };
 
+/** The nearest-turns read through the HNSW index of vectors of `dims` numbers. */
 export function nearestTurnsByIndexSql(dims: number): string {
   return `${TURNS_LIST} FROM (SELECT v.session_id, v.seq, ${indexDistance(dims)} AS d
     ${TURNS_FILTER} AND v.dims = ${dims} ORDER BY d LIMIT $5 + ${TIE_MARGIN}) n`;
@@ -86,8 +78,12 @@ function nearestFactsByIndexSql(dims: number): string {
 
 /** A whole number of dimensions, safe to write into SQL text. */
 function requireDims(dims: number): number {
-  if (!Number.isInteger(dims) || dims < 1 || dims > 16000) {
-    throw new Error(`not a vector length: ${dims}`);
+  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_VECTOR_DIMS) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `a vector holds 1 to ${MAX_VECTOR_DIMS} numbers, not ${String(dims)}`,
+      { data: { field: 'dims' } },
+    );
   }
   return dims;
 }
@@ -99,16 +95,6 @@ export class VectorSql {
     private readonly subjectId: string,
     private readonly model: string,
   ) {}
-
-  subjectExists(): Promise<boolean> {
-    return guard('reading the subject', async () => {
-      const { rows } = await this.db.query<{ present: boolean }>(
-        'SELECT EXISTS (SELECT 1 FROM subjects WHERE id = $1) AS present',
-        [this.subjectId],
-      );
-      return rows[0]?.present === true;
-    });
-  }
 
   /** Fresh planner statistics for the vector tables (where nothing else takes them). */
   analyze(): Promise<void> {

@@ -10,6 +10,7 @@ import {
   type Engine,
   type OwnerSigner,
 } from '../../src/index.js';
+import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-forged-'));
@@ -34,22 +35,23 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
 
   async function subjectWithPile() {
     const subject = `f${++n}`;
-    await engine.init({ subject });
-    await engine.owner.setKey({ subject, publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
-    const s = await engine.sessions.create({ subject });
-    await engine.turns.add({
+    await engine.subjects.create(subject);
+    const me = engine.subject(subject);
+    await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+    const s = await me.sessions.create();
+    await me.turns.add({
       sessionId: s.id,
       role: 'user',
       content: 'Keep your answers short, I read on my phone.',
     });
-    await engine.turns.add({
+    await me.turns.add({
       sessionId: s.id,
       role: 'assistant',
       content: 'Emailed it.',
       receipt: { tools: ['send_email'] },
     });
-    await engine.slots.declare({ subject, name: 'emails', rule: 'action' });
-    const r = await engine.propose({
+    await me.slots.declare({ name: 'emails', rule: 'action' });
+    const r = await me.gate.propose({
       sessionId: s.id,
       proposals: [
         {
@@ -73,18 +75,18 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
       ],
     });
     const [a, b, c] = r.proposed.map((p) => p.id);
-    return { subject, a: a ?? '', b: b ?? '', c: c ?? '' };
+    return { me, a: a ?? '', b: b ?? '', c: c ?? '' };
   }
 
   it('catches a rejected proposal edited to active', async () => {
     const x = await subjectWithPile();
-    await engine.decide({ proposalId: x.a, decision: 'reject', signer });
-    expect((await engine.chain.verify({ subject: x.subject })).ok).toBe(true);
-    await engine.sql.query(
+    await x.me.owner.decide({ proposalId: x.a, decision: 'reject', signer });
+    expect((await x.me.owner.verifyChain()).ok).toBe(true);
+    await storeClient(engine).query(
       `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
       [x.a],
     );
-    expect(await engine.chain.verify({ subject: x.subject })).toMatchObject({
+    expect(await x.me.owner.verifyChain()).toMatchObject({
       ok: false,
       code: 'STATUS_MISMATCH',
       brokenAt: 1,
@@ -93,21 +95,21 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
 
   it('catches a pending proposal edited to active with no decision, and a forged receipt promotion', async () => {
     const x = await subjectWithPile();
-    await engine.sql.query(
+    await storeClient(engine).query(
       `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
       [x.b],
     );
-    expect(await engine.chain.verify({ subject: x.subject })).toMatchObject({
+    expect(await x.me.owner.verifyChain()).toMatchObject({
       ok: false,
       code: 'MISSING_DECISION',
     });
     const y = await subjectWithPile();
     // the action slot is not auto-live: a receipt promotion cannot be claimed for it
-    await engine.sql.query(
+    await storeClient(engine).query(
       `UPDATE facts SET status = 'active', promoted_by = 'receipt' WHERE id = $1`,
       [y.c],
     );
-    expect(await engine.chain.verify({ subject: y.subject })).toMatchObject({
+    expect(await y.me.owner.verifyChain()).toMatchObject({
       ok: false,
       code: 'MISSING_DECISION',
     });
@@ -116,16 +118,15 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
   it('refuses to turn auto-live on for a slot that already holds facts', async () => {
     const x = await subjectWithPile();
     await expect(
-      engine.slots.declare({ subject: x.subject, name: 'emails', rule: 'action', autoLive: true }),
+      x.me.slots.declare({ name: 'emails', rule: 'action', autoLive: true }),
     ).rejects.toMatchObject({
       code: 'SLOT_IN_USE',
     });
-    await expect(
-      engine.slots.declare({ subject: x.subject, name: 'stances', rule: 'action' }),
-    ).rejects.toMatchObject({ code: 'SLOT_IN_USE' });
-    await engine.slots.declare({ subject: x.subject, name: 'emails', rule: 'action' });
-    await engine.slots.declare({
-      subject: x.subject,
+    await expect(x.me.slots.declare({ name: 'stances', rule: 'action' })).rejects.toMatchObject({
+      code: 'SLOT_IN_USE',
+    });
+    await x.me.slots.declare({ name: 'emails', rule: 'action' });
+    await x.me.slots.declare({
       name: 'fresh_slot',
       rule: 'action',
       autoLive: true,

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/index.js';
+import { storeClient } from '../../src/engine/test-access.js';
 import { analyse, type SchemaColumn, type SourceText } from '../support/sql-columns.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,7 +41,7 @@ describe('no inert state', () => {
     try {
       // schema_migrations is kept: the migrator (src/store/migrator.ts) writes it with SQL the
       // scan sees, and its columns are state like any other.
-      const { rows } = await engine.sql.query<{
+      const { rows } = await storeClient(engine).query<{
         table_name: string;
         column_name: string;
         filled_by_default: boolean;

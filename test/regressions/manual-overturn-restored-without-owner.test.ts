@@ -8,6 +8,7 @@ import {
   loadOwnerKey,
   writeOwnerKeyFile,
   type Engine,
+  type SubjectHandle,
   type OwnerSigner,
 } from '../../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
@@ -20,6 +21,7 @@ describe.each(ENGINES)(
   (kind) => {
     let t: TestEngine;
     let engine: Engine;
+    let me: SubjectHandle;
     let signer: OwnerSigner;
     let now = new Date('2026-10-01T10:00:00Z');
 
@@ -29,18 +31,19 @@ describe.each(ENGINES)(
       const file = join(dir, `${kind}.key`);
       writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
       signer = loadOwnerKey(file, 'pw');
-      await engine.init();
-      await engine.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
+      await engine.subjects.create();
+      me = engine.subject();
+      await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
     });
     afterAll(async () => {
       await t.close();
     });
 
     it('puts a manually restored fact in the pile, and leaves the newer approved value live', async () => {
-      const s = await engine.sessions.create();
-      await engine.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Oslo.' });
-      await engine.turns.add({ sessionId: s.id, role: 'user', content: 'Now I live in Bergen.' });
-      const oslo = await engine.propose({
+      const s = await me.sessions.create();
+      await me.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Oslo.' });
+      await me.turns.add({ sessionId: s.id, role: 'user', content: 'Now I live in Bergen.' });
+      const oslo = await me.gate.propose({
         sessionId: s.id,
         proposals: [
           {
@@ -53,8 +56,8 @@ describe.each(ENGINES)(
         ],
       });
       const osloId = oslo.proposed[0]?.id ?? '';
-      await engine.decide({ proposalId: osloId, decision: 'approve', signer });
-      const r = await engine.ledger.retract({
+      await me.owner.decide({ proposalId: osloId, decision: 'approve', signer });
+      const r = await me.ledger.retract({
         claim: 'The user lives in Oslo.',
         stoodOn: 'an old message',
         whyWrong: 'the user moved',
@@ -66,7 +69,7 @@ describe.each(ENGINES)(
         dueDays: 0,
       });
       now = new Date(now.getTime() + 60_000);
-      const bergen = await engine.propose({
+      const bergen = await me.gate.propose({
         sessionId: s.id,
         proposals: [
           {
@@ -78,28 +81,26 @@ describe.each(ENGINES)(
           },
         ],
       });
-      await engine.decide({
+      await me.owner.decide({
         proposalId: bergen.proposed[0]?.id ?? '',
         decision: 'approve',
         signer,
       });
       now = new Date(now.getTime() + 60_000);
-      const settled = await engine.ledger.settle({
-        id: r.id,
+      const settled = await me.ledger.settle({
+        retractionId: r.id,
         verdict: 'overturned',
         outcome: 'said so',
       });
-      const restored = await engine.fact(settled.restoredFactId ?? '');
+      const restored = await me.facts.get(settled.restoredFactId ?? '');
       expect(restored).toMatchObject({
         status: 'proposed',
         restoredFromId: osloId,
         proposedBy: 'restoration',
       });
-      expect((await engine.memory.live()).map((f) => f.text)).toEqual([
-        'The user lives in Bergen.',
-      ]);
-      expect((await engine.pile()).map((p) => p.fact.id)).toContain(restored?.id);
-      expect((await engine.chain.verify()).ok).toBe(true);
+      expect((await me.facts.live()).map((f) => f.text)).toEqual(['The user lives in Bergen.']);
+      expect((await me.gate.pile()).map((p) => p.fact.id)).toContain(restored.id);
+      expect((await me.owner.verifyChain()).ok).toBe(true);
     });
   },
 );

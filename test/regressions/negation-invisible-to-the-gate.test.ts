@@ -1,11 +1,7 @@
 // Negators are stopwords, so "not moved to Tuesday" matched the retracted "moved to Tuesday" and "does not work nights" was attested by "I work nights".
 import { describe, expect, it } from 'vitest';
-import {
-  checkProposal,
-  isAttestedBy,
-  DEFAULT_CORRECTION_CUES,
-  DEFAULT_FAILURE_CUES,
-} from '../../src/index.js';
+import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../../src/index.js';
+import { checkProposal, isAttestedBy } from '../../src/rules.js';
 
 const turn = (content: string, at: string) => ({
   id: 't1',

@@ -23,11 +23,12 @@ describe.each(ENGINES)('probe existence mistaken for content [%s]', (kind) => {
   let t: TestEngine;
   beforeAll(async () => {
     t = await openTestEngine(kind, { probes: { roots: [tmp.dir], instruments: [stage1] } });
+    await t.engine.subjects.create();
   });
   afterAll(() => t.close());
 
   it('falsifies a contains probe on a file that exists but lacks the needle', async () => {
-    const record = await t.engine.probes.run({
+    const record = await t.engine.subject().probes.run({
       kind: 'file',
       path: 'package.json',
       mode: 'contains',
@@ -39,7 +40,9 @@ describe.each(ENGINES)('probe existence mistaken for content [%s]', (kind) => {
 
   it('gives divergent verdicts, with different evidence, for a positive/negative pair', async () => {
     const probe = (needle: string) =>
-      t.engine.probes.run({ kind: 'file', path: 'package.json', mode: 'contains', needle });
+      t.engine
+        .subject()
+        .probes.run({ kind: 'file', path: 'package.json', mode: 'contains', needle });
     const positive = await probe('name');
     const negative = await probe('zzz_nonexistent_string_qqq_9481');
     expect([positive.verdict, negative.verdict]).toEqual(['verified', 'falsified']);
@@ -47,14 +50,16 @@ describe.each(ENGINES)('probe existence mistaken for content [%s]', (kind) => {
   });
 
   it('fails the calibration of an instrument that answers from existence alone', async () => {
-    const [sound] = await t.engine.probes.calibrate({ instrument: 'file' });
+    const [sound] = await t.engine.subject().probes.calibrate({ instrument: 'file' });
     expect(sound).toMatchObject({ passed: true, positive: 'verified', negative: 'falsified' });
-    const [broken] = await t.engine.probes.calibrate({ instrument: 'stage1-file' });
+    const [broken] = await t.engine.subject().probes.calibrate({ instrument: 'stage1-file' });
     expect(broken).toMatchObject({ passed: false, positive: 'verified', negative: 'verified' });
-    const record = await t.engine.probes.run(
-      { kind: 'file', path: 'package.json', mode: 'contains', needle: 'zzz_nonexistent' },
-      { instrument: 'stage1-file' },
-    );
+    const record = await t.engine
+      .subject()
+      .probes.run(
+        { kind: 'file', path: 'package.json', mode: 'contains', needle: 'zzz_nonexistent' },
+        { instrument: 'stage1-file' },
+      );
     // Its yes is recorded, and recorded as untrusted.
     expect(record).toMatchObject({ verdict: 'verified', calibrated: false });
   });

@@ -18,9 +18,10 @@ describe.each(ENGINES)('probe polarity from wording [%s]', (kind) => {
   let t: TestEngine;
   beforeAll(async () => {
     t = await openTestEngine(kind, { probes: { roots: [tmp.dir] } });
+    await t.engine.subjects.create();
   });
   afterAll(() => t.close());
-  const run = (spec: ProbeSpec) => t.engine.probes.run(spec);
+  const run = (spec: ProbeSpec) => t.engine.subject().probes.run(spec);
 
   it('verifies --contains absent on a file holding the token three times, matchCount 3', async () => {
     const record = await run({

@@ -1,17 +1,19 @@
 import type { Engine } from '../../src/index.js';
+import { storeClient } from '../../src/engine/test-access.js';
 
 /**
  * A logical dump of every table in the store's schema: each table's rows, sorted, hashed. Two
  * equal dumps mean no row was added, changed or removed.
  */
 export async function dumpStore(engine: Engine): Promise<Record<string, string>> {
-  const { rows: tables } = await engine.sql.query<{ name: string }>(
+  const sql = storeClient(engine);
+  const { rows: tables } = await sql.query<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables
      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
   );
   const out: Record<string, string> = {};
   for (const { name } of tables) {
-    const { rows } = await engine.sql.query<{ n: number; digest: string }>(
+    const { rows } = await sql.query<{ n: number; digest: string }>(
       `SELECT count(*)::int AS n,
               md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '')) AS digest
        FROM "${name}" t`,

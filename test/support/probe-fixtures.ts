@@ -1,7 +1,8 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProbeContext, SqlClient } from '../../src/index.js';
+import type { ProbeContext } from '../../src/index.js';
+import type { SqlClient } from '../../src/store/sql-client.js';
 
 /** A fresh directory (real path) removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {

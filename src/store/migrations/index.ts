@@ -5,14 +5,18 @@ import { sql as retractions } from './0004-retractions.js';
 import { sql as arrival } from './0005-arrival.js';
 import { backfill as recallBackfill, sql as recall } from './0006-recall.js';
 import { sql as vectors } from './0007-vectors.js';
+import { backfill as analyzerBackfill, sql as analyzerVersion } from './0008-analyzer-version.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
-  /** Data the SQL cannot compute (analysed terms), filled in the same transaction. */
-  backfill?: (tx: SqlExecutor) => Promise<void>;
+  /**
+   * Data the SQL cannot compute (analysed terms), filled in the same transaction. `applied`:
+   * the migrations this run applied before this one.
+   */
+  backfill?: (tx: SqlExecutor, run: { readonly applied: readonly number[] }) => Promise<void>;
 }
 
 /** One list for both engines; append only, never edit an applied migration. */
@@ -24,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'arrival', sql: arrival },
   { version: 6, name: 'recall', sql: recall, backfill: recallBackfill },
   { version: 7, name: 'vectors', sql: vectors },
+  { version: 8, name: 'analyzer-version', sql: analyzerVersion, backfill: analyzerBackfill },
 ];

@@ -1,0 +1,137 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EngineError, parseChoice } from '../src/index.js';
+import {
+  GLOBAL_OPTIONS,
+  type OptionSpec,
+  type OptionSpecs,
+  type OptionValues,
+} from './options.js';
+
+type ParseArgsOptions = NonNullable<ParseArgsConfig['options']>;
+type Raw = string | boolean | string[] | undefined;
+
+/** The values every command shares, read by the runner. */
+export interface GlobalValues {
+  db: string | undefined;
+  json: boolean;
+  help: boolean;
+}
+
+/** What one command line holds once its options are parsed and checked. */
+export interface ParsedCommandLine<O extends OptionSpecs> {
+  values: OptionValues<O>;
+  globals: GlobalValues;
+  positionals: string[];
+}
+
+function parseArgsConfig(specs: OptionSpecs): ParseArgsOptions {
+  const out: ParseArgsOptions = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    if (spec.kind === 'flag') {
+      out[name] = spec.short === undefined ? { type: 'boolean' } : { type: 'boolean', short: spec.short };
+    } else {
+      out[name] = spec.kind === 'repeat' ? { type: 'string', multiple: true } : { type: 'string' };
+    }
+  }
+  return out;
+}
+
+const invalid = (message: string): EngineError => new EngineError('INVALID_ARGUMENT', message);
+
+/** `--name V` as the usage text shows it (for messages). */
+export function optionSynopsis(name: string, spec: OptionSpec): string {
+  switch (spec.kind) {
+    case 'flag':
+      return `--${name}`;
+    case 'choice':
+      return `--${name} ${spec.choices.join('|')}`;
+    default:
+      return `--${name} ${spec.value}`;
+  }
+}
+
+function missing(name: string, spec: OptionSpec): EngineError {
+  const code = spec.kind === 'text' ? (spec.missing ?? 'INVALID_ARGUMENT') : 'INVALID_ARGUMENT';
+  return new EngineError(code, `${optionSynopsis(name, spec)} is required`);
+}
+
+function choice(name: string, spec: OptionSpec & { kind: 'choice' }, raw: string): string {
+  try {
+    return parseChoice(spec.choices, raw, `--${name}`);
+  } catch (err) {
+    if (spec.invalid === undefined || !(err instanceof EngineError)) throw err;
+    throw new EngineError(spec.invalid, err.message, { data: { field: `--${name}` } });
+  }
+}
+
+function readValue(name: string, spec: OptionSpec, raw: Raw): unknown {
+  if (spec.kind === 'flag') return raw === true;
+  if (raw === undefined) {
+    if ('required' in spec && spec.required === true) throw missing(name, spec);
+    return undefined;
+  }
+  if (spec.kind === 'repeat') return raw as string[];
+  const v = raw as string;
+  switch (spec.kind) {
+    case 'text':
+      return v;
+    case 'choice':
+      return choice(name, spec, v);
+    case 'int':
+      if (!/^\d+$/.test(v) || Number(v) < spec.min || !Number.isSafeInteger(Number(v))) {
+        throw invalid(`--${name} must be a whole number of at least ${spec.min}, not "${v}"`);
+      }
+      return Number(v);
+    case 'number': {
+      const n = Number(v);
+      if (v.trim() === '' || !Number.isFinite(n) || n < spec.min) {
+        throw invalid(`--${name} must be a number of at least ${spec.min}, not "${v}"`);
+      }
+      return n;
+    }
+    case 'list': {
+      const items = v.split(',').map((s) => s.trim());
+      if (items.some((s) => s === '')) throw invalid(`--${name} has an empty item: "${v}"`);
+      return items;
+    }
+    case 'date': {
+      const d = new Date(v);
+      if (Number.isNaN(d.getTime())) throw invalid(`--${name} is not a date: "${v}"`);
+      return d;
+    }
+  }
+}
+
+/**
+ * Parses a command's arguments against its declared options (and the global ones): unknown
+ * options, missing required ones and malformed values are refused, in declaration order.
+ */
+export function parseCommandLine<O extends OptionSpecs>(
+  argv: readonly string[],
+  specs: O,
+  allowPositionals: boolean,
+): ParsedCommandLine<O> {
+  let parsed: { values: Record<string, Raw>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { ...parseArgsConfig(GLOBAL_OPTIONS), ...parseArgsConfig(specs) },
+      strict: true,
+      allowPositionals,
+    });
+  } catch (err) {
+    throw invalid((err as Error).message);
+  }
+  const raw = parsed.values;
+  const globals: GlobalValues = {
+    db: typeof raw.db === 'string' ? raw.db : undefined,
+    json: raw.json === true,
+    help: raw.help === true,
+  };
+  const values: Record<string, unknown> = {};
+  // --help answers before any value is checked: asking how to call a command is never an error.
+  if (!globals.help) {
+    for (const [name, spec] of Object.entries(specs)) values[name] = readValue(name, spec, raw[name]);
+  }
+  return { values: values as OptionValues<O>, globals, positionals: parsed.positionals };
+}

@@ -1,0 +1,29 @@
+import { EngineError } from '../domain/errors.js';
+import type { ArrivalSql } from '../store/arrival-sql.js';
+
+/** Each subject's time zone, in which arrival renders its dates. */
+export interface TimeZones {
+  /** The subject's zone, or the default when it has none. */
+  of(subjectId: string): Promise<string>;
+  /** Sets the subject's zone (an IANA name the database knows), or clears it with null. */
+  set(subjectId: string, zone: string | null): Promise<void>;
+}
+
+/** Time zones over the subjects table; `defaultZone` stands in for subjects without one. */
+export function createTimeZones(sql: ArrivalSql, defaultZone: string): TimeZones {
+  return {
+    async of(subjectId) {
+      return (await sql.timeZone(subjectId)) ?? defaultZone;
+    },
+    async set(subjectId, zone) {
+      if (zone !== null && (typeof zone !== 'string' || !(await sql.knowsZone(zone)))) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `unknown time zone ${typeof zone === 'string' ? `"${zone}"` : String(zone)} (use an IANA name, e.g. Europe/Stockholm)`,
+          { data: { field: 'zone' } },
+        );
+      }
+      await sql.setTimeZone(subjectId, zone);
+    },
+  };
+}

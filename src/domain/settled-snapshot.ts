@@ -1,0 +1,15 @@
+/**
+ * The ground truth the settled-facts block shows (seed 000, getSettledFactsForPrompt). Every
+ * date arrives already formatted by SQL (to_char in the subject's zone).
+ */
+export interface SettledSnapshot {
+  /** The true count of open commitments, and the latest few. */
+  openCommitments: { total: number; latest: Array<{ title: string; due: string | null }> };
+  /** Confirmed actions of the last 48 hours, newest first. */
+  confirmedActions: Array<{ tool: string; surface: string; target: string; completed: string }>;
+  /** The latest retractions, newest first. */
+  retractions: Array<{ claim: string; corrected: string; verdict: string }>;
+  falsifiersDue: { count: number; oldestDue: string | null };
+  /** Proposals awaiting the owner's review. */
+  pile: { count: number; oldestHours: number | null };
+}

@@ -1,0 +1,12 @@
+import type { UtilityKind } from './utility.js';
+
+/** How often one session asked for a utility generation of one kind, and how much text. */
+export interface UtilityUsage {
+  kind: UtilityKind;
+  /** Requests counted. */
+  requests: number;
+  /** Characters of the requests, summed. */
+  chars: number;
+  firstAt: Date;
+  lastAt: Date;
+}

@@ -1,0 +1,54 @@
+import { createArrivalModule, type ArrivalConfig } from '../arrival/arrival-module.js';
+import { nodeChainCrypto } from '../crypto/chain-crypto.js';
+import { createGateModule } from '../gate/gate-module.js';
+import type { GateConfig } from '../gate/proposal-gate.js';
+import { createHistoryModule } from '../history/history-module.js';
+import { createLedgerModule } from '../ledger/retraction-ledger.js';
+import type { ResolvedProbeConfig } from '../probes/probe-config.js';
+import { createProbeModule } from '../probes/probe-service.js';
+import type { Embedder } from '../recall/embedder.js';
+import { createRecallModule } from '../recall/recall-api.js';
+import { recallMaintenance } from '../store/recall-maintenance.js';
+import type { ModuleDeps } from '../store/module-deps.js';
+
+/** The engine's modules, each created once and handing out subject-bound APIs. */
+export type EngineModules = ReturnType<typeof createModules>;
+
+export interface ModulesConfig {
+  gate?: Partial<GateConfig>;
+  probes: ResolvedProbeConfig;
+  dueDays?: number;
+  arrival?: ArrivalConfig;
+  embedder?: Embedder;
+}
+
+export function createModules(deps: ModuleDeps, config: ModulesConfig) {
+  const { client } = deps;
+  const probes = createProbeModule({ ...deps, config: config.probes });
+  return {
+    history: createHistoryModule({
+      ...deps,
+      ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
+    }),
+    gate: createGateModule({
+      ...deps,
+      crypto: nodeChainCrypto,
+      ...(config.gate === undefined ? {} : { config: config.gate }),
+    }),
+    probes,
+    ledger: createLedgerModule({
+      ...deps,
+      probes: probes.falsifiers,
+      ...(config.dueDays === undefined ? {} : { dueDays: config.dueDays }),
+    }),
+    arrival: createArrivalModule({
+      ...deps,
+      sha256Hex: nodeChainCrypto.sha256Hex,
+      ...(config.arrival === undefined ? {} : { config: config.arrival }),
+    }),
+    recall: createRecallModule({
+      client,
+      ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
+    }),
+  };
+}

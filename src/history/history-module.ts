@@ -1,0 +1,114 @@
+import { EngineError } from '../domain/errors.js';
+import { sessionNotFound, type Session } from '../domain/session.js';
+import { requireId, type Turn } from '../domain/turn.js';
+import type { ModuleDeps } from '../store/module-deps.js';
+import { SessionSql } from '../store/session-sql.js';
+import { TurnSql } from '../store/turn-sql.js';
+import { UsageSql } from '../store/usage-sql.js';
+import type { HistoryApi, HistoryOptions, SessionsApi, TurnsApi } from './history-types.js';
+import { historyMessages, renderHistory } from './render-history.js';
+import { TurnRecorder } from './turn-recorder.js';
+
+export interface HistoryModuleDeps extends ModuleDeps {
+  /**
+   * Runs after a turn is stored, with the subject's indexed turn count including it (store
+   * maintenance); its failure never fails the turn.
+   */
+  afterInsert?: (turn: Turn, indexedTurns: number) => Promise<void>;
+}
+
+export interface HistoryModule {
+  sessions(subjectId: string): SessionsApi;
+  turns(subjectId: string): TurnsApi;
+  history(subjectId: string): HistoryApi;
+}
+
+const DEFAULT_SESSION_LIMIT = 100;
+const MAX_SESSION_LIMIT = 1000;
+
+function lastOf(options: HistoryOptions): number | undefined {
+  const last = options.last;
+  if (last !== undefined && (!Number.isInteger(last) || last < 1)) {
+    throw new EngineError('INVALID_ARGUMENT', 'last must be a whole number of at least 1', {
+      data: { field: 'last' },
+    });
+  }
+  return last;
+}
+
+/** Sessions, turns and history, each bound to one subject. */
+export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
+  const { client, clock, newId } = deps;
+  const sessionSql = new SessionSql(client);
+  const turnSql = new TurnSql(client);
+  const usageSql = new UsageSql(client);
+  const recorder = new TurnRecorder({
+    turns: turnSql,
+    usage: usageSql,
+    clock,
+    newId,
+    ...(deps.afterInsert === undefined ? {} : { afterInsert: deps.afterInsert }),
+  });
+  const sessionOf = async (subjectId: string, id: unknown): Promise<Session> => {
+    const sessionId = requireId(id, 'session');
+    const session = await sessionSql.ofSubject(subjectId, sessionId);
+    if (session === null) throw sessionNotFound(sessionId);
+    return session;
+  };
+  const turnsOf = async (subjectId: string, id: unknown, options: HistoryOptions) => {
+    const last = lastOf(options);
+    const session = await sessionOf(subjectId, id);
+    return last === undefined
+      ? turnSql.listBySession(session.id)
+      : turnSql.lastBySession(session.id, last);
+  };
+
+  return {
+    sessions: (subjectId) => ({
+      async create(options = {}) {
+        const id = options.id === undefined ? newId() : requireId(options.id, 'session');
+        const title = options.title?.trim() ?? '';
+        return sessionSql.create({
+          id,
+          subjectId,
+          title: title === '' ? null : title,
+          at: clock(),
+        });
+      },
+      get: (id) => sessionOf(subjectId, id),
+      async list(options = {}) {
+        const limit = options.limit ?? DEFAULT_SESSION_LIMIT;
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_LIMIT) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            `limit must be a whole number from 1 to ${MAX_SESSION_LIMIT}`,
+            { data: { field: 'limit' } },
+          );
+        }
+        return sessionSql.list(subjectId, limit);
+      },
+    }),
+    turns: (subjectId) => ({
+      async add(input) {
+        await sessionOf(subjectId, input.sessionId);
+        return recorder.add(input);
+      },
+      async recordResponse(input) {
+        await sessionOf(subjectId, input.sessionId);
+        return recorder.recordResponse(input);
+      },
+    }),
+    history: (subjectId) => ({
+      turns: (id, options = {}) => turnsOf(subjectId, id, options),
+      async render(id, options = {}) {
+        return renderHistory(await turnsOf(subjectId, id, options), options);
+      },
+      async messages(id, options = {}) {
+        return historyMessages(await turnsOf(subjectId, id, options));
+      },
+      async usage(id) {
+        return usageSql.bySession((await sessionOf(subjectId, id)).id);
+      },
+    }),
+  };
+}

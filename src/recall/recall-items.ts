@@ -1,0 +1,60 @@
+import type { FactOrigin } from '../domain/fact.js';
+import type { RecalledFactRow, RecalledTurn } from '../domain/recall-index.js';
+import type { RecallItem } from './recall-types.js';
+
+/** An inferred or summarized fact's score is discounted by this much. */
+export const SECONDARY_WEIGHT = 0.8;
+
+/** Turns and did/saw facts are primary evidence; inferred and summarized facts are not. */
+export const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
+  origin === 'turn' || origin === 'did' || origin === 'saw';
+
+/** A recalled turn as a recall item, with its passport. */
+export function turnItem(
+  session: string,
+  seq: number,
+  row: RecalledTurn,
+  score: number,
+): RecallItem {
+  return {
+    kind: 'turn',
+    id: row.id,
+    text: row.content,
+    score,
+    passport: {
+      origin: 'turn',
+      primary: true,
+      status: 'recorded',
+      date: row.recordedAt.toISOString(),
+      sessionId: session,
+      turn: seq,
+      role: row.role,
+      speaker: row.speaker,
+      receipt: row.receipt,
+    },
+  };
+}
+
+/** A recalled fact as a recall item, with its passport. */
+export function factItem(row: RecalledFactRow, score: number): RecallItem {
+  return {
+    kind: 'fact',
+    id: row.id,
+    text: row.text,
+    score,
+    passport: {
+      origin: row.origin,
+      primary: isPrimary(row.origin),
+      status: row.status,
+      date: row.recordedAt.toISOString(),
+      sessionId: row.evidenceSessionId,
+      turn: row.evidenceSeq,
+      slot: row.slot,
+      key: row.key,
+      attested: row.attested,
+      evidence: { turnId: row.evidenceTurnId, quote: row.evidenceQuote, tool: row.evidenceTool },
+      validFrom: row.validFrom?.toISOString() ?? null,
+      validTo: row.validTo?.toISOString() ?? null,
+    },
+  };
+}
