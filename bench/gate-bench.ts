@@ -1,14 +1,14 @@
 /**
- * Gate benchmark: how many proposals the write gate judges per second, twice. First the pure
- * rules (`checkProposal` over proposals whose GateContexts were looked up in advance), then end
- * to end through a subject handle's `gate.propose` on each store, where every proposal costs its lookups and its
- * write (the fact row, or the dropped-log row). The workload is seed 001's night, at scale: a
- * 50-turn session (user and assistant) and batches of 100 reflection items, about a third of
- * which pass; the rest are dropped by the rules the seed's twelve lines and their neighbours
- * trip (self-cited, misquoted, uncorrected "corrections", "failed to recall" a topic nobody
- * raised, re-asserted retracted claims, …). The verdict mix is checked item by item against what
- * each item was built to hit, and the pure and store runs must agree on it, so neither figure can
- * come from a degenerate path. It reports; it never fails on a slow figure.
+ * Gate benchmark: how many proposals the write gate judges per second, twice. First the pure rules
+ * (`checkProposal` over proposals whose GateContexts were looked up in advance), then end to end
+ * through a subject handle's `gate.propose` on each store, where every proposal costs its lookups
+ * and its write (the fact row, or the dropped-log row). The workload is seed 001's night, at scale:
+ * a 50-turn session (user and assistant) and batches of 100 reflection items, about a third of
+ * which pass; the rest are dropped by the rules the seed's twelve lines and their neighbours trip
+ * (self-cited, misquoted, uncorrected "corrections", "failed to recall" a topic nobody raised,
+ * re-asserted retracted claims, …). The verdict mix is checked item by item against what each item
+ * was built to hit, and the pure and store runs must agree on it, so neither figure can come from a
+ * degenerate path. It reports; it never fails on a slow figure.
  * Usage: node dist/bench/gate-bench.js [--batches N] [--rounds R] [--pure-rounds R]
  * [--pure-warmup W] [--engines pglite,postgres] [--json]
  */
@@ -182,7 +182,9 @@ async function runStore(
       return { proposalsPerSec: (batches.length * BATCH_SIZE) / (total / 1000), batchMs };
     });
     rounds.push(round);
-    progress(`${kind} round ${r + 1}/${roundCount}: ${round.proposalsPerSec.toFixed(0)} proposals/s`);
+    progress(
+      `${kind} round ${r + 1}/${roundCount}: ${round.proposalsPerSec.toFixed(0)} proposals/s`,
+    );
   }
   const codes = tally(last);
   const proposed = codes.ok ?? 0;

@@ -119,7 +119,10 @@ interface Workload {
 }
 
 /** One timed run of each path, each in its own fresh store, on the same rows. */
-async function runPair(kind: BenchKind, work: Workload): Promise<{ engineMs: number; rawMs: number }> {
+async function runPair(
+  kind: BenchKind,
+  work: Workload,
+): Promise<{ engineMs: number; rawMs: number }> {
   const viaEngine = await withStore(kind, async (engine) => {
     await addAll(engine, work.warmSpecs);
     const t0 = performance.now();

@@ -30,7 +30,6 @@ import { loadLocomo } from './support/locomo-data.js';
 import {
   checkLocomoStore,
   LAYOUTS,
-  LOCOMO_FACTS,
   seedLocomoStore,
   seedTurns,
   subjectOf,
@@ -82,7 +81,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           await seedLocomoStore(engine, turns);
           await vacuumLocomoStore(engine);
-          await checkLocomoStore(engine, turns.length);
+          const facts = await checkLocomoStore(engine, turns.length);
           const seedMs = performance.now() - t0;
           const handles = new Map<string, SubjectHandle>();
           const handle = (subject: string): SubjectHandle => {
@@ -108,7 +107,7 @@ async function main(): Promise<void> {
             layout,
             turns: turns.length,
             subjects,
-            facts: LOCOMO_FACTS,
+            facts,
             queries: ms.length,
             seedMs: Math.round(seedMs),
             p50: round(percentile(ms, 0.5)),

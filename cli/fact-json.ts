@@ -1,4 +1,5 @@
-import { renderFactLine, type Fact } from '../src/index.js';
+import type { Fact } from '../src/index.js';
+import { renderFactLine } from '../src/rules.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 

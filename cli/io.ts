@@ -6,6 +6,8 @@ export interface CliIo {
   readFile(path: string): Promise<string>;
   /** True when a person is at a terminal (stdin and stdout are TTYs). */
   isTTY: boolean;
+  /** True when stderr is a TTY: progress lines go there only then. */
+  stderrIsTTY: boolean;
   /** Asks a question at the terminal; `hidden` does not echo (passphrases). */
   prompt(question: string, options?: { hidden?: boolean }): Promise<string>;
   /** The user's home directory, for the default owner key location. */

@@ -29,6 +29,7 @@ const processIo: CliIo = {
   env: process.env,
   readFile: (path) => readFile(path, 'utf8'),
   isTTY: process.stdin.isTTY === true && process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
   prompt,
   homeDir: homedir(),
 };

@@ -1,11 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngineError, parseChoice } from '../src/index.js';
-import {
-  GLOBAL_OPTIONS,
-  type OptionSpec,
-  type OptionSpecs,
-  type OptionValues,
-} from './options.js';
+import { GLOBAL_OPTIONS, type OptionSpec, type OptionSpecs, type OptionValues } from './options.js';
 
 type ParseArgsOptions = NonNullable<ParseArgsConfig['options']>;
 type Raw = string | boolean | string[] | undefined;
@@ -28,7 +23,8 @@ function parseArgsConfig(specs: OptionSpecs): ParseArgsOptions {
   const out: ParseArgsOptions = {};
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.kind === 'flag') {
-      out[name] = spec.short === undefined ? { type: 'boolean' } : { type: 'boolean', short: spec.short };
+      out[name] =
+        spec.short === undefined ? { type: 'boolean' } : { type: 'boolean', short: spec.short };
     } else {
       out[name] = spec.kind === 'repeat' ? { type: 'string', multiple: true } : { type: 'string' };
     }
@@ -113,12 +109,14 @@ export function parseCommandLine<O extends OptionSpecs>(
 ): ParsedCommandLine<O> {
   let parsed: { values: Record<string, Raw>; positionals: string[] };
   try {
-    parsed = parseArgs({
+    const { values, positionals } = parseArgs({
       args: [...argv],
       options: { ...parseArgsConfig(GLOBAL_OPTIONS), ...parseArgsConfig(specs) },
       strict: true,
       allowPositionals,
     });
+    // parseArgs types its values from a literal config; ours is built, so it says no more than this
+    parsed = { values: values as Record<string, Raw>, positionals };
   } catch (err) {
     throw invalid((err as Error).message);
   }
@@ -131,7 +129,8 @@ export function parseCommandLine<O extends OptionSpecs>(
   const values: Record<string, unknown> = {};
   // --help answers before any value is checked: asking how to call a command is never an error.
   if (!globals.help) {
-    for (const [name, spec] of Object.entries(specs)) values[name] = readValue(name, spec, raw[name]);
+    for (const [name, spec] of Object.entries(specs))
+      values[name] = readValue(name, spec, raw[name]);
   }
   return { values: values as OptionValues<O>, globals, positionals: parsed.positionals };
 }

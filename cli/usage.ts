@@ -43,7 +43,10 @@ export function synopsis(command: Command, indent = ''): string {
 }
 
 function optionTable(options: OptionSpecs): string[] {
-  const rows = Object.entries(options).map(([name, spec]) => [optionSynopsis(name, spec), spec.help]);
+  const rows = Object.entries(options).map(([name, spec]) => [
+    optionSynopsis(name, spec),
+    spec.help,
+  ]);
   const width = Math.min(32, Math.max(...rows.map(([left]) => (left as string).length)));
   return rows.map(([left, help]) => `  ${(left as string).padEnd(width)}  ${help as string}`);
 }

@@ -62,10 +62,11 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     const index = await checkRecallIndex(client);
     if (!index.current) {
       if (config.reindex !== true) throw reindexRequired(index);
-      reindexed = await reindexRecall(
-        client,
-        config.onReindexProgress === undefined ? {} : { onProgress: config.onReindexProgress },
-      );
+      // ifStale: a process that opened alongside may have rebuilt it while this one waited.
+      reindexed = await reindexRecall(client, {
+        ifStale: true,
+        ...(config.onReindexProgress === undefined ? {} : { onProgress: config.onReindexProgress }),
+      });
     }
   } catch (err) {
     await client.close();

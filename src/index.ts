@@ -101,12 +101,12 @@ export type {
   SqlProbeSpec,
 } from './domain/probe.js';
 export type { ProbeCalibration, ProbeRecord } from './domain/probe-record.js';
-export type { CalibrationSummary } from './probes/probe-service.js';
+export type { CalibrationSummary } from './probes/probe-types.js';
 export { COMMITMENT_STATUSES } from './domain/commitment.js';
 export type { Commitment, CommitmentStatus } from './domain/commitment.js';
 export { ACTION_STATUSES } from './domain/action.js';
 export type { ActionRecord, ActionStatus } from './domain/action.js';
-export type { ToolRegistration } from './domain/tool.js';
+export type { RegisteredTool, ToolRegistration } from './domain/tool.js';
 export { TIERS } from './domain/manifest.js';
 export type { ArrivalManifest, ManifestDiff, Tier } from './domain/manifest.js';
 export type { Arrival, ArrivalConfig } from './arrival/arrival-module.js';

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeClient } from '../src/engine/test-access.js';
 import { createEngine } from '../src/index.js';
 import { runCliCaptured, type CliOptions, type CliResult } from './support/cli.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
@@ -131,13 +132,21 @@ function cliOn(db: string, env: Env) {
     return (await ok<{ seq: number }>(args)).seq;
   }
 
-  function propose(sessionId: string, items: unknown[]): Promise<ProposeOutput> {
-    return ok<ProposeOutput>(['propose', '--session', sessionId, '--file', proposalFile(items)]);
+  /** `subject`: the session's subject, when it is not the default one. */
+  function propose(sessionId: string, items: unknown[], subject?: string): Promise<ProposeOutput> {
+    return ok<ProposeOutput>([
+      'propose',
+      '--session',
+      sessionId,
+      '--file',
+      proposalFile(items),
+      ...(subject === undefined ? [] : ['--subject', subject]),
+    ]);
   }
 
   /** Proposes one item that must pass the gate; returns its id. */
-  async function proposeOne(sessionId: string, item: unknown): Promise<string> {
-    const out = await propose(sessionId, [item]);
+  async function proposeOne(sessionId: string, item: unknown, subject?: string): Promise<string> {
+    const out = await propose(sessionId, [item], subject);
     expect(out.dropped).toEqual([]);
     expect(out.proposed).toHaveLength(1);
     return (out.proposed[0] as Proposed).id;
@@ -195,7 +204,7 @@ const byId = (facts: readonly FactJson[], id: string): FactJson | undefined =>
 async function tamper(db: string, sql: string): Promise<void> {
   const engine = await createEngine({ db, create: false });
   try {
-    await engine.sql.exec(sql);
+    await storeClient(engine).exec(sql);
   } finally {
     await engine.close();
   }
@@ -597,10 +606,13 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     const reviewKey = join(tmpRoot, `reviewer-${kind}.key`);
     await cli.ok(['init', '--subject', 'rev', '--key', reviewKey], passOnly);
     const s = await cli.session('rev');
+    // The session is the subject's: commands that name it name the subject too.
     await cli.turn(
       s,
       'user',
       'I live in Bergen, I cycle to work, I have two cats and I sing in a choir.',
+      '--subject',
+      'rev',
     );
     const slot = 'what_i_know_about_user';
     const ids: string[] = [];
@@ -611,7 +623,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
       ['The user has two cats', 'I have two cats'],
       ['The user sings in a choir', 'I sing in a choir'],
     ] as const) {
-      ids.push(await cli.proposeOne(s, saw(slot, text, 1, quote)));
+      ids.push(await cli.proposeOne(s, saw(slot, text, 1, quote), 'rev'));
     }
     const [yes, reject, skip, lowercase] = ids as [string, string, string, string];
 

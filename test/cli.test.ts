@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeClient } from '../src/engine/test-access.js';
+import { createEngine } from '../src/index.js';
 import { runCliCaptured } from './support/cli.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
@@ -279,6 +281,45 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
     }
     expect(await historyJson()).toEqual(before);
   });
+
+  it('reindex on a fresh store finds the recall index current and changes nothing', async () => {
+    const freshSchema = uniqueSchema();
+    const fresh = kind === 'pglite' ? join(tmpRoot, 'fresh-store') : pgUrlWithSchema(freshSchema);
+    const freshEnv = { ...env, MEMLEDGER_OWNER_KEY: join(tmpRoot, `fresh-owner-${kind}.key`) };
+    try {
+      expect((await runCliCaptured(['init', '--db', fresh], freshEnv)).code).toBe(0);
+      const r = await runCliCaptured(['reindex', '--db', fresh, '--json'], freshEnv, {
+        stderrIsTTY: true,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json()).toEqual({ reindexed: false, turns: 0, facts: 0 });
+      // nothing was rebuilt, so there is no progress to show
+      expect(r.stderr).toBe('');
+    } finally {
+      if (kind === 'postgres') await dropSchema(freshSchema);
+    }
+  });
+
+  it('reindex rebuilds a recall index made by another analyzer version, which is refused until then', async () => {
+    const turns = ((await historyJson()) as { turns: unknown[] }).turns.length;
+    const engine = await createEngine({ db, create: false });
+    try {
+      await storeClient(engine).exec(`UPDATE recall_index SET analyzer_version = 'older'`);
+    } finally {
+      await engine.close();
+    }
+    const refused = await run('history', '--session', session, '--json');
+    expect(refused.errorCode()).toBe('REINDEX_REQUIRED');
+    expect(JSON.parse(refused.stderr).error.message).toContain('memledger reindex');
+
+    const r = await runCliCaptured(['reindex', '--db', db, '--json'], env, { stderrIsTTY: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual({ reindexed: true, turns, facts: 0 });
+    expect(r.stderr).toContain(`reindexing: ${turns}/${turns}`);
+    expect(await historyJson()).toMatchObject({ turns: expect.any(Array) });
+    const again = await run('reindex', '--json');
+    expect(again.json()).toEqual({ reindexed: false, turns: 0, facts: 0 });
+  });
 });
 
 describe('memledger CLI without a store', () => {
@@ -289,6 +330,8 @@ describe('memledger CLI without a store', () => {
       const r = await runCliCaptured([...args, '--db', file, '--json']);
       expect(r.errorCode()).toBe('DB_UNUSABLE');
     }
+    const none = await runCliCaptured(['reindex', '--db', join(tmpRoot, 'no-store'), '--json']);
+    expect(none.errorCode()).toBe('NOT_INITIALIZED');
     const pg = await runCliCaptured([
       'init',
       '--db',

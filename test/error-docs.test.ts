@@ -1,18 +1,36 @@
-// Every error code the engine can throw is documented, and the docs name no code that is gone.
+// Every error code the engine or the CLI can throw is documented in its own section of
+// docs/ERRORS.md, and the docs name no code that is gone.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CLI_ERROR_CODES } from '../cli/errors.js';
 import { ERROR_CODES } from '../src/index.js';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../docs/ERRORS.md'), 'utf8');
-const documented = [...doc.matchAll(/^\| `([A-Z_]+)`\s*\|/gm)].map((m) => m[1]);
+const cliAt = doc.indexOf('\n## CLI\n');
+const codesIn = (text: string): string[] =>
+  [...text.matchAll(/^\| `([A-Z_]+)`\s*\|/gm)].map((m) => m[1] ?? '');
 
 describe('docs/ERRORS.md', () => {
-  it('documents every error code', () => {
-    expect(ERROR_CODES.filter((c) => !documented.includes(c))).toEqual([]);
+  it('has a CLI section after the engine codes', () => {
+    expect(cliAt).toBeGreaterThan(0);
   });
-  it('documents no code the engine does not have', () => {
-    expect(documented.filter((c) => !(ERROR_CODES as readonly string[]).includes(c ?? ''))).toEqual(
+
+  const sections: Array<[string, string[], readonly string[]]> = [
+    ['engine', codesIn(doc.slice(0, cliAt)), ERROR_CODES],
+    ['CLI', codesIn(doc.slice(cliAt)), CLI_ERROR_CODES],
+  ];
+  for (const [name, documented, codes] of sections) {
+    it(`documents every ${name} error code in its section`, () => {
+      expect(codes.filter((c) => !documented.includes(c))).toEqual([]);
+    });
+    it(`documents no ${name} code that does not exist`, () => {
+      expect(documented.filter((c) => !codes.includes(c))).toEqual([]);
+    });
+  }
+
+  it('gives the CLI no code the engine has', () => {
+    expect(CLI_ERROR_CODES.filter((c) => (ERROR_CODES as readonly string[]).includes(c))).toEqual(
       [],
     );
   });

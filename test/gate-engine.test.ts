@@ -380,15 +380,14 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     }
 
     async function sql(statements: string[], params: unknown[] = []) {
-      await storeClient(engine).exec('ALTER TABLE decisions DISABLE TRIGGER decisions_append_only');
-      await storeClient(engine).exec('ALTER TABLE facts DISABLE TRIGGER facts_guard');
+      const db = storeClient(engine);
+      await db.exec('ALTER TABLE decisions DISABLE TRIGGER decisions_append_only');
+      await db.exec('ALTER TABLE facts DISABLE TRIGGER facts_guard');
       try {
-        for (const s of statements) await storeClient(engine).query(s, params);
+        for (const s of statements) await db.query(s, params);
       } finally {
-        await storeClient(engine).exec(
-          'ALTER TABLE decisions ENABLE TRIGGER decisions_append_only',
-        );
-        await storeClient(engine).exec('ALTER TABLE facts ENABLE TRIGGER facts_guard');
+        await db.exec('ALTER TABLE decisions ENABLE TRIGGER decisions_append_only');
+        await db.exec('ALTER TABLE facts ENABLE TRIGGER facts_guard');
       }
     }
 

@@ -3,6 +3,7 @@ import { parseEvidence, parseSessionDate } from '../bench/support/locomo-data.js
 import { metricRows, rankPairs } from '../bench/support/locomo-metrics.js';
 import { analyze } from '../src/domain/analyze.js';
 import {
+  bm25Term,
   DEFAULT_RANK_PARAMS,
   docOf,
   idf,
@@ -115,6 +116,19 @@ describe('lexical ranking', () => {
     expect(scores.get(docOf(0, 4))).toBeGreaterThan(0);
     expect(scores.has(docOf(2, 41))).toBe(false);
     expect(DEFAULT_RANK_PARAMS.feedbackDocs).toBe(0);
+  });
+
+  it('scores a BM25 term: saturating in tf, lower in a longer document, w at average length', () => {
+    const p = { k1: 1.2, b: 0.6 };
+    // at the average length with tf = 1, a term is worth exactly its weight
+    expect(bm25Term(2, 1, 10, 10, p)).toBeCloseTo(2, 12);
+    expect(bm25Term(1, 2, 10, 10, p)).toBeGreaterThan(bm25Term(1, 1, 10, 10, p));
+    expect(bm25Term(1, 2, 10, 10, p)).toBeLessThan(2 * bm25Term(1, 1, 10, 10, p));
+    expect(bm25Term(1, 1, 20, 10, p)).toBeLessThan(bm25Term(1, 1, 10, 10, p));
+    // b = 0: length does not matter (negative control for the length normalisation)
+    expect(bm25Term(1, 1, 20, 10, { k1: 1.2, b: 0 })).toBe(
+      bm25Term(1, 1, 10, 10, { k1: 1.2, b: 0 }),
+    );
   });
 
   it('keeps the best n in order with ties broken by key, as a full sort would', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
+import { createEngine, EngineError, type Engine, type EngineConfig } from '../../src/index.js';
 
 /** The PostgreSQL server the benchmarks use (each run in a schema of its own). */
 export const PG_URL = process.env.MEMLEDGER_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -65,11 +65,12 @@ export async function benchKinds(engines: string): Promise<BenchKind[]> {
     .filter((k) => k !== '');
   for (const k of kinds) {
     if (k !== 'pglite' && k !== 'postgres')
-      throw new Error(`unknown engine "${k}" (pglite, postgres)`);
+      throw new EngineError('INVALID_ARGUMENT', `unknown engine "${k}" (pglite, postgres)`);
   }
   if (kinds.includes('postgres')) {
     await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
-      throw new Error(
+      throw new EngineError(
+        'INVALID_ARGUMENT',
         `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
           'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
       );

@@ -5,7 +5,7 @@
  * category and pooled, with query latency and ingest time, on each engine.
  */
 import { performance } from 'node:perf_hooks';
-import type { Embedder, Engine, RecallOptions } from '../../src/index.js';
+import { EngineError, type Embedder, type Engine, type RecallOptions } from '../../src/index.js';
 import { withBenchStore, type BenchKind } from './bench-store.js';
 import type { LocomoConversation } from './locomo-data.js';
 import { metricRows, percentile, type MetricRow, type QuestionResult } from './locomo-metrics.js';
@@ -33,13 +33,14 @@ export const locomoSessionId = (conv: string, n: number): string => `${conv}-s${
 const sessionId = locomoSessionId;
 
 async function ingest(engine: Engine, conv: LocomoConversation): Promise<number> {
-  await engine.init({ subject: conv.id });
+  await engine.subjects.create(conv.id);
+  const me = engine.subject(conv.id);
   let turns = 0;
   for (const s of conv.sessions) {
-    await engine.sessions.create({ subject: conv.id, id: sessionId(conv.id, s.number) });
+    await me.sessions.create({ id: sessionId(conv.id, s.number) });
     for (const t of s.turns) {
       // Two people talk; both are users of the agent. A second apart keeps the order visible.
-      await engine.turns.add({
+      await me.turns.add({
         sessionId: sessionId(conv.id, s.number),
         role: 'user',
         speaker: t.speaker,
@@ -75,8 +76,13 @@ export async function runLocomo(
       if (embedder !== undefined) {
         const t1 = performance.now();
         for (const conv of convs) {
-          const r = await engine.embedPending({ subject: conv.id, limit: 100_000 });
-          if (r.remaining) throw new Error(`${conv.id}: vectors left unstored`);
+          const r = await engine.subject(conv.id).vectors.embedPending({ limit: 100_000 });
+          if (r.remaining) {
+            throw new EngineError(
+              'INVALID_ARGUMENT',
+              `${conv.id}: more than 100,000 turns to embed in one conversation`,
+            );
+          }
         }
         embedMs = performance.now() - t1;
         log(`${kind}: embedded them with ${embedder.model} in ${Math.round(embedMs)} ms`);
@@ -90,8 +96,7 @@ export async function runLocomo(
         );
         for (const q of conv.questions) {
           const start = performance.now();
-          const items = await engine.recall(q.question, {
-            subject: conv.id,
+          const items = await engine.subject(conv.id).recall.search(q.question, {
             k: DEPTH,
             kinds: ['turn'],
             ...(options.params === undefined ? {} : { params: options.params }),

@@ -3,7 +3,23 @@
  * and questions whose evidence names turns as `D<session>:<turn>`.
  */
 import { readFileSync } from 'node:fs';
-import { EngineError, MONTH_NAMES } from '../../src/index.js';
+import { EngineError } from '../../src/index.js';
+
+/** The month names LoCoMo's session dates are written with (English, as the dataset is). */
+const MONTH_NAMES: readonly string[] = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 export interface LocomoTurn {
   /** `D<session>:<turn>` as the dataset names it. */

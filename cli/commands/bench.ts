@@ -1,18 +1,9 @@
-import { EngineError } from '../../src/index.js';
-import { stringValue } from '../args.js';
-import { benchKinds, type BenchKind } from '../bench/bench-store.js';
+import { benchKinds } from '../bench/bench-store.js';
 import { runLocomo, type LocomoEngineReport } from '../bench/locomo-bench.js';
 import { loadLocomo } from '../bench/locomo-data.js';
 import { formatRows } from '../bench/locomo-metrics.js';
-import type { CommandContext } from '../context.js';
-import { EMBEDDER_OPTIONS, embedderFrom, vectorWeightFrom } from '../embedder-options.js';
-
-export const BENCH_LOCOMO_OPTIONS = {
-  data: { type: 'string' },
-  engines: { type: 'string' },
-  'vector-weight': { type: 'string' },
-  ...EMBEDDER_OPTIONS,
-} as const;
+import { defineCommand } from '../command.js';
+import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 
 function report(r: LocomoEngineReport): string {
   return [
@@ -30,31 +21,39 @@ function report(r: LocomoEngineReport): string {
  * `bench locomo --data FILE [--engines pglite,postgres] [embedder]`: recall quality and speed on
  * LoCoMo; with an embedder, every conversation is embedded and recall fuses vectors in.
  */
-export async function benchLocomoCommand(ctx: CommandContext): Promise<void> {
-  const data = stringValue(ctx.values, 'data');
-  if (data === undefined) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      '--data is required (../shared/bench/locomo-dev.json)',
-    );
-  }
-  const convs = loadLocomo(data);
-  let kinds: BenchKind[];
-  try {
-    kinds = await benchKinds(stringValue(ctx.values, 'engines') ?? 'pglite,postgres');
-  } catch (err) {
-    throw new EngineError('INVALID_ARGUMENT', (err as Error).message);
-  }
-  const embedder = await embedderFrom(ctx);
-  const vectorWeight = vectorWeightFrom(ctx);
-  const reports: LocomoEngineReport[] = [];
-  for (const kind of kinds) {
-    const r = await runLocomo(kind, convs, (l) => ctx.io.stderr(`${l}\n`), {
-      embedder,
-      ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
-    });
-    reports.push(r);
-    if (!ctx.json) ctx.io.stdout(`${report(r)}\n\n`);
-  }
-  if (ctx.json) ctx.io.stdout(JSON.stringify({ data, engines: reports }) + '\n');
-}
+export const benchLocomoCommand = defineCommand({
+  path: ['bench', 'locomo'],
+  summary: 'Measures recall on LoCoMo: each conversation a subject, every question through recall.',
+  options: {
+    data: {
+      kind: 'text',
+      value: '../shared/bench/locomo-dev.json',
+      required: true,
+      help: 'the LoCoMo file',
+    },
+    engines: {
+      kind: 'text',
+      value: 'pglite,postgres',
+      help: 'the engines to run on (default both; PostgreSQL from $MEMLEDGER_BENCH_PG)',
+    },
+    ...VECTOR_WEIGHT_OPTION,
+    ...EMBEDDER_OPTIONS,
+  },
+  async run(ctx) {
+    const { data } = ctx.values;
+    const convs = loadLocomo(data);
+    const kinds = await benchKinds(ctx.values.engines ?? 'pglite,postgres');
+    const embedder = await embedderFrom(ctx);
+    const vectorWeight = ctx.values['vector-weight'];
+    const reports: LocomoEngineReport[] = [];
+    for (const kind of kinds) {
+      const r = await runLocomo(kind, convs, (l) => ctx.io.stderr(`${l}\n`), {
+        embedder,
+        ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
+      });
+      reports.push(r);
+      if (!ctx.json) ctx.io.stdout(`${report(r)}\n\n`);
+    }
+    if (ctx.json) ctx.io.stdout(JSON.stringify({ data, engines: reports }) + '\n');
+  },
+});

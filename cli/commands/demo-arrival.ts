@@ -1,4 +1,4 @@
-import type { Engine } from '../../src/index.js';
+import type { SubjectHandle } from '../../src/index.js';
 
 export interface ArrivalStory {
   surface: string;
@@ -14,27 +14,20 @@ export interface ArrivalStory {
  * a retraction are already in the store; arrival joins them into the context before the first
  * token, and the manifest lets the next arrival diff what it was given.
  */
-export async function runArrivalStory(
-  engine: Engine,
-  subject: string,
-  sessionId: string,
-): Promise<ArrivalStory> {
-  await engine.tools.register({ subject, name: 'web_search', surfaces: ['chat', 'wake'] });
-  await engine.tools.register({ subject, name: 'send_email', surfaces: ['chat'] });
-  await engine.commitments.add({
-    subject,
+export async function runArrivalStory(me: SubjectHandle, sessionId: string): Promise<ArrivalStory> {
+  await me.tools.register({ name: 'web_search', surfaces: ['chat', 'wake'] });
+  await me.tools.register({ name: 'send_email', surfaces: ['chat'] });
+  await me.commitments.add({
     title: 'Send the vendor contract summary to the user',
     due: '2026-12-04',
   });
-  await engine.commitments.add({ subject, title: 'Ask which contract the user meant' });
-  await engine.actions.record({
-    subject,
+  await me.commitments.add({ title: 'Ask which contract the user meant' });
+  await me.actions.record({
     tool: 'send_email',
     surface: 'chat',
     target: 'weekly digest to the user',
   });
-  await engine.ledger.retract({
-    subject,
+  await me.ledger.retract({
     claim: 'We decided on the vendor contract last week.',
     stoodOn: 'the user asking "what we decided last week"',
     whyWrong: 'no turn in the record discusses a vendor contract before that question',
@@ -44,15 +37,14 @@ export async function runArrivalStory(
     overturnCondition: 'an earlier turn records a decision about the vendor contract',
     caughtBy: 'together',
   });
-  await engine.arrival.assemble({ surface: 'wake', sessionId });
-  await engine.tools.register({
-    subject,
+  await me.arrival.assemble({ surface: 'wake', sessionId });
+  await me.tools.register({
     name: 'check_workers',
     description: 'inspect background workers',
     surfaces: ['wake'],
   });
-  const arrival = await engine.arrival.assemble({ surface: 'wake', sessionId });
-  const diff = await engine.arrival.diff({ manifestId: arrival.manifestId });
+  const arrival = await me.arrival.assemble({ surface: 'wake', sessionId });
+  const diff = await me.arrival.diff({ manifestId: arrival.manifestId });
   return {
     surface: arrival.surface,
     manifestId: arrival.manifestId,

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import {
   generateOwnerKey,
   loadOwnerKey,
-  renderFactLine,
   writeOwnerKeyFile,
   type Engine,
   type ProposeResult,
 } from '../../src/index.js';
+import { renderFactLine } from '../../src/rules.js';
 
 /** Seed 001, adapted: a vendor contract instead of a cousin's business. */
 const DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
@@ -113,39 +113,40 @@ export interface GateStory {
 /** The false confession, stopped at the gate; live memory stays empty until the owner decides. */
 export async function runGateStory(engine: Engine): Promise<GateStory> {
   const subject = `demo-${Date.now().toString(36)}`;
-  await engine.init({ subject });
+  await engine.subjects.create(subject);
+  const me = engine.subject(subject);
   // The demo's owner key lives in a temporary file and is removed afterwards.
   const dir = mkdtempSync(join(tmpdir(), 'memledger-demo-key-'));
   try {
     const keyFile = join(dir, 'owner.key');
     const key = generateOwnerKey(DEMO_PASSPHRASE);
     writeOwnerKeyFile(keyFile, key.keyFile);
-    await engine.owner.setKey({ subject, publicKeyPem: key.publicKeyPem, keyId: key.keyId });
+    await me.owner.setKey({ publicKeyPem: key.publicKeyPem, keyId: key.keyId });
     const signer = loadOwnerKey(keyFile, DEMO_PASSPHRASE);
 
-    const session = await engine.sessions.create({ subject, title: 'demo: the false confession' });
+    const session = await me.sessions.create({ title: 'demo: the false confession' });
     for (const turn of DAY) {
-      await engine.turns.add({
+      await me.turns.add({
         sessionId: session.id,
         role: turn.role,
         content: turn.content,
         ...(turn.role === 'assistant' ? { receipt: { noTools: true } } : {}),
       });
     }
-    const result = await engine.propose({
+    const result = await me.gate.propose({
       sessionId: session.id,
       proposals: REFLECTION,
       proposedBy: 'reflection',
     });
-    const liveBefore = (await engine.memory.live({ subject })).map((f) => renderFactLine(f));
+    const liveBefore = (await me.facts.live()).map((f) => renderFactLine(f));
     const decisions: string[] = [];
     for (const p of result.proposed) {
       const decision = p.attested ? 'approve' : 'reject';
-      const d = await engine.decide({ proposalId: p.id, decision, signer, note: 'demo owner' });
+      const d = await me.owner.decide({ proposalId: p.id, decision, signer, note: 'demo owner' });
       decisions.push(`${decision} ${p.slot}: ${p.text} → ${d.status}`);
     }
-    const liveAfter = (await engine.memory.live({ subject })).map((f) => renderFactLine(f));
-    const chain = await engine.chain.verify({ subject });
+    const liveAfter = (await me.facts.live()).map((f) => renderFactLine(f));
+    const chain = await me.owner.verifyChain();
     return {
       subject,
       sessionId: session.id,

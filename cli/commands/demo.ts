@@ -1,14 +1,8 @@
-import {
-  renderReceiptLine,
-  type AddTurnResult,
-  type Engine,
-  type RecallItem,
-} from '../../src/index.js';
-import type { CommandContext } from '../context.js';
+import type { AddTurnInput, AddTurnResult, Engine, RecallItem } from '../../src/index.js';
+import { renderReceiptLine } from '../../src/rules.js';
+import { defineCommand } from '../command.js';
 import { renderArrivalStory, runArrivalStory, type ArrivalStory } from './demo-arrival.js';
 import { renderGateStory, runGateStory, type GateStory } from './demo-gate.js';
-
-export const DEMO_OPTIONS = {} as const;
 
 interface Step {
   say: string;
@@ -24,12 +18,13 @@ function seqOf(result: AddTurnResult): string {
  * Each step is an ordinary engine call; nothing here bypasses the API a host would use.
  */
 async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
-  await engine.init();
-  const session = await engine.sessions.create({ title: 'demo: weather with receipts' });
+  await engine.subjects.create();
+  const me = engine.subject();
+  const session = await me.sessions.create({ title: 'demo: weather with receipts' });
   const id = session.id;
   const steps: Step[] = [];
-  const add = async (say: string, input: Parameters<Engine['turns']['add']>[0]): Promise<void> => {
-    const result = await engine.turns.add(input);
+  const add = async (say: string, input: AddTurnInput): Promise<void> => {
+    const result = await me.turns.add(input);
     const stripped =
       result.recorded && result.strippedReceipts > 0
         ? ` (${result.strippedReceipts} imitated receipt removed)`
@@ -44,7 +39,7 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
   });
   // A response with a server-side search between two text blocks: the seam must not glue
   // "check." to "It", and the receipt comes from the tool blocks, not from the prose.
-  const searched = await engine.turns.recordResponse({
+  const searched = await me.turns.recordResponse({
     sessionId: id,
     blocks: [
       { type: 'text', text: 'Let me check.' },
@@ -109,19 +104,19 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
     content: '__title__ Write a 3-6 word title for this conversation.',
   });
 
-  const other = await engine.sessions.create({ title: 'demo: a second conversation' });
+  const other = await me.sessions.create({ title: 'demo: a second conversation' });
   await add('a second session starts; its history is its own', {
     sessionId: other.id,
     role: 'user',
     content: 'This is a different conversation.',
   });
 
-  const history = await engine.history.render(id);
-  const otherHistory = await engine.history.render(other.id);
-  const usage = await engine.usage.bySession(id);
+  const history = await me.history.render(id);
+  const otherHistory = await me.history.render(other.id);
+  const usage = await me.history.usage(id);
   const gate = await runGateStory(engine);
   const recallQuery = 'Where did the Reykjavik weather answer come from?';
-  const recalled = await engine.recall(recallQuery, { k: 3 });
+  const recalled = await me.recall.search(recallQuery, { k: 3 });
   return {
     db: engine.location,
     engine: engine.kind,
@@ -132,7 +127,7 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
     otherHistory,
     usage: usage.map((u) => ({ kind: u.kind, requests: u.requests })),
     gate,
-    arrival: await runArrivalStory(engine, gate.subject, gate.sessionId),
+    arrival: await runArrivalStory(engine.subject(gate.subject), gate.sessionId),
     recall: { query: recallQuery, items: recalled },
   };
 }
@@ -149,32 +144,39 @@ function renderRecall(r: { query: string; items: RecallItem[] }): string {
   ].join('\n');
 }
 
-export async function demoCommand(ctx: CommandContext): Promise<void> {
-  const out = await ctx.withEngine(true, runDemo);
-  ctx.print(out, () =>
-    [
-      `memledger demo: store ${String(out.db)} (${String(out.engine)}), session ${String(out.sessionId)}`,
-      '',
-      ...(out.steps as string[]).map((s) => `- ${s}`),
-      '',
-      'History as the next prompt sees it (receipts are written by memledger, beside each assistant turn):',
-      '',
-      String(out.history),
-      '',
-      `Second session ${String(out.otherSessionId)}:`,
-      String(out.otherHistory),
-      '',
-      `Utility requests counted, not recorded: ${(
-        out.usage as Array<{ kind: string; requests: number }>
-      )
-        .map((u) => `${u.kind} ×${u.requests}`)
-        .join(', ')}`,
-      '',
-      renderGateStory(out.gate as GateStory),
-      '',
-      renderArrivalStory(out.arrival as ArrivalStory),
-      '',
-      renderRecall(out.recall as { query: string; items: RecallItem[] }),
-    ].join('\n'),
-  );
-}
+/** `demo`: the main job end to end (the store is created if needed): receipts, gate, arrival, recall. */
+export const demoCommand = defineCommand({
+  path: ['demo'],
+  summary:
+    'Runs the main job end to end: receipts in history, the write gate, arrival, and recall.',
+  options: {},
+  async run(ctx) {
+    const out = await ctx.withEngine(true, runDemo);
+    ctx.print(out, () =>
+      [
+        `memledger demo: store ${String(out.db)} (${String(out.engine)}), session ${String(out.sessionId)}`,
+        '',
+        ...(out.steps as string[]).map((s) => `- ${s}`),
+        '',
+        'History as the next prompt sees it (receipts are written by memledger, beside each assistant turn):',
+        '',
+        String(out.history),
+        '',
+        `Second session ${String(out.otherSessionId)}:`,
+        String(out.otherHistory),
+        '',
+        `Utility requests counted, not recorded: ${(
+          out.usage as Array<{ kind: string; requests: number }>
+        )
+          .map((u) => `${u.kind} ×${u.requests}`)
+          .join(', ')}`,
+        '',
+        renderGateStory(out.gate as GateStory),
+        '',
+        renderArrivalStory(out.arrival as ArrivalStory),
+        '',
+        renderRecall(out.recall as { query: string; items: RecallItem[] }),
+      ].join('\n'),
+    );
+  },
+});

@@ -1,40 +1,11 @@
-import { EngineError, type Commitment } from '../../src/index.js';
-import { intValue, listValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
-
-export const COMMITMENT_ADD_OPTIONS = {
-  subject: { type: 'string' },
-  title: { type: 'string' },
-  due: { type: 'string' },
-} as const;
-export const COMMITMENT_CLOSE_OPTIONS = {} as const;
-export const COMMITMENT_LIST_OPTIONS = {
-  subject: { type: 'string' },
-  status: { type: 'string' },
-  limit: { type: 'string' },
-} as const;
-export const ACTION_RECORD_OPTIONS = {
-  subject: { type: 'string' },
-  tool: { type: 'string' },
-  surface: { type: 'string' },
-  target: { type: 'string' },
-  status: { type: 'string' },
-  'completed-at': { type: 'string' },
-} as const;
-export const TOOL_REGISTER_OPTIONS = {
-  subject: { type: 'string' },
-  name: { type: 'string' },
-  description: { type: 'string' },
-  surfaces: { type: 'string' },
-} as const;
-export const TOOL_LIST_OPTIONS = {
-  subject: { type: 'string' },
-  surface: { type: 'string' },
-} as const;
-export const TIMEZONE_OPTIONS = { subject: { type: 'string' }, zone: { type: 'string' } } as const;
-
-const opt = <K extends string>(key: K, value: string | undefined) =>
-  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+import {
+  ACTION_STATUSES,
+  COMMITMENT_STATUSES,
+  EngineError,
+  type Commitment,
+} from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { SUBJECT_OPTION } from '../options.js';
 
 function commitmentJson(c: Commitment) {
   return {
@@ -50,133 +21,172 @@ function commitmentJson(c: Commitment) {
 const commitmentLine = (c: Commitment) =>
   `[${c.id}] ${c.status.toUpperCase()} ${c.title}${c.due === null ? '' : ` (due ${c.due})`}`;
 
-export async function commitmentAddCommand(ctx: CommandContext): Promise<void> {
-  const title = stringValue(ctx.values, 'title');
-  if (title === undefined) throw new EngineError('INVALID_ARGUMENT', '--title is required');
-  const c = await ctx.withEngine(false, (engine) =>
-    engine.commitments.add({
-      title,
-      ...opt('due', stringValue(ctx.values, 'due')),
-      ...opt('subject', stringValue(ctx.values, 'subject')),
-    }),
-  );
-  ctx.print(commitmentJson(c), () => commitmentLine(c));
-}
-
-function closeCommand(kind: 'done' | 'drop') {
-  return async (ctx: CommandContext): Promise<void> => {
-    const [id] = ctx.positionals;
-    if (id === undefined)
-      throw new EngineError('INVALID_ARGUMENT', `usage: memledger commitment ${kind} <id>`);
-    const c = await ctx.withEngine(false, (engine) =>
-      kind === 'done' ? engine.commitments.done(id) : engine.commitments.drop(id),
+/** `commitment add`: something the agent promised. */
+export const commitmentAddCommand = defineCommand({
+  path: ['commitment', 'add'],
+  summary: 'Records a commitment (something the agent promised), open until done or dropped.',
+  options: {
+    title: { kind: 'text', value: 'T', required: true, help: 'what was promised' },
+    due: { kind: 'text', value: 'YYYY-MM-DD', help: 'when it is due' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { title, due } = ctx.values;
+    const c = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.commitments.add({ title, ...(due === undefined ? {} : { due }) }),
     );
     ctx.print(commitmentJson(c), () => commitmentLine(c));
-  };
+  },
+});
+
+function closeCommand(kind: 'done' | 'drop') {
+  return defineCommand({
+    path: ['commitment', kind],
+    summary: kind === 'done' ? 'Marks an open commitment done.' : 'Drops an open commitment.',
+    positionals: ['<id>'],
+    options: SUBJECT_OPTION,
+    async run(ctx) {
+      const [id] = ctx.positionals;
+      if (id === undefined)
+        throw new EngineError('INVALID_ARGUMENT', `usage: memledger commitment ${kind} <id>`);
+      const c = await ctx.withSubject(ctx.values.subject, (me) =>
+        kind === 'done' ? me.commitments.done(id) : me.commitments.drop(id),
+      );
+      ctx.print(commitmentJson(c), () => commitmentLine(c));
+    },
+  });
 }
+
+/** `commitment done <id>`. */
 export const commitmentDoneCommand = closeCommand('done');
+/** `commitment drop <id>`. */
 export const commitmentDropCommand = closeCommand('drop');
 
-export async function commitmentListCommand(ctx: CommandContext): Promise<void> {
-  const limit = intValue(ctx.values, 'limit', 1);
-  const list = await ctx.withEngine(false, (engine) =>
-    engine.commitments.list({
-      ...opt('subject', stringValue(ctx.values, 'subject')),
-      ...opt('status', stringValue(ctx.values, 'status')),
-      ...(limit === undefined ? {} : { limit }),
-    }),
-  );
-  ctx.print({ commitments: list.map(commitmentJson) }, () =>
-    list.length === 0 ? 'no commitments' : list.map(commitmentLine).join('\n'),
-  );
-}
-
-export async function actionRecordCommand(ctx: CommandContext): Promise<void> {
-  const v = (n: string) => stringValue(ctx.values, n);
-  const tool = v('tool');
-  const surface = v('surface');
-  const target = v('target');
-  if (tool === undefined || surface === undefined || target === undefined) {
-    throw new EngineError('INVALID_ARGUMENT', 'action record needs --tool, --surface and --target');
-  }
-  const at = v('completed-at');
-  const completedAt = at === undefined ? undefined : new Date(at);
-  if (completedAt !== undefined && Number.isNaN(completedAt.getTime())) {
-    throw new EngineError('INVALID_ARGUMENT', `--completed-at is not a time: "${at ?? ''}"`);
-  }
-  const a = await ctx.withEngine(false, (engine) =>
-    engine.actions.record({
-      tool,
-      surface,
-      target,
-      ...opt('status', v('status')),
-      ...opt('subject', v('subject')),
-      ...(completedAt === undefined ? {} : { completedAt }),
-    }),
-  );
-  ctx.print(
-    {
-      id: a.id,
-      tool: a.tool,
-      surface: a.surface,
-      target: a.target,
-      status: a.status,
-      completedAt: a.completedAt?.toISOString() ?? null,
-    },
-    () => `recorded action ${a.tool} on ${a.surface} → ${a.target} (${a.status})`,
-  );
-}
-
-export async function toolRegisterCommand(ctx: CommandContext): Promise<void> {
-  const name = stringValue(ctx.values, 'name');
-  const surfaces = listValue(ctx.values, 'surfaces');
-  if (name === undefined || surfaces === undefined) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      'tool register needs --name and --surfaces chat,wake',
+/** `commitment list`: the subject's commitments. */
+export const commitmentListCommand = defineCommand({
+  path: ['commitment', 'list'],
+  summary: 'Lists the subject’s commitments.',
+  options: {
+    status: { kind: 'choice', choices: COMMITMENT_STATUSES, help: 'only these' },
+    ...SUBJECT_OPTION,
+    limit: { kind: 'int', value: 'N', min: 1, help: 'at most N' },
+  },
+  async run(ctx) {
+    const { status, limit } = ctx.values;
+    const list = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.commitments.list({
+        ...(status === undefined ? {} : { status }),
+        ...(limit === undefined ? {} : { limit }),
+      }),
     );
-  }
-  await ctx.withEngine(false, (engine) =>
-    engine.tools.register({
-      name,
-      surfaces,
-      ...opt('description', stringValue(ctx.values, 'description')),
-      ...opt('subject', stringValue(ctx.values, 'subject')),
-    }),
-  );
-  ctx.print({ name, surfaces }, () => `tool ${name} on ${surfaces.join(', ')}`);
-}
-
-export async function toolListCommand(ctx: CommandContext): Promise<void> {
-  const surface = stringValue(ctx.values, 'surface');
-  const subject = stringValue(ctx.values, 'subject');
-  const tools = await ctx.withEngine(false, async (engine) => {
-    const all = await engine.tools.list(subject === undefined ? {} : { subject });
-    if (surface === undefined) return all;
-    const bound = new Set(
-      await engine.tools.toolsFor(surface, subject === undefined ? {} : { subject }),
+    ctx.print({ commitments: list.map(commitmentJson) }, () =>
+      list.length === 0 ? 'no commitments' : list.map(commitmentLine).join('\n'),
     );
-    return all.filter((t) => bound.has(t.name));
-  });
-  ctx.print({ tools }, () =>
-    tools.length === 0
-      ? 'no tools'
-      : tools
-          .map((t) => `${t.name} [${t.surfaces.join(', ')}] ${t.description}`.trimEnd())
-          .join('\n'),
-  );
-}
+  },
+});
 
-export async function timezoneCommand(ctx: CommandContext): Promise<void> {
-  const zone = stringValue(ctx.values, 'zone');
-  const subject = stringValue(ctx.values, 'subject');
-  const current = await ctx.withEngine(false, async (engine) => {
-    if (zone !== undefined)
-      await engine.timeZone.set({
-        zone: zone === 'default' ? null : zone,
-        ...opt('subject', subject),
-      });
-    return engine.timeZone.get(subject === undefined ? {} : { subject });
-  });
-  ctx.print({ timeZone: current }, () => current);
-}
+/** `action record`: something the agent did, as the host confirmed it. */
+export const actionRecordCommand = defineCommand({
+  path: ['action', 'record'],
+  summary: 'Records an action the agent took, as the host confirmed it.',
+  options: {
+    tool: { kind: 'text', value: 'T', required: true, help: 'the tool that acted' },
+    surface: { kind: 'text', value: 'S', required: true, help: 'where it acted' },
+    target: { kind: 'text', value: 'TEXT', required: true, help: 'what it acted on' },
+    status: { kind: 'choice', choices: ACTION_STATUSES, help: 'default confirmed' },
+    'completed-at': { kind: 'date', value: 'ISO', help: 'when it completed (default now)' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { tool, surface, target, status } = ctx.values;
+    const completedAt = ctx.values['completed-at'];
+    const a = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.actions.record({
+        tool,
+        surface,
+        target,
+        ...(status === undefined ? {} : { status }),
+        ...(completedAt === undefined ? {} : { completedAt }),
+      }),
+    );
+    ctx.print(
+      {
+        id: a.id,
+        tool: a.tool,
+        surface: a.surface,
+        target: a.target,
+        status: a.status,
+        completedAt: a.completedAt?.toISOString() ?? null,
+      },
+      () => `recorded action ${a.tool} on ${a.surface} → ${a.target} (${a.status})`,
+    );
+  },
+});
+
+/** `tool register`: which surfaces bind a tool. */
+export const toolRegisterCommand = defineCommand({
+  path: ['tool', 'register'],
+  summary: 'Registers a tool and the surfaces that bind it (the capability map).',
+  options: {
+    name: { kind: 'text', value: 'N', required: true, help: 'the tool name' },
+    surfaces: { kind: 'list', value: 'chat,wake', required: true, help: 'where it is bound' },
+    description: { kind: 'text', value: 'D', help: 'what it does' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { name, description } = ctx.values;
+    const surfaces = [...ctx.values.surfaces];
+    await ctx.withSubject(ctx.values.subject, (me) =>
+      me.tools.register({
+        name,
+        surfaces,
+        ...(description === undefined ? {} : { description }),
+      }),
+    );
+    ctx.print({ name, surfaces }, () => `tool ${name} on ${surfaces.join(', ')}`);
+  },
+});
+
+/** `tool list`: the registered tools, or those a surface binds. */
+export const toolListCommand = defineCommand({
+  path: ['tool', 'list'],
+  summary: 'Lists the registered tools, or only those bound on a surface.',
+  options: {
+    surface: { kind: 'text', value: 'S', help: 'only the tools bound here' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { surface } = ctx.values;
+    const tools = await ctx.withSubject(ctx.values.subject, async (me) => {
+      const all = await me.tools.list();
+      if (surface === undefined) return all;
+      const bound = new Set(await me.tools.forSurface(surface));
+      return all.filter((t) => bound.has(t.name));
+    });
+    ctx.print({ tools }, () =>
+      tools.length === 0
+        ? 'no tools'
+        : tools
+            .map((t) => `${t.name} [${t.surfaces.join(', ')}] ${t.description}`.trimEnd())
+            .join('\n'),
+    );
+  },
+});
+
+/** `timezone`: the subject's time zone, set or read. */
+export const timezoneCommand = defineCommand({
+  path: ['timezone'],
+  summary: 'Prints the subject’s time zone, or sets it (an IANA name; default clears it).',
+  options: {
+    zone: { kind: 'text', value: 'Europe/Stockholm|default', help: 'the zone to set' },
+    ...SUBJECT_OPTION,
+  },
+  async run(ctx) {
+    const { zone } = ctx.values;
+    const current = await ctx.withSubject(ctx.values.subject, async (me) => {
+      if (zone !== undefined) await me.arrival.setTimeZone(zone === 'default' ? null : zone);
+      return me.arrival.timeZone();
+    });
+    ctx.print({ timeZone: current }, () => current);
+  },
+});

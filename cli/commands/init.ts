@@ -4,9 +4,9 @@ import {
   DEFAULT_SUBJECT,
   EngineError,
   generateOwnerKey,
-  requireId,
   writeOwnerKeyFile,
 } from '../../src/index.js';
+import { requireId } from '../../src/domain/turn.js'; // TEMPORARY (test run only)
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -81,7 +81,8 @@ export const initCommand = defineCommand({
       await ctx.withEngine(true, async (engine) => {
         const result = await engine.subjects.create(subject);
         const me = engine.subject(subject);
-        if (key !== null) await me.owner.setKey({ publicKeyPem: key.publicKeyPem, keyId: key.keyId });
+        if (key !== null)
+          await me.owner.setKey({ publicKeyPem: key.publicKeyPem, keyId: key.keyId });
         keyStored = true;
         const keyId = (await me.owner.key())?.keyId ?? '';
         const keyFile = key === null ? null : path;

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { DEFAULT_SUBJECT, readOwnerPublicKey, renderFactLine } from '../../src/index.js';
+import { DEFAULT_SUBJECT, readOwnerPublicKey } from '../../src/index.js';
+import { renderFactLine } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { factToJson } from '../fact-json.js';
 import { SUBJECT_OPTION } from '../options.js';

@@ -120,7 +120,8 @@ export const probeSqlCommand = defineCommand({
 /** `probe http`: a GET on loopback or an allowed host, by status and/or body needle. */
 export const probeHttpCommand = defineCommand({
   path: ['probe', 'http'],
-  summary: 'Probes a URL on loopback or an allowed host: its status, a needle in its body, or both.',
+  summary:
+    'Probes a URL on loopback or an allowed host: its status, a needle in its body, or both.',
   options: {
     url: { kind: 'text', value: 'U', required: true, help: 'the URL to GET' },
     status: { kind: 'int', value: 'N', min: 100, help: 'the expected status' },

@@ -1,29 +1,8 @@
-import {
-  EngineError,
-  renderReceiptLine,
-  type RecallItem,
-  type RecallKind,
-} from '../../src/index.js';
-import { flag, intValue, listValue, stringValue } from '../args.js';
-import type { CommandContext } from '../context.js';
-import { EMBEDDER_OPTIONS, embedderFrom, vectorWeightFrom } from '../embedder-options.js';
-
-export const RECALL_OPTIONS = {
-  k: { type: 'string' },
-  session: { type: 'string' },
-  subject: { type: 'string' },
-  kinds: { type: 'string' },
-  'include-history': { type: 'boolean' },
-  lexical: { type: 'boolean' },
-  'vector-weight': { type: 'string' },
-  ...EMBEDDER_OPTIONS,
-} as const;
-
-export const EMBED_OPTIONS = {
-  subject: { type: 'string' },
-  limit: { type: 'string' },
-  ...EMBEDDER_OPTIONS,
-} as const;
+import { EngineError, parseChoice, RECALL_KINDS, type RecallItem } from '../../src/index.js';
+import { renderReceiptLine } from '../../src/rules.js';
+import { defineCommand } from '../command.js';
+import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
+import { SUBJECT_OPTION } from '../options.js';
 
 function line(item: RecallItem, rank: number): string {
   const p = item.passport;
@@ -36,61 +15,77 @@ function line(item: RecallItem, rank: number): string {
   return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${text.replace(/\s+/g, ' ')}${receipt}`;
 }
 
-export async function recallCommand(ctx: CommandContext): Promise<void> {
-  const query = ctx.positionals[0];
-  if (query === undefined || query.trim() === '') {
-    throw new EngineError('EMPTY_TEXT', 'a query is required: memledger recall "query"');
-  }
-  const k = intValue(ctx.values, 'k', 1);
-  const session = stringValue(ctx.values, 'session');
-  const subject = stringValue(ctx.values, 'subject');
-  const kinds = listValue(ctx.values, 'kinds') as RecallKind[] | undefined;
-  const lexical = flag(ctx.values, 'lexical');
-  const vectorWeight = vectorWeightFrom(ctx);
-  const embedder = lexical ? undefined : await embedderFrom(ctx);
-  const items = await ctx.withEngine(
-    false,
-    (engine) =>
-      engine.recall(query, {
-        ...(k === undefined ? {} : { k }),
-        ...(session === undefined ? {} : { session }),
-        ...(subject === undefined ? {} : { subject }),
-        ...(kinds === undefined ? {} : { kinds }),
-        includeHistory: flag(ctx.values, 'include-history'),
-        ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
-      }),
-    embedder === undefined ? {} : { embedder },
-  );
-  ctx.print({ query, items }, () =>
-    items.length === 0 ? '(nothing recalled)' : items.map((it, i) => line(it, i + 1)).join('\n'),
-  );
-}
+/** `recall "query"`: ranked turns and facts, each with its passport. Reads only. */
+export const recallCommand = defineCommand({
+  path: ['recall'],
+  summary: 'Recalls the turns and facts that best match a query, each with its passport.',
+  positionals: ['"query"'],
+  options: {
+    k: { kind: 'int', value: '10', min: 1, help: 'how many items (at most 200)' },
+    session: { kind: 'text', value: 'S', help: 'only this session’s turns, and facts cited in it' },
+    'include-history': { kind: 'flag', help: 'also facts that are not live, labelled' },
+    kinds: { kind: 'list', value: 'turn,fact', help: 'which kinds of memory (default both)' },
+    ...SUBJECT_OPTION,
+    lexical: { kind: 'flag', help: 'rank by words only, even with an embedder' },
+    ...VECTOR_WEIGHT_OPTION,
+    ...EMBEDDER_OPTIONS,
+  },
+  async run(ctx) {
+    const query = ctx.positionals[0];
+    if (query === undefined || query.trim() === '') {
+      throw new EngineError('EMPTY_TEXT', 'a query is required: memledger recall "query"');
+    }
+    const { k, session, lexical } = ctx.values;
+    const kinds = ctx.values.kinds?.map((kind) => parseChoice(RECALL_KINDS, kind, '--kinds'));
+    const vectorWeight = ctx.values['vector-weight'];
+    const embedder = lexical ? undefined : await embedderFrom(ctx);
+    const items = await ctx.withSubject(
+      ctx.values.subject,
+      (me) =>
+        me.recall.search(query, {
+          ...(k === undefined ? {} : { k }),
+          ...(session === undefined ? {} : { session }),
+          ...(kinds === undefined ? {} : { kinds }),
+          includeHistory: ctx.values['include-history'],
+          ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
+        }),
+      embedder === undefined ? {} : { embedder },
+    );
+    ctx.print({ query, items }, () =>
+      items.length === 0 ? '(nothing recalled)' : items.map((it, i) => line(it, i + 1)).join('\n'),
+    );
+  },
+});
 
 /** `memledger embed`: stores vectors for the turns and facts that have none for the model yet. */
-export async function embedCommand(ctx: CommandContext): Promise<void> {
-  const embedder = await embedderFrom(ctx);
-  if (embedder === undefined) {
-    throw new EngineError(
-      'NO_EMBEDDER',
-      'no embedder: give --embedder-url and --embedder-model, or --embedder-path ' +
-        '(or MEMLEDGER_EMBEDDER_URL / _MODEL / _PATH)',
+export const embedCommand = defineCommand({
+  path: ['embed'],
+  summary: 'Stores vectors for the subject’s turns and facts that have none for the model yet.',
+  options: {
+    ...SUBJECT_OPTION,
+    limit: { kind: 'int', value: '1000', min: 1, help: 'at most this many turns and facts' },
+    ...EMBEDDER_OPTIONS,
+  },
+  async run(ctx) {
+    const embedder = await embedderFrom(ctx);
+    if (embedder === undefined) {
+      throw new EngineError(
+        'NO_EMBEDDER',
+        'no embedder: give --embedder-url and --embedder-model, or --embedder-path ' +
+          '(or MEMLEDGER_EMBEDDER_URL / _MODEL / _PATH)',
+      );
+    }
+    const { limit } = ctx.values;
+    const result = await ctx.withSubject(
+      ctx.values.subject,
+      (me) => me.vectors.embedPending(limit === undefined ? {} : { limit }),
+      { embedder },
     );
-  }
-  const subject = stringValue(ctx.values, 'subject');
-  const limit = intValue(ctx.values, 'limit', 1);
-  const result = await ctx.withEngine(
-    false,
-    (engine) =>
-      engine.embedPending({
-        ...(subject === undefined ? {} : { subject }),
-        ...(limit === undefined ? {} : { limit }),
-      }),
-    { embedder },
-  );
-  ctx.print(
-    result,
-    () =>
-      `embedded ${result.turns} turn(s) and ${result.facts} fact(s) with ${result.model}; ` +
-      (result.remaining ? 'more remain: run `memledger embed` again' : 'nothing left to embed'),
-  );
-}
+    ctx.print(
+      result,
+      () =>
+        `embedded ${result.turns} turn(s) and ${result.facts} fact(s) with ${result.model}; ` +
+        (result.remaining ? 'more remain: run `memledger embed` again' : 'nothing left to embed'),
+    );
+  },
+});

@@ -2,13 +2,13 @@ import {
   CAUGHT_BY,
   EngineError,
   parseChoice,
-  parseProbeSpec,
   PROBE_VERDICTS,
   RETRACTION_VERDICTS,
   SETTLED_VERDICTS,
   type Retraction,
   type RetractInput,
 } from '../../src/index.js';
+import { parseProbeSpec } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
@@ -110,7 +110,12 @@ const RETRACT_OPTIONS = {
   },
   'caught-by': { kind: 'choice', choices: CAUGHT_BY, help: 'who caught the error (default self)' },
   'corrected-at': { kind: 'date', value: 'ISO', help: 'when the error was caught (default now)' },
-  'due-days': { kind: 'int', value: 'N', min: 0, help: 'days until the falsifier matures (default 3)' },
+  'due-days': {
+    kind: 'int',
+    value: 'N',
+    min: 0,
+    help: 'days until the falsifier matures (default 3)',
+  },
   'claimed-at': { kind: 'date', value: 'ISO', help: 'when the claim was made' },
   surface: { kind: 'text', value: 'S', help: 'where the claim was made' },
   ref: { kind: 'text', value: 'R', help: 'a reference to the claim (a message id, a URL)' },
@@ -121,11 +126,13 @@ const RETRACT_OPTIONS = {
 /** `retract`: records a wrong claim, its correction, and a falsifier with polarity. */
 export const retractCommand = defineCommand({
   path: ['retract'],
-  summary: 'Records a wrong claim, its correction, and a falsifier that can overturn the correction.',
+  summary:
+    'Records a wrong claim, its correction, and a falsifier that can overturn the correction.',
   options: RETRACT_OPTIONS,
   async run(ctx) {
     const v = ctx.values;
-    const probe = v['probe-file'] === undefined ? undefined : await readProbeFile(ctx.io, v['probe-file']);
+    const probe =
+      v['probe-file'] === undefined ? undefined : await readProbeFile(ctx.io, v['probe-file']);
     const optional = <K extends keyof RetractInput>(key: K, value: RetractInput[K] | undefined) =>
       (value === undefined ? {} : { [key]: value }) as Partial<Pick<RetractInput, K>>;
     const r = await ctx.withSubject(v.subject, (me) =>

@@ -52,7 +52,9 @@ export const reviewCommand = defineCommand({
           ].join('\n'),
         );
         const answer = (
-          await ctx.io.prompt('Approve? Type YES to approve, r to reject, Enter to skip, q to quit: ')
+          await ctx.io.prompt(
+            'Approve? Type YES to approve, r to reject, Enter to skip, q to quit: ',
+          )
         ).trim();
         if (answer === 'q') break;
         if (answer !== 'YES' && answer !== 'r') continue;

@@ -51,7 +51,7 @@ function scryptKey(passphrase: string, salt: Buffer, N: number, r: number, p: nu
   });
 }
 
-/** A fresh Ed25519 key, its private half encrypted under `passphrase` (INVALID_ARGUMENT if empty). */
+/** A fresh Ed25519 key, its private half encrypted under `passphrase` (which must not be empty). */
 export function generateOwnerKey(passphrase: string): GeneratedOwnerKey {
   if (passphrase.length === 0) {
     throw new EngineError('INVALID_ARGUMENT', 'the owner passphrase must not be empty');

@@ -8,11 +8,13 @@ import { EngineError } from './errors.js';
  * Hashing and signature checking are injected: this module stays pure.
  */
 export const DECISIONS = ['approve', 'reject'] as const;
+/** One of `DECISIONS`. */
 export type Decision = (typeof DECISIONS)[number];
 
 /** The prevHash of the first link. */
 export const GENESIS_HASH = '0'.repeat(64);
 
+/** What a decision link signs and hashes. */
 export interface DecisionFields {
   subjectId: string;
   seq: number;
@@ -27,6 +29,7 @@ export interface DecisionFields {
   keyId: string;
 }
 
+/** One link of a subject's owner-decision chain, as stored. */
 export interface DecisionLink extends DecisionFields {
   /** sha256Hex(decisionPayload(fields)). */
   hash: string;
@@ -34,6 +37,7 @@ export interface DecisionLink extends DecisionFields {
   signature: string;
 }
 
+/** The hashing and signature check the chain is verified with (node:crypto lives in crypto/). */
 export interface ChainCrypto {
   sha256Hex(data: string): string;
   /** Must return false, never throw, on a malformed key or signature. */
@@ -66,6 +70,7 @@ export interface ProposalContent {
   validTo?: string | null;
 }
 
+/** Why a chain failed verification, at its first bad link. */
 export const CHAIN_BREAK_CODES = [
   'SEQ_GAP',
   'PREV_HASH_MISMATCH',
@@ -77,8 +82,10 @@ export const CHAIN_BREAK_CODES = [
   'MISSING_DECISION',
   'STATUS_MISMATCH',
 ] as const;
+/** One of `CHAIN_BREAK_CODES`. */
 export type ChainBreakCode = (typeof CHAIN_BREAK_CODES)[number];
 
+/** The outcome of verifying a chain: its length and head, or its first bad link and why. */
 export type ChainReport =
   | { ok: true; length: number; headHash: string }
   | {
@@ -90,6 +97,7 @@ export type ChainReport =
       reason: string;
     };
 
+/** What `verifyChain` checks the links against. */
 export interface VerifyChainOptions {
   crypto: ChainCrypto;
   /** The subject's owner public key, as stored. */
@@ -139,6 +147,7 @@ export function proposalContentPayload(p: ProposalContent): string {
   });
 }
 
+/** The hash a decision records of the proposal it decided. */
 export function proposalContentHash(
   p: ProposalContent,
   crypto: Pick<ChainCrypto, 'sha256Hex'>,

@@ -4,7 +4,6 @@
  */
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
-  'UNKNOWN_COMMAND',
   'UNKNOWN_ROLE',
   'EMPTY_TEXT',
   'SESSION_REQUIRED',
@@ -29,7 +28,6 @@ export const ERROR_CODES = [
   'NOT_PENDING',
   'NO_OWNER_KEY',
   'WRONG_KEY',
-  'NO_TERMINAL',
   'UNKNOWN_SLOT_RULE',
   'POLARITY_NOT_DISTINCT',
   'RETRACTION_NOT_FOUND',
@@ -51,13 +49,16 @@ export const ERROR_CODES = [
   'NO_EMBEDDER',
   'INTERNAL',
 ] as const;
+/** One of `ERROR_CODES`. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Structured detail and the underlying cause of an `EngineError`. */
 export interface EngineErrorOptions {
   data?: Record<string, unknown>;
   cause?: unknown;
 }
 
+/** The one error class the engine throws: a documented `code`, a message, optional `data`. */
 export class EngineError extends Error {
   readonly code: ErrorCode;
   readonly data: Record<string, unknown> | undefined;
@@ -70,6 +71,7 @@ export class EngineError extends Error {
   }
 }
 
+/** Whether `value` is an `EngineError`. */
 export function isEngineError(value: unknown): value is EngineError {
   return value instanceof EngineError;
 }

@@ -28,6 +28,7 @@ export function passportDate(d: Date, timeZone = 'UTC'): string {
   return `${day} ${MONTHS[month - 1] ?? '?'} ${year}`;
 }
 
+/** "2026-07-16": the day the instant falls on in `timeZone` (default UTC, never the host's). */
 export function isoDay(d: Date, timeZone = 'UTC'): string {
   const { year, month, day } = dayIn(d, timeZone);
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;

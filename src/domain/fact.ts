@@ -3,8 +3,10 @@
  * its evidence is, whether that evidence attests its text, and its place in time.
  */
 export const FACT_ORIGINS = ['did', 'saw', 'inferred', 'summarized'] as const;
+/** One of `FACT_ORIGINS`: how a fact was learned. */
 export type FactOrigin = (typeof FACT_ORIGINS)[number];
 
+/** Where a fact stands; only `active` facts backed by an owner signature are live. */
 export const FACT_STATUSES = [
   'proposed',
   'active',
@@ -14,12 +16,15 @@ export const FACT_STATUSES = [
   'expired',
   'unverified',
 ] as const;
+/** One of `FACT_STATUSES`. */
 export type FactStatus = (typeof FACT_STATUSES)[number];
 
 /** How a slot's proposals are checked. */
 export const SLOT_RULES = ['user_fact', 'correction', 'action'] as const;
+/** One of `SLOT_RULES`. */
 export type SlotRule = (typeof SLOT_RULES)[number];
 
+/** A slot a subject's facts are proposed into, and the rule its proposals are checked by. */
 export interface SlotDeclaration {
   name: string;
   rule: SlotRule;
@@ -42,6 +47,7 @@ export interface ProposalEvidence {
   tool?: string;
 }
 
+/** A proposed memory as the agent submits it: slot, text, origin and evidence. */
 export interface Proposal {
   slot: string;
   key?: string;
@@ -66,6 +72,7 @@ export interface CitedTurn {
   recordedAt: Date;
 }
 
+/** A stored fact with its passport: origin, evidence, attestation, status and lineage. */
 export interface Fact {
   id: string;
   subjectId: string;

@@ -20,6 +20,7 @@ import {
   similarity,
 } from './text-normalize.js';
 
+/** The cue lists and referent checks the rules below use (gate-cues.ts). */
 export {
   claimsFailure,
   DEFAULT_CORRECTION_CUES,
@@ -29,6 +30,7 @@ export {
   referentTokens,
 } from './gate-cues.js';
 
+/** Why the gate dropped a proposal: each rule's code. */
 export const DROP_CODES = [
   'UNKNOWN_SLOT',
   'NO_EVIDENCE',
@@ -43,6 +45,7 @@ export const DROP_CODES = [
   'DUPLICATE',
   'INVALID_PROPOSAL',
 ] as const;
+/** One of `DROP_CODES`. */
 export type DropCode = (typeof DROP_CODES)[number];
 
 /** Longest proposal text, in characters (code points). A memory line, not a document. */
@@ -69,6 +72,7 @@ export interface GateContext {
   liveOrPendingTexts: readonly string[];
 }
 
+/** A proposal passes (attested or not) or is dropped with a code and a reason. */
 export type GateVerdict =
   { ok: true; attested: boolean } | { ok: false; code: DropCode; reason: string };
 

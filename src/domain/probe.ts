@@ -3,15 +3,22 @@
  * read from the wording of an assertion. This file holds the vocabulary and the verdict rules.
  */
 export const PROBE_VERDICTS = ['verified', 'verified_missing', 'falsified', 'error'] as const;
+/** One of `PROBE_VERDICTS`. */
 export type ProbeVerdict = (typeof PROBE_VERDICTS)[number];
 
+/** The kinds of instrument. */
 export const PROBE_KINDS = ['file', 'sql', 'http'] as const;
+/** One of `PROBE_KINDS`. */
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
+/** What a file probe asserts: the file exists, is missing, or contains a needle. */
 export const FILE_PROBE_MODES = ['exists', 'missing', 'contains'] as const;
+/** One of `FILE_PROBE_MODES`. */
 export type FileProbeMode = (typeof FILE_PROBE_MODES)[number];
 
+/** How a SQL probe compares its number with the expected one. */
 export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
+/** One of `COMPARE_OPS`. */
 export type CompareOp = (typeof COMPARE_OPS)[number];
 
 /** Why a probe answered `error`: it could not look, so it says nothing about the claim. */
@@ -28,8 +35,10 @@ export const PROBE_ERROR_CODES = [
   'TIMEOUT',
   'INSTRUMENT_FAILED',
 ] as const;
+/** One of `PROBE_ERROR_CODES`. */
 export type ProbeErrorCode = (typeof PROBE_ERROR_CODES)[number];
 
+/** A file probe: a path inside the allowed roots and what must hold of it. */
 export interface FileProbeSpec {
   kind: 'file';
   /** Relative to an allowed root, or absolute inside one. */
@@ -41,6 +50,7 @@ export interface FileProbeSpec {
   negate?: boolean;
 }
 
+/** A SQL probe: one read-only statement whose single number is compared with `expect`. */
 export interface SqlProbeSpec {
   kind: 'sql';
   /** One read-only statement returning one row with one numeric column. */
@@ -49,6 +59,7 @@ export interface SqlProbeSpec {
   expect: number;
 }
 
+/** An HTTP probe: a GET on an allowed host, its status and/or a needle in its body. */
 export interface HttpProbeSpec {
   kind: 'http';
   url: string;
@@ -57,6 +68,7 @@ export interface HttpProbeSpec {
   contains?: string;
 }
 
+/** Any probe, keyed on `kind`. */
 export type ProbeSpec = FileProbeSpec | SqlProbeSpec | HttpProbeSpec;
 
 /**
@@ -82,6 +94,7 @@ export function countOccurrences(text: string, needle: string): number {
 /** What a file probe saw; `content` only when the mode needs it. */
 export type FileObservation = { exists: false } | { exists: true; content: string | null };
 
+/** A file probe's verdict and how many times the needle matched (for `contains`). */
 export type FileVerdict =
   | { verdict: 'verified' | 'verified_missing' | 'falsified'; matchCount: number | null }
   | { verdict: 'error'; errorCode: 'FILE_NOT_FOUND' | 'UNREADABLE'; matchCount: null };
@@ -111,6 +124,7 @@ export function fileVerdict(spec: FileProbeSpec, seen: FileObservation): FileVer
   }
 }
 
+/** Whether `value op expect` holds. */
 export function compareNumbers(value: number, op: CompareOp, expect: number): boolean {
   switch (op) {
     case 'eq':

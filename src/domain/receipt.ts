@@ -7,7 +7,9 @@ import { EngineError } from './errors.js';
 export type Receipt =
   { kind: 'tools'; tools: string[]; sources: string[] } | { kind: 'none' } | { kind: 'unknown' };
 
+/** The kinds of receipt: tools ran, no tools ran, or nothing is known. */
 export const RECEIPT_KINDS = ['tools', 'none', 'unknown'] as const;
+/** One of `RECEIPT_KINDS`. */
 export type ReceiptKind = (typeof RECEIPT_KINDS)[number];
 
 /** The host's own report (CLI `--tools`, `--sources`, `--no-tools`); never parsed from model text. */
@@ -61,6 +63,7 @@ export function receiptFromReport(report: HostReceiptReport | undefined): Receip
   return { kind: 'unknown' };
 }
 
+/** Whether the host reported nothing at all (no tools, no sources, no "no tools ran"). */
 export function isEmptyReport(report: HostReceiptReport | undefined): boolean {
   return (
     report === undefined ||
@@ -70,6 +73,7 @@ export function isEmptyReport(report: HostReceiptReport | undefined): boolean {
   );
 }
 
+/** How every receipt line begins; a reply that imitates it has the imitation stripped. */
 export const RECEIPT_PREFIX = '[[RECEIPT recorded by memledger, not written by the model:';
 
 /** The system-written line that sits beside an assistant turn in rendered history. */

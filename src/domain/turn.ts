@@ -1,9 +1,12 @@
 import { EngineError } from './errors.js';
 import type { Receipt } from './receipt.js';
 
+/** Who a turn is from. */
 export const TURN_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+/** One of `TURN_ROLES`. */
 export type TurnRole = (typeof TURN_ROLES)[number];
 
+/** One recorded turn of a session, with its receipt when it is an assistant turn. */
 export interface Turn {
   id: string;
   subjectId: string;
@@ -21,6 +24,7 @@ export interface Turn {
   speaker: string | null;
 }
 
+/** A role from a string: UNKNOWN_ROLE when it is missing or not one of `TURN_ROLES`. */
 export function parseRole(value: string | undefined): TurnRole {
   if (value === undefined || value === '') {
     throw new EngineError('UNKNOWN_ROLE', `a role is required: one of ${TURN_ROLES.join(', ')}`);
@@ -35,7 +39,9 @@ export function parseRole(value: string | undefined): TurnRole {
   return role;
 }
 
+/** The longest turn text accepted, in characters. */
 export const MAX_CONTENT_LENGTH = 1_000_000;
+/** The longest speaker name accepted, in characters. */
 export const MAX_SPEAKER_LENGTH = 200;
 
 /** A speaker's name: trimmed, non-empty, one line, at most 200 characters; absent is null. */
@@ -51,6 +57,7 @@ export function parseSpeaker(value: string | undefined): string | null {
   return name;
 }
 
+/** A turn's text: EMPTY_TEXT when blank, INVALID_ARGUMENT when over `MAX_CONTENT_LENGTH`. */
 export function requireText(content: string | undefined): string {
   if (content === undefined || content.trim().length === 0) {
     throw new EngineError('EMPTY_TEXT', 'turn text is empty');

@@ -3,6 +3,7 @@
  * not conversation: recording them would put words in the user's mouth.
  */
 export const UTILITY_KINDS = ['title', 'insight', 'utility'] as const;
+/** One of `UTILITY_KINDS`. */
 export type UtilityKind = (typeof UTILITY_KINDS)[number];
 
 const PREFIXES: ReadonlyArray<readonly [string, UtilityKind]> = [

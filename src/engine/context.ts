@@ -1,14 +1,12 @@
 import { EngineError } from '../domain/errors.js';
-import { sessionNotFound, type Session } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
-import { SessionSql } from '../store/session-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 
 /**
  * What every module of the engine is built from: one store client, one clock, one id source,
- * one open guard and one way to resolve a subject or a session. Modules receive a subject id
- * only after `requireSubject` has accepted it, so none of them checks subjects again.
+ * one open guard and one way to resolve a subject. Modules receive a subject id only after
+ * `requireSubject` has accepted it, so none of them checks subjects again.
  */
 export interface EngineContext {
   readonly client: SqlClient;
@@ -18,11 +16,6 @@ export interface EngineContext {
   assertOpen(): void;
   /** The subject's id when it exists: ENGINE_CLOSED, INVALID_ARGUMENT or SUBJECT_NOT_FOUND otherwise. */
   requireSubject(id: unknown): Promise<string>;
-  /**
-   * A session of this subject. Another subject's session is SESSION_NOT_FOUND, exactly like a
-   * session that does not exist, so a handle cannot learn what other subjects hold.
-   */
-  requireSession(subjectId: string, sessionId: unknown): Promise<Session>;
   /** Marks the engine closed; `assertOpen` throws from then on. */
   markClosed(): void;
   readonly closed: boolean;
@@ -41,7 +34,6 @@ export function subjectNotFound(id: string): EngineError {
 export function createEngineContext(config: EngineContextConfig): EngineContext {
   const { client } = config;
   const subjects = new SubjectSql(client);
-  const sessions = new SessionSql(client);
   // Subjects are never deleted, so one that was found once exists for the engine's lifetime.
   const known = new Set<string>();
   let closed = false;
@@ -62,13 +54,6 @@ export function createEngineContext(config: EngineContextConfig): EngineContext 
     newId: config.newId,
     assertOpen,
     requireSubject,
-    async requireSession(subjectId, raw) {
-      assertOpen();
-      const id = requireId(raw, 'session');
-      const session = await sessions.get(id);
-      if (session === null || session.subjectId !== subjectId) throw sessionNotFound(id);
-      return session;
-    },
     markClosed() {
       closed = true;
     },

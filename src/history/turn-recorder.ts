@@ -2,7 +2,7 @@ import { EngineError } from '../domain/errors.js';
 import { isEmptyReport, receiptFromReport } from '../domain/receipt.js';
 import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
-import { analyze } from '../domain/analyze.js';
+import { turnTerms } from '../domain/analyze.js';
 import { detectUtility } from '../domain/utility.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';
@@ -82,7 +82,7 @@ export class TurnRecorder {
       receipt,
       at,
       speaker,
-      terms: [...(speaker === null ? [] : analyze(speaker)), ...analyze(stored)],
+      terms: turnTerms(speaker, stored),
     });
     if (inserted === null) throw sessionNotFound(sessionId);
     const { turn } = inserted;

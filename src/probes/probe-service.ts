@@ -12,21 +12,11 @@ import type { FalsifierProbes } from '../ledger/retraction-ledger.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
 import { ProbeSql } from '../store/probe-sql.js';
-import type { ProbesApi } from './probe-types.js';
+import type { CalibrationSummary, ProbesApi } from './probe-types.js';
 import { calibrate, instrumentFingerprint } from './calibration.js';
 import type { ProbeContext, ProbeInstrument } from './instruments.js';
 import type { ResolvedProbeConfig } from './probe-config.js';
 import { runInstrument } from './run-instrument.js';
-
-export interface CalibrationSummary {
-  instrument: string;
-  passed: boolean;
-  positive: ProbeVerdict;
-  negative: ProbeVerdict;
-  calibrationId: string;
-  /** Why the controls could not be set up or removed, when that happened. */
-  problem?: string;
-}
 
 export interface ProbeModuleDeps extends ModuleDeps {
   config: ResolvedProbeConfig;

@@ -1,6 +1,16 @@
-import type { ProbeKind, ProbeSpec } from '../domain/probe.js';
-import type { CalibrationSummary } from './probe-service.js';
+import type { ProbeKind, ProbeSpec, ProbeVerdict } from '../domain/probe.js';
 import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
+
+/** One instrument's calibration: its two controls must give different verdicts. */
+export interface CalibrationSummary {
+  instrument: string;
+  passed: boolean;
+  positive: ProbeVerdict;
+  negative: ProbeVerdict;
+  calibrationId: string;
+  /** Why the controls could not be set up or removed, when that happened. */
+  problem?: string;
+}
 
 /** Claim probes (file, sql, http) and their dual-needle calibration. */
 export interface ProbesApi {

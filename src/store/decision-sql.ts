@@ -37,6 +37,7 @@ export async function lockChain(db: SqlExecutor, subjectId: string): Promise<voi
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('memledger.chain:' || $1))`, [subjectId]);
 }
 
+/** The owner-decision chain's links, appended once and read in order (the `decisions` table). */
 export class DecisionSql {
   constructor(private readonly db: SqlExecutor) {}
 

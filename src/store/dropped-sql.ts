@@ -14,6 +14,7 @@ interface DroppedDbRow {
   dropped_at: Date;
 }
 
+/** The gate's log of dropped proposals (append-only). */
 export class DroppedSql {
   constructor(private readonly db: SqlExecutor) {}
 

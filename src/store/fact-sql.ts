@@ -29,11 +29,13 @@ interface FactDbRow {
   restored_from_id: string | null;
 }
 
+/** The `facts` columns `toFact` reads, in one list for every query that returns facts. */
 export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, attested,
   evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
   supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
   proposed_by, retraction_id, restored_from_id`;
 
+/** A fact from its row (selected with `FACT_COLUMNS`). */
 export function toFact(r: FactDbRow): Fact {
   return {
     id: r.id,
@@ -64,6 +66,7 @@ export function toFact(r: FactDbRow): Fact {
   };
 }
 
+/** A fact as the gate writes it: proposed (or receipt-checked), with its evidence. */
 export interface NewFactRow {
   id: string;
   subjectId: string;
@@ -80,6 +83,7 @@ export interface NewFactRow {
   at: Date;
 }
 
+/** Facts: proposed, promoted, superseded, retracted and restored, never overwritten or deleted. */
 export class FactSql {
   constructor(private readonly db: SqlExecutor) {}
 

@@ -6,10 +6,12 @@ import type { SqlClient, SqlExecutor } from './sql-client.js';
 /** Serialises migration across processes sharing one PostgreSQL database ("memledger" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x6d656d6c;
 
+/** SHA-256 of a migration's SQL: an applied migration whose text changed is refused. */
 export function migrationChecksum(m: Migration): string {
   return createHash('sha256').update(m.sql).digest('hex');
 }
 
+/** Whether the database holds a memledger store (its migrations table exists). */
 export async function isInitialized(db: SqlExecutor): Promise<boolean> {
   const { rows } = await db.query<{ present: boolean }>(
     `SELECT to_regclass('schema_migrations') IS NOT NULL AS present`,

@@ -1,28 +1,16 @@
 import { EngineError } from '../domain/errors.js';
 import { isInitialized, migrate } from './migrator.js';
-import {
-  checkRecallIndex,
-  reindexRecall,
-  reindexRequired,
-  type ReindexProgress,
-} from './recall-reindex.js';
 import type { SqlClient } from './sql-client.js';
 
 /** Where the store lives when nothing names one: `./.memledger`, embedded. */
 export const DEFAULT_DB = './.memledger';
 
+/** What `openSqlClient` opens, and whether it may create it. */
 export interface OpenStoreOptions {
   /** A directory (embedded PGlite), `memory://`, or a `postgres://` URL. */
   db: string;
   /** Create a new store when there is none (`init`, `demo`, and library hosts by default). */
   create: boolean;
-  /**
-   * A recall index built by another analyser version is rebuilt (`reindexRecall`) instead of
-   * refused with REINDEX_REQUIRED. Default false: a reindex rewrites every subject's postings.
-   */
-  reindex?: boolean;
-  /** Progress of that rebuild, when one runs. */
-  onReindexProgress?: (p: ReindexProgress) => void;
 }
 
 /** Whether `db` names a PostgreSQL server rather than an embedded store. */
@@ -31,12 +19,15 @@ export function isPostgresUrl(db: string): boolean {
 }
 
 /**
- * Opens the engine the `db` string names, brings its schema up to date, and checks that its
- * recall index was built by this code's analyser (rebuilding it only when `reindex` says so).
+ * Opens the engine the `db` string names and brings its schema up to date. Whether the recall
+ * index is current is the caller's next check (`checkRecallIndex`): rebuilding it is never a
+ * side effect of opening.
  */
 export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClient> {
   const db = options.db.trim();
-  if (db === '') throw new EngineError('DB_UNUSABLE', 'db is empty: give a directory, memory:// or a postgres:// URL');
+  if (db === '') {
+    throw new EngineError('DB_UNUSABLE', 'db is empty: use a directory, memory:// or postgres://');
+  }
   let client: SqlClient;
   if (isPostgresUrl(db)) {
     const { PostgresClient } = await import('../postgres/postgres-client.js');
@@ -58,14 +49,6 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
       );
     }
     await migrate(client);
-    const index = await checkRecallIndex(client);
-    if (!index.current) {
-      if (options.reindex !== true) throw reindexRequired(index);
-      await reindexRecall(
-        client,
-        options.onReindexProgress === undefined ? {} : { onProgress: options.onReindexProgress },
-      );
-    }
     return client;
   } catch (err) {
     await client.close().catch(() => undefined);

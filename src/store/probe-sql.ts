@@ -55,6 +55,7 @@ function jsonb(value: unknown): string {
   );
 }
 
+/** The probe log and the calibrations of instruments (both append-only). */
 export class ProbeSql {
   constructor(private readonly db: SqlExecutor) {}
 

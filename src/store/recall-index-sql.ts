@@ -36,6 +36,7 @@ const UPSERT_CORPUS = `INSERT INTO recall_corpus AS c (subject_id, turns, sessio
                        AND t.seq < NEW.seq AND t.terms IS NOT NULL) THEN 0 ELSE 1 END,
         term_len = c.term_len + cardinality(NEW.terms)`;
 
+/** `memledger_index_turn()`: indexes an inserted turn's terms (the `turns_index` trigger). */
 export const INDEX_TURN_FUNCTION_SQL = `
 CREATE FUNCTION memledger_index_turn() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -23,6 +23,11 @@ export interface ReindexProgress {
 export interface ReindexOptions {
   /** Called after every batch of rows, and once at the end with `done === total`. */
   onProgress?: (p: ReindexProgress) => void;
+  /**
+   * Rebuild only if the index is still another analyser's once the lock is held (another
+   * process may have rebuilt it meanwhile); otherwise rewrite nothing and return zero counts.
+   */
+  ifStale?: boolean;
 }
 
 /** What a reindex rewrote. */
@@ -168,6 +173,9 @@ export async function reindexRecall(
   const result = await guard('reindexing recall', () =>
     client.transaction(async (tx) => {
       await lockReindex(tx);
+      if (options.ifStale === true && (await checkRecallIndex(tx)).current) {
+        return { turns: 0, facts: 0 };
+      }
       // every table the rebuild writes, locked up front in one order (writers wait, readers not)
       await tx.exec(`LOCK TABLE sessions, turns, facts, turn_postings, term_stats, recall_corpus,
         recall_index IN SHARE ROW EXCLUSIVE MODE`);

@@ -3,7 +3,6 @@ import type { Session } from '../domain/session.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard, pgErrorCode } from './store-error.js';
 
-
 interface SessionDbRow {
   id: string;
   subject_id: string;
@@ -24,6 +23,7 @@ function toSession(row: SessionDbRow): Session {
   };
 }
 
+/** Sessions: created under an existing subject, numbered turns counted in `last_seq`. */
 export class SessionSql {
   constructor(private readonly db: SqlExecutor) {}
 

@@ -2,6 +2,7 @@ import type { SlotDeclaration, SlotRule } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** Each subject's slot declarations: which rule checks a slot's proposals. */
 export class SlotSql {
   constructor(private readonly db: SqlExecutor) {}
 

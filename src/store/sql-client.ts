@@ -15,12 +15,14 @@ export interface SqlCapabilities {
   vectorType: boolean;
 }
 
+/** The rows of one statement. */
 export interface QueryResult<T> {
   rows: T[];
   /** Column names in order; duplicates kept (row objects collapse them). */
   columns?: string[];
 }
 
+/** Per-statement options of `SqlExecutor.query`. */
 export interface QueryOptions {
   /**
    * The text is one of the engine's own fixed statements, run often: an engine may keep it
@@ -29,6 +31,7 @@ export interface QueryOptions {
   prepare?: boolean;
 }
 
+/** Runs statements: a client, or one transaction of it. */
 export interface SqlExecutor {
   /** One statement with `$n` parameters. */
   query<T = Record<string, unknown>>(

@@ -12,6 +12,7 @@ export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The SQLSTATE of a database error (`23505` for a unique violation…), if it has one. */
 export function pgErrorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;

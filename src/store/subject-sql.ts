@@ -1,6 +1,7 @@
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** A subject as stored, with its owner's public key once one is set. */
 export interface SubjectRow {
   id: string;
   createdAt: Date;
@@ -8,6 +9,7 @@ export interface SubjectRow {
   ownerKeyId: string | null;
 }
 
+/** Subjects: created once, never deleted; each holds its owner's public key. */
 export class SubjectSql {
   constructor(private readonly db: SqlExecutor) {}
 

@@ -3,6 +3,7 @@ import type { Turn, TurnRole } from '../domain/turn.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** A turn as the recorder writes it; the store assigns its seq. */
 export interface NewTurnRow {
   id: string;
   sessionId: string;
@@ -98,6 +99,7 @@ SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[
 RETURNING t.subject_id, t.seq,
   (SELECT c.turns FROM recall_corpus c WHERE c.subject_id = t.subject_id)::float8 AS indexed`;
 
+/** Turns (append-only): recorded with the next seq of their session, read in order. */
 export class TurnSql {
   constructor(private readonly db: SqlExecutor) {}
 

@@ -3,6 +3,7 @@ import type { UtilityUsage } from '../domain/utility-usage.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** Per-session counts of utility generations, which never enter the transcript. */
 export class UsageSql {
   constructor(private readonly db: SqlExecutor) {}
 

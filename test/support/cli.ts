@@ -15,6 +15,8 @@ export interface CliOptions {
   /** Answers to terminal prompts, in order; a run with answers is a terminal session. */
   answers?: string[];
   homeDir?: string;
+  /** Runs as if stderr were a terminal (progress lines). */
+  stderrIsTTY?: boolean;
 }
 
 /** Runs the CLI in-process with captured output. */
@@ -36,6 +38,7 @@ export async function runCliCaptured(
     env,
     readFile: (path) => readFile(path, 'utf8'),
     isTTY: options.answers !== undefined,
+    stderrIsTTY: options.stderrIsTTY ?? false,
     prompt: async (question) => {
       stdout += question;
       const answer = answers.shift();

@@ -8,6 +8,7 @@ import { sql as vectors } from './0007-vectors.js';
 import { backfill as analyzerBackfill, sql as analyzerVersion } from './0008-analyzer-version.js';
 import type { SqlExecutor } from '../sql-client.js';
 
+/** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
 export interface Migration {
   version: number;
   name: string;
