@@ -44,7 +44,7 @@ import {
 import { seedSubject } from './fixtures/arrival-seed.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from './support/bench-store.js';
+import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from '../eval/bench-store.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { stats, type Stats } from './support/stats.js';

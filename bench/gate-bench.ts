@@ -22,7 +22,7 @@ import { prepareContexts, type PureItem } from './fixtures/gate-contexts.js';
 import { buildConversation, type Conversation } from './fixtures/gate-conversation.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from './support/bench-store.js';
+import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from '../eval/bench-store.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { median, percentile } from './support/stats.js';

@@ -15,7 +15,7 @@ import { analyze, receiptFromReport } from '../src/rules.js';
 import { receiptColumns } from '../src/store/turn-sql.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from './support/bench-store.js';
+import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from '../eval/bench-store.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { median } from './support/stats.js';

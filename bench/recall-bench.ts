@@ -25,8 +25,8 @@ import { parseArgs } from 'node:util';
 import type { SubjectHandle } from '../src/index.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { benchKinds, withBenchStore } from './support/bench-store.js';
-import { loadLocomo } from './support/locomo-data.js';
+import { benchKinds, withBenchStore } from '../eval/bench-store.js';
+import { loadLocomo } from '../eval/locomo-data.js';
 import {
   checkLocomoStore,
   LAYOUTS,

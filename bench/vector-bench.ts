@@ -31,9 +31,9 @@ import { turnText, unitVector } from '../src/recall/vectors.js';
 import { VectorSql } from '../src/store/vector-sql.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { benchKinds, withBenchStore } from './support/bench-store.js';
-import { loadLocomo } from './support/locomo-data.js';
-import { formatRows } from './support/locomo-metrics.js';
+import { benchKinds, withBenchStore } from '../eval/bench-store.js';
+import { loadLocomo } from '../eval/locomo-data.js';
+import { formatRows } from '../eval/locomo-metrics.js';
 import {
   LOCOMO_SUBJECT,
   seedLocomoStore,
@@ -44,7 +44,7 @@ import {
   RANDOM_INDEXING_MODEL,
   randomIndexingEmbedder,
 } from './support/random-indexing-embedder.js';
-import { runLocomo, type RunLocomoOptions } from './support/run-locomo.js';
+import { runLocomo, type RunLocomoOptions } from '../eval/run-locomo.js';
 import { runMain } from './support/run-main.js';
 import { percentile } from './support/stats.js';
 

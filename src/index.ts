@@ -19,12 +19,7 @@ export type {
 export type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate/gate-types.js';
 export type { LedgerApi, RetractInput, SettleInput } from './ledger/ledger-types.js';
 export type { ProbesApi } from './probes/probe-types.js';
-export type {
-  ActionsApi,
-  ArrivalApi,
-  CommitmentsApi,
-  ToolsApi,
-} from './arrival/arrival-types.js';
+export type { ActionsApi, ArrivalApi, CommitmentsApi, ToolsApi } from './arrival/arrival-types.js';
 export type {
   EmbedPendingOptions,
   EmbedPendingResult,

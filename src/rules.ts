@@ -3,17 +3,16 @@
 // None of them touches a store; the engine applies every one of them itself.
 
 // History: receipts, receipt stripping, text joins, utility generations, rendering.
-export {
-  RECEIPT_PREFIX,
-  receiptFromReport,
-  renderReceiptLine,
-} from './domain/receipt.js';
+export { RECEIPT_PREFIX, receiptFromReport, renderReceiptLine } from './domain/receipt.js';
 export { stripImitatedReceipts } from './history/receipt-strip.js';
 export type { StripResult } from './history/receipt-strip.js';
 export { joinRounds, joinTextBlocks, textJoinSeparator } from './history/text-join.js';
 export { receiptReportFromBlocks } from './history/response-receipt.js';
 export { historyMessages, renderHistory } from './history/render-history.js';
 export { detectUtility } from './domain/utility.js';
+
+// Ids: what a subject or session id may look like (INVALID_ARGUMENT otherwise).
+export { requireId } from './domain/turn.js';
 
 // The gate: quotes, attestation, the checks a proposal must pass.
 export { isAttestedBy, normalizeForQuote, quoteFoundIn } from './domain/text-normalize.js';

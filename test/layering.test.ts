@@ -20,7 +20,15 @@ const MODULES = [
 ] as const;
 
 type Layer =
-  'domain' | 'store' | (typeof MODULES)[number] | 'engine' | 'root' | 'cli' | 'server' | 'bench';
+  | 'domain'
+  | 'store'
+  | (typeof MODULES)[number]
+  | 'engine'
+  | 'root'
+  | 'eval'
+  | 'cli'
+  | 'server'
+  | 'bench';
 
 interface LayerRule {
   /** Folders (ending in `/`) and files that make up the layer. */
@@ -62,13 +70,16 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   postgres: { paths: ['src/postgres/'], imports: ['domain', 'store'], drivers: true },
   engine: { paths: ['src/engine.ts', 'src/engine/'], imports: BELOW_ENGINE },
   root: { paths: ['src/index.ts', 'src/rules.ts'], imports: [...BELOW_ENGINE, 'engine'] },
+  // the LoCoMo harness, shipped: `memledger bench locomo` and the benches run the same copy; it
+  // makes (and drops) a throwaway PostgreSQL schema per run, hence the driver
+  eval: { paths: ['eval/'], imports: ['root'], drivers: true },
   // `memledger serve` and `memledger mcp` start the servers; the servers never call the CLI
-  cli: { paths: ['cli/'], imports: ['root', 'server'] },
+  cli: { paths: ['cli/'], imports: ['root', 'server', 'eval'] },
   server: { paths: ['server/'], imports: ['root'] },
   // benchmarks load stores in bulk and make (and drop) their own PostgreSQL schemas
   bench: {
     paths: ['bench/'],
-    imports: [...BELOW_ENGINE, 'pglite', 'postgres', 'engine', 'root'],
+    imports: [...BELOW_ENGINE, 'pglite', 'postgres', 'engine', 'root', 'eval'],
     drivers: true,
   },
 };
@@ -190,7 +201,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 const tree = new Map(
-  ['src', 'cli', 'server', 'bench']
+  ['src', 'eval', 'cli', 'server', 'bench']
     .flatMap(sourceFiles)
     .map((f) => [f, readFileSync(join(ROOT, f), 'utf8')] as const),
 );
@@ -276,7 +287,7 @@ export const use = (t: Thing) => rank + t.id.length;
     ]);
   });
 
-  it('keeps the CLI on the public root and bench off the CLI', () => {
+  it('keeps the CLI and the eval harness on the public root, and bench off the CLI', () => {
     const tree = fixture({
       'src/index.ts': "export { createEngine } from './engine.js';\n",
       'src/engine.ts': 'export const createEngine = 1;\n',
@@ -285,10 +296,15 @@ export const use = (t: Thing) => rank + t.id.length;
       'cli/deep.ts':
         "import { createEngine } from '../src/engine.js';\nexport const b = createEngine;\n",
       'bench/borrow.ts': "import { a } from '../cli/ok.js';\nexport const c = a;\n",
+      'eval/run.ts':
+        "import { createEngine } from '../src/engine.js';\nexport const d = createEngine;\n",
+      'eval/up.ts': "import { a } from '../cli/ok.js';\nexport const e = a;\n",
     });
     expect(checkLayering(tree)).toEqual([
-      'cli/deep.ts imports src/engine.ts (cli may import root, server)',
-      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, gate, ledger, probes, arrival, recall, history, reflection, crypto, pglite, postgres, engine, root)',
+      'cli/deep.ts imports src/engine.ts (cli may import root, server, eval)',
+      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, gate, ledger, probes, arrival, recall, history, reflection, crypto, pglite, postgres, engine, root, eval)',
+      'eval/run.ts imports src/engine.ts (eval may import root)',
+      'eval/up.ts imports cli/ok.ts (eval may import root)',
     ]);
   });
 

@@ -72,6 +72,7 @@ describe('the packed package', () => {
     expect(files).toContain('package/dist/src/index.js');
     expect(files).toContain('package/dist/src/rules.d.ts');
     expect(files).toContain('package/dist/cli/main.js');
+    expect(files).toContain('package/dist/eval/run-locomo.js');
     expect(files.filter((f) => /\/(test|bench)\//.test(f) || f.endsWith('.ts.map'))).toEqual([]);
   });
 
@@ -96,6 +97,12 @@ describe('the packed package', () => {
       rules: { attested: true, stripped: 1 },
     });
     expect(out.systemBlocks).toBeGreaterThan(0);
+  });
+
+  it('installs a working memledger command', () => {
+    const help = run(join(dir, 'node_modules', '.bin', 'memledger'), ['--help'], dir);
+    expect(help).toContain('reindex');
+    expect(help).toContain('bench locomo');
   });
 
   it('exposes no deep import: only the root and memledger/rules', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseEvidence, parseSessionDate } from '../bench/support/locomo-data.js';
-import { metricRows, rankPairs } from '../bench/support/locomo-metrics.js';
+import { parseEvidence, parseSessionDate } from '../eval/locomo-data.js';
+import { metricRows, rankPairs } from '../eval/locomo-metrics.js';
 import { analyze } from '../src/domain/analyze.js';
 import {
   bm25Term,

@@ -450,8 +450,8 @@ describe('the ranking needs no particular engine', () => {
   it.skipIf(!existsSync(DEV_SET))(
     'ranks a LoCoMo conversation the same through the store on both engines and in memory (needs ../shared/bench/locomo-dev.json)',
     async () => {
-      const { loadLocomo } = await import('../bench/support/locomo-data.js');
-      const { locomoSessionId } = await import('../bench/support/run-locomo.js');
+      const { loadLocomo } = await import('../eval/locomo-data.js');
+      const { locomoSessionId } = await import('../eval/run-locomo.js');
       const { memoryIndex } = await import('../bench/support/memory-index.js');
       const { lexicalSearch } = await import('../src/recall/lexical-search.js');
       const conv = loadLocomo(DEV_SET).find((c) => c.id === 'conv-30');

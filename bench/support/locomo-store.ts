@@ -12,7 +12,7 @@ import { storeClient } from '../../src/engine/test-access.js';
 import type { Engine } from '../../src/index.js';
 import { analyze } from '../../src/rules.js';
 import { BenchError } from './bench-error.js';
-import type { LocomoConversation } from './locomo-data.js';
+import type { LocomoConversation } from '../../eval/locomo-data.js';
 
 /** The subject every turn goes to in the one-subject layout. */
 export const LOCOMO_SUBJECT = 'owner';

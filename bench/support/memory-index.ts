@@ -4,8 +4,8 @@
  */
 import type { LexicalIndexPort, Posting, TurnMeta } from '../../src/domain/recall-index.js';
 import { analyze } from '../../src/rules.js';
-import type { LocomoConversation } from './locomo-data.js';
-import { locomoSessionId } from './run-locomo.js';
+import type { LocomoConversation } from '../../eval/locomo-data.js';
+import { locomoSessionId } from '../../eval/run-locomo.js';
 
 /** An in-memory LexicalIndexPort over one conversation. */
 export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {

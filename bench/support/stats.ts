@@ -1,16 +1,12 @@
+import { percentile } from '../../eval/percentile.js';
+
+export { percentile };
+
 /** The median; the mean of the middle two for an even count (NaN when empty). */
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-}
-
-/** Nearest-rank percentile, `q` in 0..1 (0 when empty). */
-export function percentile(values: readonly number[], q: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i] as number;
 }
 
 /** A latency summary in the unit of the samples. */

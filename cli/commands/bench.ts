@@ -1,7 +1,7 @@
-import { benchKinds } from '../bench/bench-store.js';
-import { runLocomo, type LocomoEngineReport } from '../bench/locomo-bench.js';
-import { loadLocomo } from '../bench/locomo-data.js';
-import { formatRows } from '../bench/locomo-metrics.js';
+import { benchKinds } from '../../eval/bench-store.js';
+import { runLocomo, type LocomoEngineReport } from '../../eval/run-locomo.js';
+import { loadLocomo } from '../../eval/locomo-data.js';
+import { formatRows } from '../../eval/locomo-metrics.js';
 import { defineCommand } from '../command.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 

@@ -6,7 +6,7 @@ import {
   generateOwnerKey,
   writeOwnerKeyFile,
 } from '../../src/index.js';
-import { requireId } from '../../src/domain/turn.js'; // TEMPORARY (test run only)
+import { requireId } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';

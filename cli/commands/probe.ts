@@ -11,8 +11,9 @@ import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
-/** A falsified probe and a probe that could not look are failed checks: the exit code says so. */
+/** A falsified probe (or a failed calibration) is a failed check: the exit code says so. */
 export const EXIT_FALSIFIED = 3;
+/** A probe that could not look (verdict `error`) is a failed check too. */
 export const EXIT_PROBE_ERROR = 4;
 
 const RUN_OPTIONS = {

@@ -44,9 +44,13 @@ const ALL_STATUSES: readonly Fact['status'][] = [
 function limitOf(limit: number | undefined, fallback: number): number {
   const n = limit ?? fallback;
   if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new EngineError('INVALID_ARGUMENT', `limit must be a whole number from 1 to ${MAX_LIMIT}`, {
-      data: { field: 'limit' },
-    });
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `limit must be a whole number from 1 to ${MAX_LIMIT}`,
+      {
+        data: { field: 'limit' },
+      },
+    );
   }
   return n;
 }

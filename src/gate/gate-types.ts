@@ -46,7 +46,9 @@ export interface OwnerApi {
    * Verifies the subject's decision chain. `ownerKey` is the owner's out-of-store anchor (the
    * public half of the key file): a store whose key differs fails at link 1 with KEY_MISMATCH.
    */
-  verifyChain(options?: { ownerKey?: { keyId: string; publicKeyPem: string } }): Promise<ChainReport>;
+  verifyChain(options?: {
+    ownerKey?: { keyId: string; publicKeyPem: string };
+  }): Promise<ChainReport>;
 }
 
 /** Slots: the declared kinds of memory, each with the rule a proposal must meet. */

@@ -40,13 +40,13 @@ function prepareDirectory(dir: string, create: boolean): boolean {
     if (readdirSync(dir).length > 0) {
       throw new EngineError(
         'DB_UNUSABLE',
-        `${dir} is a non-empty directory that is not a memledger store; choose another --db`,
+        `${dir} is a non-empty directory that is not a memledger store; choose another directory`,
       );
     }
     if (!create) {
       throw new EngineError(
         'NOT_INITIALIZED',
-        `no memledger store at ${dir}; run \`memledger init\``,
+        `no memledger store at ${dir}; create one (createEngine with create: true, or \`memledger init\`)`,
       );
     }
     return true;
@@ -54,7 +54,7 @@ function prepareDirectory(dir: string, create: boolean): boolean {
   if (!create) {
     throw new EngineError(
       'NOT_INITIALIZED',
-      `no memledger store at ${dir}; run \`memledger init\``,
+      `no memledger store at ${dir}; create one (createEngine with create: true, or \`memledger init\`)`,
     );
   }
   const parent = dirname(dir);

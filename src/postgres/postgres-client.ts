@@ -118,7 +118,7 @@ export class PostgresClient implements SqlClient {
           if (!options.create) {
             throw new EngineError(
               'NOT_INITIALIZED',
-              `no memledger store at ${location}; run \`memledger init\``,
+              `no memledger store at ${location}; create one (createEngine with create: true, or \`memledger init\`)`,
             );
           }
           // Two processes creating the schema at once: IF NOT EXISTS still races in the catalog,

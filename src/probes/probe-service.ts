@@ -1,16 +1,10 @@
 import { EngineError } from '../domain/errors.js';
-import {
-  PROBE_KINDS,
-  PROBE_VERDICTS,
-  type ProbeKind,
-  type ProbeSpec,
-  type ProbeVerdict,
-} from '../domain/probe.js';
+import { PROBE_KINDS, type ProbeSpec } from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import type { FalsifierProbes } from '../ledger/retraction-ledger.js';
 import type { ModuleDeps } from '../store/module-deps.js';
-import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
+import type { ProbeRecord } from '../domain/probe-record.js';
 import { ProbeSql } from '../store/probe-sql.js';
 import type { CalibrationSummary, ProbesApi } from './probe-types.js';
 import { calibrate, instrumentFingerprint } from './calibration.js';

@@ -45,7 +45,7 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     if (!options.create && !(await isInitialized(client))) {
       throw new EngineError(
         'NOT_INITIALIZED',
-        `no memledger store at ${client.location}; run \`memledger init\``,
+        `no memledger store at ${client.location}; create one (createEngine with create: true, or \`memledger init\`)`,
       );
     }
     await migrate(client);

@@ -1,18 +1,20 @@
 /**
- * `memledger bench locomo`: each LoCoMo conversation becomes its own subject, recorded turn by
- * turn through the engine's normal write path (turns carry their session's date and speaker);
- * then every question goes through `recall`, and the bench README's metrics are printed per
- * category and pooled, with query latency and ingest time, on each engine.
+ * `memledger bench locomo`'s run: each LoCoMo conversation becomes its own subject, recorded turn
+ * by turn through the engine's normal write path (turns carry their session's date and speaker);
+ * then every question goes through recall, and the bench README's metrics are computed per
+ * category and pooled, with query latency and ingest time, on one engine.
  */
 import { performance } from 'node:perf_hooks';
-import { EngineError, type Embedder, type Engine, type RecallOptions } from '../../src/index.js';
+import { EngineError, type Embedder, type Engine, type RecallOptions } from '../src/index.js';
 import { withBenchStore, type BenchKind } from './bench-store.js';
 import type { LocomoConversation } from './locomo-data.js';
-import { metricRows, percentile, type MetricRow, type QuestionResult } from './locomo-metrics.js';
+import { metricRows, type MetricRow, type QuestionResult } from './locomo-metrics.js';
+import { percentile } from './percentile.js';
 
 /** Turns asked for per question: enough for any@20 and for 10 distinct pairs. */
 const DEPTH = 40;
 
+/** What one engine measured on the conversations. */
 export interface LocomoEngineReport {
   engine: BenchKind;
   conversations: number;
@@ -26,6 +28,12 @@ export interface LocomoEngineReport {
   embedMs: number;
   latencyMs: { p50: number; p95: number; max: number };
   metrics: MetricRow[];
+}
+
+/** What `runLocomo` may vary: an embedder for vector recall, and ranking parameters. */
+export interface RunLocomoOptions {
+  embedder?: Embedder | undefined;
+  params?: RecallOptions['params'];
 }
 
 /** The session a LoCoMo session is recorded in: `<sample>-s<n>`. */
@@ -53,11 +61,12 @@ async function ingest(engine: Engine, conv: LocomoConversation): Promise<number>
   return turns;
 }
 
+/** Records the conversations in a fresh store of `kind`, then asks every question. */
 export async function runLocomo(
   kind: BenchKind,
   convs: readonly LocomoConversation[],
   log: (line: string) => void,
-  options: { embedder?: Embedder | undefined; params?: RecallOptions['params'] } = {},
+  options: RunLocomoOptions = {},
 ): Promise<LocomoEngineReport> {
   const { embedder } = options;
   const config = embedder === undefined ? {} : { embedder };
@@ -91,12 +100,13 @@ export async function runLocomo(
       const results: QuestionResult[] = [];
       const latencies: number[] = [];
       for (const conv of convs) {
+        const me = engine.subject(conv.id);
         const sessionNumber = new Map(
           conv.sessions.map((s) => [sessionId(conv.id, s.number), s.number]),
         );
         for (const q of conv.questions) {
           const start = performance.now();
-          const items = await engine.subject(conv.id).recall.search(q.question, {
+          const items = await me.recall.search(q.question, {
             k: DEPTH,
             kinds: ['turn'],
             ...(options.params === undefined ? {} : { params: options.params }),

@@ -3,7 +3,7 @@
  * and questions whose evidence names turns as `D<session>:<turn>`.
  */
 import { readFileSync } from 'node:fs';
-import { EngineError } from '../../src/index.js';
+import { EngineError } from '../src/index.js';
 
 /** The month names LoCoMo's session dates are written with (English, as the dataset is). */
 const MONTH_NAMES: readonly string[] = [
@@ -21,6 +21,7 @@ const MONTH_NAMES: readonly string[] = [
   'december',
 ];
 
+/** One turn of a LoCoMo session. */
 export interface LocomoTurn {
   /** `D<session>:<turn>` as the dataset names it. */
   diaId: string;
@@ -32,12 +33,14 @@ export interface LocomoTurn {
   content: string;
 }
 
+/** One dated session of a LoCoMo conversation. */
 export interface LocomoSession {
   number: number;
   date: Date;
   turns: LocomoTurn[];
 }
 
+/** A question about a conversation, with the turns that answer it. */
 export interface LocomoQuestion {
   question: string;
   category: number;
@@ -45,6 +48,7 @@ export interface LocomoQuestion {
   evidence: { session: number; seq: number }[];
 }
 
+/** One LoCoMo sample: two speakers, their sessions, and the questions asked about them. */
 export interface LocomoConversation {
   id: string;
   speakers: [string, string];
@@ -89,6 +93,7 @@ interface RawTurn {
   blip_caption?: unknown;
 }
 
+/** Reads a LoCoMo file; INVALID_ARGUMENT when it cannot be read or is not LoCoMo-shaped. */
 export function loadLocomo(path: string): LocomoConversation[] {
   let raw: unknown;
   try {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
-import { BenchError } from './bench-error.js';
+import { createEngine, EngineError, type Engine, type EngineConfig } from '../src/index.js';
 
 /** The engines a benchmark can run on. */
 export const BENCH_KINDS = ['pglite', 'postgres'] as const;
@@ -70,12 +69,16 @@ export async function benchKinds(engines: string): Promise<BenchKind[]> {
     .filter((k) => k !== '');
   for (const k of kinds) {
     if (!(BENCH_KINDS as readonly string[]).includes(k)) {
-      throw new BenchError(`unknown engine "${k}" (${BENCH_KINDS.join(', ')})`);
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `unknown engine "${k}" (${BENCH_KINDS.join(', ')})`,
+      );
     }
   }
   if (kinds.includes('postgres')) {
     await withPgClient((c) => c.query('SELECT 1')).catch((err: Error) => {
-      throw new BenchError(
+      throw new EngineError(
+        'INVALID_ARGUMENT',
         `PostgreSQL is not reachable at ${redacted(PG_URL)} (${err.message}); ` +
           'start it, set MEMLEDGER_BENCH_PG, or pass --engines pglite',
       );
