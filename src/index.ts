@@ -123,6 +123,7 @@ export type { LocalEmbedderOptions } from './recall/local-embedder.js';
 
 // Probe instruments a host can add (EngineConfig.probes.instruments).
 export type { ProbeConfig } from './probes/probe-config.js';
+export type { ReadOnlySql } from './store/read-only-sql.js';
 export type {
   ProbeContext,
   ProbeControls,

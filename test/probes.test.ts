@@ -19,7 +19,7 @@ import {
 import { storeClient } from '../src/engine/test-access.js';
 import { resolveProbeConfig } from '../src/probes/probe-config.js';
 import { createProbeModule } from '../src/probes/probe-service.js';
-import type { SqlClient } from '../src/store/sql-client.js';
+import type { ReadOnlySql } from '../src/store/read-only-sql.js';
 import { ENGINES, openTestEngine, PG_URL, testStore, type TestEngine } from './support/engines.js';
 import { fileContext, tempDir } from './support/probe-fixtures.js';
 import { code } from './support/errors.js';
@@ -707,7 +707,7 @@ describe('the sql instrument run on its own', () => {
       },
       transaction: async (fn: (tx: unknown) => Promise<unknown>) => fn(sql),
     };
-    const ctx = fileContext([tmp.dir], { sql: sql as unknown as SqlClient });
+    const ctx = fileContext([tmp.dir], { sql: sql as unknown as ReadOnlySql });
     const run = (query: string) =>
       createSqlInstrument().run({ kind: 'sql', query, op: 'eq', expect: 1 }, ctx);
     expect(await code(run("SELECT length(pg_read_file('/etc/hostname'))"))).toBe(

@@ -3,6 +3,7 @@ import { renderFactLine } from '../domain/fact-render.js';
 import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
+import { readOnlySql } from '../store/read-only-sql.js';
 import { ArrivalSql } from '../store/arrival-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
@@ -52,7 +53,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     sql,
     config.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
   );
-  const readOnly = (q: string, p: readonly unknown[]) => sql.readOnly(q, p);
+  const reads = readOnlySql(client);
+  const readOnly = async (q: string, p: readonly unknown[]) => (await reads.query(q, p)).rows;
 
   const reader: ArrivalReader = {
     async liveFactLines(subjectId, limit, zone) {

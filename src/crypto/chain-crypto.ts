@@ -1,6 +1,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { ChainCrypto } from '../domain/decision-chain.js';
 import { isBase64 } from './base64.js';
+import { ownerKeyId } from './owner-key-format.js';
 
 /**
  * SHA-256 and Ed25519 verification from node:crypto; `verify` returns false on malformed input.
@@ -31,6 +32,16 @@ export function createNodeChainCrypto(): ChainCrypto {
         return verify(null, Buffer.from(data, 'utf8'), key, signature);
       } catch {
         return false;
+      }
+    },
+    keyIdOf(publicKeyPem: string): string | null {
+      try {
+        const key = createPublicKey(publicKeyPem);
+        return key.type === 'public' && key.asymmetricKeyType === 'ed25519'
+          ? ownerKeyId(key)
+          : null;
+      } catch {
+        return null;
       }
     },
   };

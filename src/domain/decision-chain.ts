@@ -42,6 +42,8 @@ export interface ChainCrypto {
   sha256Hex(data: string): string;
   /** Must return false, never throw, on a malformed key or signature. */
   verify(publicKeyPem: string, data: string, signatureB64: string): boolean;
+  /** The owner key id of an Ed25519 public key (PEM); null, never a throw, for anything else. */
+  keyIdOf(publicKeyPem: string): string | null;
 }
 
 /** What the owner's signer must provide to seal a link (see src/crypto/owner-key.ts). */

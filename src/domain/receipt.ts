@@ -42,7 +42,28 @@ function cleanList(values: readonly string[] | undefined, what: string): string[
 }
 
 /** Turns a host report into the receipt to store; throws on a report that contradicts itself. */
+/** A report of the wrong shape (not an object, a tool list that is a string…) is INVALID_ARGUMENT. */
+export function checkReportShape(report: unknown): asserts report is HostReceiptReport | undefined {
+  if (report === undefined) return;
+  const bad = (field: string, what: string) =>
+    new EngineError('INVALID_ARGUMENT', `${field} must be ${what}`, { data: { field } });
+  if (typeof report !== 'object' || report === null || Array.isArray(report)) {
+    throw bad('receipt', 'an object');
+  }
+  const r = report as Record<string, unknown>;
+  if (r.noTools !== undefined && typeof r.noTools !== 'boolean') {
+    throw bad('receipt.noTools', 'true or false');
+  }
+  for (const field of ['tools', 'sources'] as const) {
+    const list = r[field];
+    if (list !== undefined && (!Array.isArray(list) || !list.every((v) => typeof v === 'string'))) {
+      throw bad(`receipt.${field}`, 'a list of strings');
+    }
+  }
+}
+
 export function receiptFromReport(report: HostReceiptReport | undefined): Receipt {
+  checkReportShape(report);
   const tools = cleanList(report?.tools, 'a tool name');
   const sources = cleanList(report?.sources, 'a source');
   const noTools = report?.noTools === true;
@@ -65,6 +86,7 @@ export function receiptFromReport(report: HostReceiptReport | undefined): Receip
 
 /** Whether the host reported nothing at all (no tools, no sources, no "no tools ran"). */
 export function isEmptyReport(report: HostReceiptReport | undefined): boolean {
+  checkReportShape(report);
   return (
     report === undefined ||
     (report.noTools !== true &&

@@ -45,8 +45,13 @@ export const MAX_CONTENT_LENGTH = 1_000_000;
 export const MAX_SPEAKER_LENGTH = 200;
 
 /** A speaker's name: trimmed, non-empty, one line, at most 200 characters; absent is null. */
-export function parseSpeaker(value: string | undefined): string | null {
+export function parseSpeaker(value: unknown): string | null {
   if (value === undefined) return null;
+  if (typeof value !== 'string') {
+    throw new EngineError('INVALID_ARGUMENT', 'speaker must be a string', {
+      data: { field: 'speaker' },
+    });
+  }
   const name = value.trim();
   if (name === '' || name.length > MAX_SPEAKER_LENGTH || /[\r\n]/.test(name)) {
     throw new EngineError(
@@ -58,7 +63,12 @@ export function parseSpeaker(value: string | undefined): string | null {
 }
 
 /** A turn's text: EMPTY_TEXT when blank, INVALID_ARGUMENT when over `MAX_CONTENT_LENGTH`. */
-export function requireText(content: string | undefined): string {
+export function requireText(content: unknown): string {
+  if (content !== undefined && typeof content !== 'string') {
+    throw new EngineError('INVALID_ARGUMENT', 'content must be a string', {
+      data: { field: 'content' },
+    });
+  }
   if (content === undefined || content.trim().length === 0) {
     throw new EngineError('EMPTY_TEXT', 'turn text is empty');
   }

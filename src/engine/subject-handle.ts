@@ -1,20 +1,29 @@
 import type { EngineContext } from './context.js';
 import type { EngineModules } from './modules.js';
+import { checkArgs, HANDLE_ARGS, type ArgKind } from './handle-args.js';
 import type { SubjectHandle } from './handle-types.js';
 
 /**
  * Wraps every method of a namespace so that it first checks the engine is open and the subject
- * exists. Generic on purpose: a method added to a namespace cannot skip the check. Every method
- * becomes async, so failures are rejections, never synchronous throws.
+ * exists, then that its arguments have the shapes HANDLE_ARGS declares. Generic on purpose: a
+ * method added to a namespace cannot skip the checks. Every method becomes async, so failures
+ * are rejections, never synchronous throws.
  */
-function guarded<T extends object>(api: T, ready: () => Promise<unknown>): T {
+function guarded<T extends object>(
+  namespace: Exclude<keyof SubjectHandle, 'id'>,
+  api: T,
+  ready: () => Promise<unknown>,
+): T {
   const out: Record<string, unknown> = {};
+  const kinds = HANDLE_ARGS[namespace] as Readonly<Record<string, readonly ArgKind[]>>;
   for (const [name, member] of Object.entries(api)) {
     if (typeof member !== 'function') continue;
     const method = member as (...args: unknown[]) => unknown;
-    out[name] = async (...args: unknown[]) => {
+    const args = kinds[name] ?? [];
+    out[name] = async (...values: unknown[]) => {
       await ready();
-      return method.apply(api, args);
+      checkArgs(`${namespace}.${name}`, args, values);
+      return method.apply(api, values);
     };
   }
   return Object.freeze(out) as T;
@@ -27,23 +36,24 @@ export function createSubjectHandle(
   id: string,
 ): SubjectHandle {
   const ready = () => ctx.requireSubject(id);
-  const g = <T extends object>(api: T): T => guarded(api, ready);
+  const g = <T extends object>(ns: Exclude<keyof SubjectHandle, 'id'>, api: T): T =>
+    guarded(ns, api, ready);
   return Object.freeze({
     id,
-    sessions: g(modules.history.sessions(id)),
-    turns: g(modules.history.turns(id)),
-    history: g(modules.history.history(id)),
-    gate: g(modules.gate.gate(id)),
-    owner: g(modules.gate.owner(id)),
-    slots: g(modules.gate.slots(id)),
-    facts: g(modules.gate.facts(id)),
-    ledger: g(modules.ledger.ledger(id)),
-    probes: g(modules.probes.probes(id)),
-    arrival: g(modules.arrival.arrival(id)),
-    tools: g(modules.arrival.tools(id)),
-    commitments: g(modules.arrival.commitments(id)),
-    actions: g(modules.arrival.actions(id)),
-    recall: g(modules.recall.recall(id)),
-    vectors: g(modules.recall.vectors(id)),
+    sessions: g('sessions', modules.history.sessions(id)),
+    turns: g('turns', modules.history.turns(id)),
+    history: g('history', modules.history.history(id)),
+    gate: g('gate', modules.gate.gate(id)),
+    owner: g('owner', modules.gate.owner(id)),
+    slots: g('slots', modules.gate.slots(id)),
+    facts: g('facts', modules.gate.facts(id)),
+    ledger: g('ledger', modules.ledger.ledger(id)),
+    probes: g('probes', modules.probes.probes(id)),
+    arrival: g('arrival', modules.arrival.arrival(id)),
+    tools: g('tools', modules.arrival.tools(id)),
+    commitments: g('commitments', modules.arrival.commitments(id)),
+    actions: g('actions', modules.arrival.actions(id)),
+    recall: g('recall', modules.recall.recall(id)),
+    vectors: g('vectors', modules.recall.vectors(id)),
   });
 }

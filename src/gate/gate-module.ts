@@ -1,5 +1,6 @@
 import { DECISIONS, type ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
+import { invalidField, optionalBoolean, optionalString } from '../domain/input.js';
 import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
 import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -109,7 +110,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           sessionId,
           subjectId,
           proposals: input.proposals,
-          proposedBy: input.proposedBy ?? 'host',
+          proposedBy: optionalString(input.proposedBy, 'proposedBy') ?? 'host',
         });
       },
       async pile() {
@@ -126,6 +127,17 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     owner: (subjectId) => ({
       async decide(input) {
         const decision = parseChoice(DECISIONS, input.decision, 'decision');
+        optionalString(input.note, 'note');
+        const signer: unknown = input.signer;
+        if (
+          typeof signer !== 'object' ||
+          signer === null ||
+          typeof (signer as { keyId?: unknown }).keyId !== 'string' ||
+          typeof (signer as { publicKeyPem?: unknown }).publicKeyPem !== 'string' ||
+          typeof (signer as { sign?: unknown }).sign !== 'function'
+        ) {
+          throw invalidField('signer', 'must be the owner signer from loadOwnerKey');
+        }
         return decisions.decide({ ...input, subjectId, decision });
       },
       async key() {
@@ -135,7 +147,21 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           : { keyId: s.ownerKeyId, publicKeyPem: s.ownerPublicKey };
       },
       async setKey(input) {
-        if (!(await subjects.setOwnerKey(subjectId, input.publicKeyPem, input.keyId))) {
+        const pem = typeof input?.publicKeyPem === 'string' ? input.publicKeyPem : '';
+        const keyId = deps.crypto.keyIdOf(pem);
+        if (keyId === null) {
+          throw new EngineError('INVALID_ARGUMENT', 'publicKeyPem is not an Ed25519 public key', {
+            data: { field: 'publicKeyPem' },
+          });
+        }
+        if (input.keyId !== keyId) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            `keyId "${String(input.keyId)}" is not the id of this public key (${keyId})`,
+            { data: { field: 'keyId' } },
+          );
+        }
+        if (!(await subjects.setOwnerKey(subjectId, pem, keyId))) {
           throw new EngineError(
             'INVALID_ARGUMENT',
             `subject "${subjectId}" already has an owner key`,
@@ -144,6 +170,15 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       },
       async verifyChain(options = {}) {
         const anchor = options.ownerKey;
+        if (
+          anchor !== undefined &&
+          (typeof anchor !== 'object' ||
+            anchor === null ||
+            typeof anchor.keyId !== 'string' ||
+            typeof anchor.publicKeyPem !== 'string')
+        ) {
+          throw invalidField('ownerKey', 'must be { keyId, publicKeyPem } (readOwnerPublicKey)');
+        }
         if (anchor !== undefined) {
           const stored = await subjects.get(subjectId);
           if (
@@ -179,6 +214,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             `unknown slot rule "${String(input.rule)}": use ${SLOT_RULES.join(', ')}`,
           );
         }
+        optionalBoolean(input.autoLive, 'autoLive');
         if (input.autoLive === true && rule !== 'action') {
           throw new EngineError('INVALID_ARGUMENT', 'only action slots can go live automatically', {
             data: { field: 'autoLive' },

@@ -1,4 +1,5 @@
 import { EngineError } from '../domain/errors.js';
+import { invalidField, optionalString, optionalWhole } from '../domain/input.js';
 import { sessionNotFound, type Session } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
 import type { ModuleDeps } from '../store/module-deps.js';
@@ -67,7 +68,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     sessions: (subjectId) => ({
       async create(options = {}) {
         const id = options.id === undefined ? newId() : requireId(options.id, 'session');
-        const title = options.title?.trim() ?? '';
+        const title = optionalString(options.title, 'title')?.trim() ?? '';
         return sessionSql.create({
           id,
           subjectId,
@@ -94,6 +95,13 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
         return recorder.add(input);
       },
       async recordResponse(input) {
+        const blocks: unknown = input.blocks;
+        if (
+          !Array.isArray(blocks) ||
+          !blocks.every((b) => typeof b === 'object' && b !== null && typeof b.type === 'string')
+        ) {
+          throw invalidField('blocks', 'must be a list of content blocks, each with a type');
+        }
         await sessionOf(subjectId, input.sessionId);
         return recorder.recordResponse(input);
       },
@@ -101,6 +109,8 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     history: (subjectId) => ({
       turns: (id, options = {}) => turnsOf(subjectId, id, options),
       async render(id, options = {}) {
+        optionalWhole(options.budgetChars, 'budgetChars', 1);
+        optionalWhole(options.maxTurnChars, 'maxTurnChars', 1);
         return renderHistory(await turnsOf(subjectId, id, options), options);
       },
       async messages(id, options = {}) {

@@ -1,4 +1,5 @@
 import { EngineError } from '../domain/errors.js';
+import { optionalBoolean } from '../domain/input.js';
 import { isEmptyReport, receiptFromReport } from '../domain/receipt.js';
 import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
@@ -47,6 +48,8 @@ export class TurnRecorder {
         `only assistant turns carry a receipt, not ${role} turns`,
       );
     }
+    optionalBoolean(input.utility, 'utility');
+    optionalBoolean(input.corrective, 'corrective');
     if (input.corrective === true && role !== 'user') {
       throw new EngineError('INVALID_ARGUMENT', 'only a user turn can be marked corrective');
     }

@@ -10,6 +10,12 @@ import {
   type RetractionVerdict,
   type SettledVerdict,
 } from '../domain/retraction.js';
+import {
+  optionalDate,
+  optionalObject,
+  optionalString,
+  optionalStringList,
+} from '../domain/input.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import { FactSql } from '../store/fact-sql.js';
 import { lockChain } from '../store/decision-sql.js';
@@ -77,8 +83,8 @@ class RetractionLedger {
     const { deps } = this;
     const falsifier = {
       procedure: required(input.procedure, 'procedure'),
-      passObservation: input.passObservation,
-      overturnCondition: input.overturnCondition,
+      passObservation: optionalString(input.passObservation, 'passObservation') ?? '',
+      overturnCondition: optionalString(input.overturnCondition, 'overturnCondition') ?? '',
     };
     checkPolarity(falsifier);
     const caughtBy = parseChoice(CAUGHT_BY, input.caughtBy ?? 'self', 'caughtBy');
@@ -87,26 +93,32 @@ class RetractionLedger {
       throw new EngineError('INVALID_ARGUMENT', 'dueDays must be 0 or more', {
         data: { field: 'dueDays' },
       });
+    if (input.probe !== undefined) optionalObject(input.probe, 'probe');
     const probe = input.probe === undefined ? null : this.checkProbe(input.probe);
     const now = deps.clock();
-    const correctedAt = input.correctedAt ?? now;
+    const correctedAt = optionalDate(input.correctedAt, 'correctedAt') ?? now;
+    const claimedAt = optionalDate(input.claimedAt, 'claimedAt') ?? null;
+    const claimSurface = optionalString(input.claimSurface, 'claimSurface') ?? null;
+    const claimRef = optionalString(input.claimRef, 'claimRef') ?? null;
+    const tags = optionalStringList(input.tags, 'tags') ?? [];
+    const factId = optionalString(input.factId, 'factId') ?? null;
     const row = {
       id: deps.newId(),
       subjectId,
       claim: required(input.claim, 'claim'),
-      claimedAt: input.claimedAt ?? null,
-      claimSurface: input.claimSurface ?? null,
-      claimRef: input.claimRef ?? null,
+      claimedAt,
+      claimSurface,
+      claimRef,
       stoodOn: required(input.stoodOn, 'stoodOn'),
       whyWrong: required(input.whyWrong, 'whyWrong'),
       correctedClaim: required(input.corrected, 'corrected'),
       correctedAt,
       caughtBy,
-      tags: input.tags ?? [],
+      tags,
       ...falsifier,
       probe,
       dueAt: dueAt(correctedAt, days),
-      factId: input.factId ?? null,
+      factId,
       recordedAt: now,
     };
     return deps.client.transaction(async (tx) => {
@@ -176,6 +188,8 @@ class RetractionLedger {
 
   async settle(subjectId: string, input: SettleInput): Promise<Retraction> {
     const { deps } = this;
+    optionalString(input.by, 'by');
+    if (!('runProbe' in input)) required(input.outcome, 'outcome');
     const row = await this.get(subjectId, input.retractionId);
     if (row.verdict !== 'unchecked') {
       throw new EngineError(

@@ -43,10 +43,15 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
       params: readonly unknown[] = [],
       options: QueryOptions = {},
     ): Promise<QueryResult<T>> {
+      const values = params as unknown[];
       const result =
         options.prepare === true
-          ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
-          : await client.query(sql, params as unknown[]);
+          ? await client.query({ name: statementName(sql), text: sql, values })
+          : options.oneStatement === true
+            ? // pg runs text with no values by the simple protocol, which takes statement lists;
+              // `queryMode` (in pg, not yet in its types) forces the extended one.
+              await client.query({ text: sql, values, queryMode: 'extended' } as pg.QueryConfig)
+            : await client.query(sql, values);
       return { rows: result.rows as T[], columns: result.fields.map((f) => f.name) };
     },
     async exec(sql: string): Promise<void> {

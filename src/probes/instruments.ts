@@ -1,5 +1,5 @@
 import type { ProbeKind, ProbeOutcome, ProbeSpec } from '../domain/probe.js';
-import type { SqlClient } from '../store/sql-client.js';
+import type { ReadOnlySql } from '../store/read-only-sql.js';
 
 /** `src/<p>.ts` → `dist/<p>.js` (seed 000), used only when configured and the source is absent. */
 export interface SourceFallback {
@@ -18,8 +18,8 @@ export interface ProbeContext {
   httpAllowlist: readonly string[];
   httpTimeoutMs: number;
   sqlTimeoutMs: number;
-  /** The engine's own store (SQL probes read it in a read-only transaction). */
-  sql: SqlClient;
+  /** The store, read-only: one statement per call, in a transaction that is rolled back. */
+  sql: ReadOnlySql;
 }
 
 /** A control pair against a target the engine made itself, and how to remove that target. */

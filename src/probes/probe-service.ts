@@ -1,11 +1,13 @@
 import { EngineError } from '../domain/errors.js';
 import { PROBE_KINDS, type ProbeSpec } from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
+import { optionalString } from '../domain/input.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import type { FalsifierProbes } from '../ledger/retraction-ledger.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { ProbeRecord } from '../domain/probe-record.js';
 import { ProbeSql } from '../store/probe-sql.js';
+import { readOnlySql } from '../store/read-only-sql.js';
 import type { CalibrationSummary, ProbesApi } from './probe-types.js';
 import { calibrate, instrumentFingerprint } from './calibration.js';
 import type { ProbeContext, ProbeInstrument } from './instruments.js';
@@ -36,7 +38,8 @@ function limitOf(limit: number | undefined): number {
 export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
   const { client, config, clock, newId } = deps;
   const sql = new ProbeSql(client);
-  const ctx: ProbeContext = { ...config.settings, sql: client };
+  // Instruments read the store and can change nothing in it (a host's own instrument too).
+  const ctx: ProbeContext = { ...config.settings, sql: readOnlySql(client) };
 
   const instrument = (name: unknown): ProbeInstrument => {
     const found = typeof name === 'string' ? config.instruments.get(name) : undefined;
@@ -64,15 +67,16 @@ export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
     raw: unknown,
     options: { purpose?: string; instrument?: string } = {},
   ): Promise<ProbeRecord> => {
+    const purpose = optionalString(options.purpose, 'purpose')?.trim() ?? '';
+    const named = optionalString(options.instrument, 'instrument');
     const spec = parseProbeSpec(raw);
-    const inst = instrument(options.instrument ?? spec.kind);
+    const inst = instrument(named ?? spec.kind);
     if (inst.kind !== spec.kind) {
       throw new EngineError(
         'INVALID_ARGUMENT',
         `instrument "${inst.name}" runs ${inst.kind} probes, not ${spec.kind} probes`,
       );
     }
-    const purpose = options.purpose?.trim() ?? '';
     const ranAt = clock();
     const calibration = await latest(inst);
     const outcome = await runInstrument(inst, spec, ctx);
@@ -92,6 +96,7 @@ export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
   };
 
   const calibrateAll = async (options: { instrument?: string } = {}) => {
+    optionalString(options.instrument, 'instrument');
     const list =
       options.instrument === undefined
         ? [...config.instruments.values()]
@@ -143,7 +148,8 @@ export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
       calibrate: calibrateAll,
       async calibrations(options = {}) {
         // Any name: an instrument no longer configured still has its history.
-        return sql.listCalibrations(limitOf(options.limit), options.instrument ?? null);
+        const name = optionalString(options.instrument, 'instrument') ?? null;
+        return sql.listCalibrations(limitOf(options.limit), name);
       },
       isCalibrated: (name) => isCalibrated(name),
       async instruments() {

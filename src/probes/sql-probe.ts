@@ -5,11 +5,6 @@ import type { QueryResult } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import { errorOutcome, type ProbeInstrument } from './instruments.js';
 
-/** Thrown to end the probe's transaction with a rollback: a probe never commits anything. */
-class RolledBack {
-  constructor(readonly result: QueryResult<Record<string, unknown>>) {}
-}
-
 const SQLSTATE: Record<string, string> = {
   '25006': 'READ_ONLY_VIOLATION', // read_only_sql_transaction
   '57014': 'TIMEOUT', // query_canceled (statement_timeout)
@@ -46,21 +41,11 @@ export function createSqlInstrument(): ProbeInstrument {
       const asked = { query: spec.query, op: spec.op, expect: spec.expect };
       let result: QueryResult<Record<string, unknown>>;
       try {
-        await ctx.sql.transaction(async (tx) => {
-          await tx.query('SET TRANSACTION READ ONLY');
-          await tx.query(
-            `SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ctx.sqlTimeoutMs))}`,
-          );
-          throw new RolledBack(await tx.query(spec.query));
-        });
-        throw new Error('the probe transaction did not roll back');
+        result = await ctx.sql.query(spec.query, [], { timeoutMs: ctx.sqlTimeoutMs });
       } catch (err) {
-        if (!(err instanceof RolledBack)) {
-          const state = pgErrorCode(err);
-          const code = (state === undefined ? undefined : SQLSTATE[state]) ?? 'QUERY_FAILED';
-          return errorOutcome(code, (err as Error).message, { ...asked, sqlstate: state ?? null });
-        }
-        result = err.result;
+        const state = pgErrorCode(err);
+        const code = (state === undefined ? undefined : SQLSTATE[state]) ?? 'QUERY_FAILED';
+        return errorOutcome(code, (err as Error).message, { ...asked, sqlstate: state ?? null });
       }
       const { rows } = result;
       const row = rows[0];

@@ -3,11 +3,6 @@ import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import type { SqlClient } from './sql-client.js';
 import { guard } from './store-error.js';
 
-/** Carries a host block's rows out of the transaction that is rolled back under them. */
-class ReadOnlyRows {
-  constructor(readonly rows: Array<Record<string, unknown>>) {}
-}
-
 interface ManifestRow {
   id: string;
   subject_id: string;
@@ -160,29 +155,6 @@ export class ArrivalSql {
       );
       return rows;
     });
-  }
-
-  /**
-   * A host block's query, in a read-only transaction: it can read anything and change nothing.
-   * The text goes out as one prepared statement (PostgreSQL would otherwise run `COMMIT; INSERT …`
-   * as two); a snapshot is taken before it, so it cannot `SET TRANSACTION READ WRITE`; and the
-   * transaction is rolled back, so not even a session setting (`SET search_path …`) outlives it.
-   */
-  async readOnly(
-    query: string,
-    params: readonly unknown[],
-  ): Promise<Array<Record<string, unknown>>> {
-    try {
-      return await this.db.transaction<Array<Record<string, unknown>>>(async (tx) => {
-        await tx.query('SET TRANSACTION READ ONLY');
-        await tx.query('SELECT 1');
-        const { rows } = await tx.query<Record<string, unknown>>(query, params, { prepare: true });
-        throw new ReadOnlyRows(rows);
-      });
-    } catch (err) {
-      if (err instanceof ReadOnlyRows) return err.rows;
-      throw err;
-    }
   }
 
   /** Appends an arrival's manifest. */

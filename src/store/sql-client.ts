@@ -29,6 +29,11 @@ export interface QueryOptions {
    * prepared on its connection (PostgreSQL then skips parsing and planning it each time).
    */
   prepare?: boolean;
+  /**
+   * The text must be exactly one statement (sent by the extended protocol, unnamed, so nothing
+   * is kept on the connection): how text the engine did not write is run.
+   */
+  oneStatement?: boolean;
 }
 
 /** Runs statements: a client, or one transaction of it. */

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeContext } from '../../src/index.js';
-import type { SqlClient } from '../../src/store/sql-client.js';
+import type { ReadOnlySql } from '../../src/store/read-only-sql.js';
 
 /** A fresh directory (real path) removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -18,7 +18,7 @@ export function fileContext(roots: string[], extra: Partial<ProbeContext> = {}):
     httpAllowlist: [],
     httpTimeoutMs: 5000,
     sqlTimeoutMs: 5000,
-    sql: null as unknown as SqlClient,
+    sql: null as unknown as ReadOnlySql,
     ...extra,
   };
 }
