@@ -4,6 +4,12 @@ import tseslint from 'typescript-eslint';
 /** Layers that must stay free of I/O and of any store implementation (see docs/ARCHITECTURE.md). */
 const PURE_LAYERS = ['src/domain/**/*.ts'];
 
+/** The engine fails with EngineError(code, …) only: a plain Error surfaces as INTERNAL. */
+const NO_PLAIN_ERRORS = {
+  selector: 'NewExpression[callee.name=/^(Error|TypeError|RangeError|SyntaxError)$/]',
+  message: 'the engine throws EngineError(code, message), never a plain Error',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.memledger/**'] },
   js.configs.recommended,
@@ -39,8 +45,14 @@ export default tseslint.config(
           selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
           message: 'domain/ takes time from the injected clock, not Date.now()',
         },
+        NO_PLAIN_ERRORS,
       ],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: PURE_LAYERS,
+    rules: { 'no-restricted-syntax': ['error', NO_PLAIN_ERRORS] },
   },
   {
     files: ['src/history/**/*.ts', 'src/store/**/*.ts', 'src/engine.ts', 'src/index.ts'],

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EngineError } from '../domain/errors.js';
 import { controlsDiverge, type ProbeSpec, type ProbeVerdict } from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
 import {
@@ -65,7 +66,9 @@ export async function calibrate(
   }
   try {
     for (const spec of [controls.positive, controls.negative]) {
-      if (parseProbeSpec(spec).kind !== instrument.kind) throw new Error(`a ${spec.kind} control`);
+      if (parseProbeSpec(spec).kind !== instrument.kind) {
+        throw new EngineError('INVALID_ARGUMENT', `a ${spec.kind} control`);
+      }
     }
   } catch (err) {
     await controls.cleanup?.().catch(() => undefined);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EngineError } from '../domain/errors.js';
 import { fileVerdict, type FileObservation, type ProbeOutcome } from '../domain/probe.js';
 import { errorOutcome, type ProbeInstrument } from './instruments.js';
 import { resolveInRoots } from './path-sandbox.js';
@@ -79,7 +80,10 @@ export function createFileInstrument(): ProbeInstrument {
     async controls(ctx) {
       const root = ctx.roots[0];
       if (root === undefined || !(await stat(root).catch(() => null))?.isDirectory()) {
-        throw new Error(`the first allowed root ${root ?? '(none)'} is not a directory`);
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `the first allowed root ${root ?? '(none)'} is not a directory`,
+        );
       }
       const dir = join(root, FILE_CONTROL_DIR);
       const name = `control-${randomBytes(8).toString('hex')}.txt`;

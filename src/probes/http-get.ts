@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { EngineError } from '../domain/errors.js';
 import { isLoopback } from './host-policy.js';
 
 /** A GET that failed for a reason the probe reports as its error code. */
@@ -61,7 +62,7 @@ export function httpGet(
       settled = true;
       clearTimeout(timer);
       if (err === null && value !== undefined) resolve(value);
-      else reject(err ?? new Error('no response'));
+      else reject(err ?? new EngineError('INTERNAL', 'the request ended without a response'));
       req.destroy();
     }
     const req = client.request(
