@@ -21,6 +21,12 @@ export class CliError extends Error {
 /** Usage errors exit 2; a bug (anything unexpected) 70; every other refusal 1. */
 const USAGE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'UNKNOWN_COMMAND']);
 
+/** What a CLI user can do about an engine refusal that names no flag. */
+const HINTS: Partial<Record<string, string>> = {
+  SUBJECT_NOT_FOUND: ' (name the subject with --subject, or create it: memledger init --subject S)',
+  SESSION_NOT_FOUND: ' (a session belongs to one subject: pass the --subject it was made under)',
+};
+
 /** The one place the CLI turns a failure into `{"error":{"code","message"}}` and an exit code. */
 export function describeError(err: unknown): {
   code: ErrorCode | CliErrorCode;
@@ -28,7 +34,12 @@ export function describeError(err: unknown): {
   exitCode: number;
 } {
   if (isEngineError(err) || err instanceof CliError) {
-    return { code: err.code, message: err.message, exitCode: USAGE_CODES.has(err.code) ? 2 : 1 };
+    const hint = HINTS[err.code] ?? '';
+    return {
+      code: err.code,
+      message: err.message + hint,
+      exitCode: USAGE_CODES.has(err.code) ? 2 : 1,
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message: `internal error: ${message}`, exitCode: 70 };

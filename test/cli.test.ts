@@ -320,6 +320,24 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
     const again = await run('reindex', '--json');
     expect(again.json()).toEqual({ reindexed: false, turns: 0, facts: 0 });
   });
+
+  it("acts on one subject: another subject's session is not found, with a hint at --subject", async () => {
+    const bobKey = join(tmpRoot, `bob-${kind}.key`);
+    const init = await run('init', '--subject', 'bob', '--key', bobKey, '--json');
+    expect(init.code).toBe(0);
+    const s = await run('session', 'new', '--subject', 'bob', '--json');
+    const bobs = (s.json() as { sessionId: string }).sessionId;
+    const add = ['turn', 'add', '--session', bobs, '--role', 'user', '--text', 'I live in Oslo.'];
+    const wrong = await run(...add, '--json');
+    expect(wrong.errorCode()).toBe('SESSION_NOT_FOUND');
+    expect(wrong.stderr).toContain('--subject');
+    expect((await run(...add, '--subject', 'bob', '--json')).code).toBe(0);
+    const ghost = await run('pile', '--subject', 'ghost', '--json');
+    expect(ghost.errorCode()).toBe('SUBJECT_NOT_FOUND');
+    expect(ghost.stderr).toContain('memledger init --subject');
+    const owners = await run('history', '--session', session, '--json');
+    expect(JSON.stringify(owners.json())).not.toContain('Oslo');
+  });
 });
 
 describe('memledger CLI without a store', () => {

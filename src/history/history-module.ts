@@ -27,16 +27,6 @@ export interface HistoryModule {
 const DEFAULT_SESSION_LIMIT = 100;
 const MAX_SESSION_LIMIT = 1000;
 
-function lastOf(options: HistoryOptions): number | undefined {
-  const last = options.last;
-  if (last !== undefined && (!Number.isInteger(last) || last < 1)) {
-    throw new EngineError('INVALID_ARGUMENT', 'last must be a whole number of at least 1', {
-      data: { field: 'last' },
-    });
-  }
-  return last;
-}
-
 /** Sessions, turns and history, each bound to one subject. */
 export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
   const { client, clock, newId } = deps;
@@ -57,7 +47,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     return session;
   };
   const turnsOf = async (subjectId: string, id: unknown, options: HistoryOptions) => {
-    const last = lastOf(options);
+    const last = optionalWhole(options.last, 'last', 1);
     const session = await sessionOf(subjectId, id);
     return last === undefined
       ? turnSql.listBySession(session.id)
