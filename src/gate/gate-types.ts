@@ -53,7 +53,12 @@ export interface OwnerApi {
 
 /** Slots: the declared kinds of memory, each with the rule a proposal must meet. */
 export interface SlotsApi {
+  /**
+   * Declares a slot, or re-declares it unchanged; changing the rule of a slot that holds facts is
+   * SLOT_IN_USE. Only `action` slots may go live automatically (on a checked receipt).
+   */
   declare(input: { name: string; rule: SlotRule; autoLive?: boolean }): Promise<SlotDeclaration>;
+  /** The subject's declared slots. */
   list(): Promise<SlotDeclaration[]>;
 }
 

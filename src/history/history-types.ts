@@ -58,6 +58,7 @@ export interface TurnsApi {
 
 /** History: one session's turns, as rows, as text with receipts, or as chat messages. */
 export interface HistoryApi {
+  /** The session's turns in order (seq from 1), or its last N. */
   turns(sessionId: string, options?: HistoryOptions): Promise<Turn[]>;
   /** The transcript with each receipt beside its turn; truncation never cuts a receipt. */
   render(sessionId: string, options?: HistoryOptions & RenderHistoryOptions): Promise<string>;

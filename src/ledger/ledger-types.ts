@@ -33,9 +33,11 @@ export type SettleInput =
 
 /** The typed retraction ledger. */
 export interface LedgerApi {
+  /** Records a retraction (and takes `factId` down from live memory, when given). */
   retract(input: RetractInput): Promise<Retraction>;
   /** One retraction of the subject (RETRACTION_NOT_FOUND otherwise). */
   get(retractionId: string): Promise<Retraction>;
+  /** The subject's retractions, optionally of one verdict. */
   list(options?: { verdict?: RetractionVerdict }): Promise<Retraction[]>;
   /** Unchecked falsifiers whose maturity date has passed. */
   due(): Promise<Retraction[]>;

@@ -67,9 +67,15 @@ export class SessionSql {
   }
 
   /** A session of this subject; another subject's session reads as absent. */
-  async ofSubject(subjectId: string, id: string): Promise<Session | null> {
-    const session = await this.get(id);
-    return session !== null && session.subjectId === subjectId ? session : null;
+  ofSubject(subjectId: string, id: string): Promise<Session | null> {
+    return guard('reading a session', async () => {
+      const { rows } = await this.db.query<SessionDbRow>(
+        `SELECT ${COLUMNS} FROM sessions WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
+      );
+      const row = rows[0];
+      return row === undefined ? null : toSession(row);
+    });
   }
 
   list(subjectId: string, limit: number): Promise<Session[]> {
