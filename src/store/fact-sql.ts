@@ -131,17 +131,6 @@ export class FactSql {
     });
   }
 
-  /** Finds a fact by id alone (ids are unique across subjects). */
-  find(id: string): Promise<Fact | null> {
-    return guard('reading a fact', async () => {
-      const { rows } = await this.db.query<FactDbRow>(
-        `SELECT ${FACT_COLUMNS} FROM facts WHERE id = $1`,
-        [id],
-      );
-      return rows[0] === undefined ? null : toFact(rows[0]);
-    });
-  }
-
   byStatus(subjectId: string, statuses: readonly FactStatus[]): Promise<Fact[]> {
     return guard('listing facts', async () => {
       const { rows } = await this.db.query<FactDbRow>(
