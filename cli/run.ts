@@ -36,7 +36,7 @@ import {
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
-import { slotDeclareCommand, slotListCommand } from './commands/slot.js';
+import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
 import { turnAddCommand } from './commands/turn.js';
 import { usageCommand } from './commands/usage.js';
 import { makeContext } from './context.js';
@@ -61,6 +61,7 @@ const COMMANDS: readonly Command[] = [
   memoryCommand,
   chainVerifyCommand,
   slotDeclareCommand,
+  slotDelegateCommand,
   slotListCommand,
   retractCommand,
   retractListCommand,

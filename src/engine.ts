@@ -58,7 +58,9 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     create: config.create ?? true,
   });
   let reindexed: { turns: number; facts: number } | null = null;
+  let storeId: string;
   try {
+    storeId = await new SubjectSql(client).storeId();
     const index = await checkRecallIndex(client);
     if (!index.current) {
       if (config.reindex !== true) throw reindexRequired(index);
@@ -76,6 +78,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     client,
     clock: config.clock ?? (() => new Date()),
     newId: config.newId ?? randomUUID,
+    storeId,
   });
   const modules = createModules(ctx, {
     probes,
@@ -89,6 +92,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const engine: Engine = {
     kind: client.kind,
     location: client.location,
+    storeId,
     reindexed,
     subject: (id = DEFAULT_SUBJECT) => createSubjectHandle(ctx, modules, id),
     subjects: {

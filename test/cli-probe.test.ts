@@ -141,7 +141,7 @@ describe.each(ENGINES)('memledger probe CLI [%s]', (kind) => {
   });
 
   it('runs sql probes read-only with explicit operators', async () => {
-    const q = 'SELECT count(*)::int FROM subjects';
+    const q = 'SELECT count(*)::int FROM schema_migrations WHERE version = 1';
     const eq = await run(['probe', 'sql', '--query', q, '--op', 'eq', '--expect', '1']);
     expect(eq.code).toBe(0);
     expect(eq.json()).toMatchObject({

@@ -292,7 +292,12 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       receipt: { tools: ['send_email'], sources: ['msg-1'] },
     });
     await me.slots.declare({ name: 'emails_sent', rule: 'action' });
-    await me.slots.declare({ name: 'files_written', rule: 'action', autoLive: true });
+    await me.slots.declare({ name: 'files_written', rule: 'action' });
+    // a declaration cannot make a slot auto-live: only the owner's signed delegation can
+    expect(
+      await code(me.slots.declare({ name: 'files_written', rule: 'action', autoLive: true })),
+    ).toBe('INVALID_ARGUMENT');
+    await me.owner.delegate({ slot: 'files_written', tools: ['send_email'], signer: owner });
     const r = await me.gate.propose({
       sessionId,
       proposals: [
@@ -338,8 +343,8 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       'ORIGIN_MISMATCH',
     ]);
     expect((await me.facts.live()).map((f) => f.slot)).toEqual(['files_written']);
-    // a receipt promotion needs no link; the chain still verifies
-    expect((await me.owner.verifyChain()).ok).toBe(true);
+    // a receipt promotion needs no decision of its own (the delegation link backs it)
+    expect(await me.owner.verifyChain()).toMatchObject({ ok: true, length: 1 });
   });
 
   describe('tampering', () => {

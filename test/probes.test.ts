@@ -209,7 +209,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         passed: true,
         positive: 'verified',
         negative: 'falsified',
-        fingerprint: 'memledger:sql:1',
+        fingerprint: 'memledger:sql:2',
       });
       expect(await code(me.probes.calibrations({ limit: 1001 }))).toBe('INVALID_ARGUMENT');
     });
@@ -324,7 +324,12 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       const into = await sql('SELECT 1 AS n INTO probe_escape', 'eq', 1);
       expect(into).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
       const seq = await sql("SELECT nextval('probe_records_seq_seq')", 'ge', 0);
-      expect(seq).toMatchObject({ verdict: 'error', errorCode: 'READ_ONLY_VIOLATION' });
+      // The probe role has no right on the sequence: refused before the read-only check.
+      expect(seq).toMatchObject({
+        verdict: 'error',
+        errorCode: 'QUERY_FAILED',
+        evidence: { sqlstate: '42501' },
+      });
       const { rows } = await storeClient(engine).query<{ subjects: number; escape: string | null }>(
         `SELECT (SELECT count(*)::int FROM subjects) AS subjects,
                 to_regclass('probe_escape')::text AS escape`,
@@ -332,7 +337,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
       expect(rows[0]).toEqual({ subjects: 1, escape: null });
       // The same query shape without the write runs (control).
       const read = await sql(
-        'WITH kept AS (SELECT 1 FROM subjects) SELECT count(*)::int FROM kept',
+        'WITH kept AS (SELECT 1 FROM schema_migrations WHERE version = 1) SELECT count(*)::int FROM kept',
         'eq',
         1,
       );

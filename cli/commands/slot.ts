@@ -1,6 +1,33 @@
-import { SLOT_RULES } from '../../src/index.js';
+import { EngineError, SLOT_RULES, type SubjectHandle } from '../../src/index.js';
 import { defineCommand } from '../command.js';
+import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';
+import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
+import { recordSignedHead } from '../head-file.js';
+
+type KeyCtx = Parameters<typeof ownerSigner>[0] & CommandContext;
+
+/** Signs a delegation (or its revocation) with the owner key, and records the new head. */
+async function delegate(
+  ctx: KeyCtx,
+  me: SubjectHandle,
+  name: string,
+  tools: readonly string[] | undefined,
+  autoLive: boolean,
+) {
+  const { signer, keyFile } = await ownerSigner(ctx, me);
+  const result = await me.owner.delegate({
+    slot: name,
+    autoLive,
+    signer,
+    ...(tools === undefined ? {} : { tools }),
+  });
+  recordSignedHead(ctx, keyFile, me, result);
+  return result;
+}
+
+const slotLine = (s: { name: string; rule: string; autoLive: boolean; tools?: readonly string[] }) =>
+  `${s.name}: ${s.rule}${s.autoLive ? ` (auto-live on ${(s.tools ?? []).join(', ')}, signed)` : ''}`;
 
 /** `slot declare`: a kind of memory and the rule a proposal for it must meet. */
 export const slotDeclareCommand = defineCommand({
@@ -15,16 +42,73 @@ export const slotDeclareCommand = defineCommand({
       invalid: 'UNKNOWN_SLOT_RULE',
       help: 'what a proposal must cite',
     },
-    'auto-live': { kind: 'flag', help: 'an action slot whose receipt-backed facts go live' },
+    'auto-live': {
+      kind: 'flag',
+      help: 'also delegate it (signed with the owner key): did facts backed by a receipt of --tools go live',
+    },
+    tools: { kind: 'list', value: 'a,b', help: 'with --auto-live: the tools whose receipts count' },
     ...SUBJECT_OPTION,
+    ...KEY_OPTIONS,
   },
   async run(ctx) {
-    const { name, rule } = ctx.values;
-    const autoLive = ctx.values['auto-live'];
-    const slot = await ctx.withSubject(ctx.values.subject, (me) =>
-      me.slots.declare({ name, rule, autoLive }),
+    const { name, rule, tools } = ctx.values;
+    const autoLive = ctx.values['auto-live'] === true;
+    if (tools !== undefined && !autoLive) {
+      throw new EngineError('INVALID_ARGUMENT', '--tools goes with --auto-live', {
+        data: { field: 'tools' },
+      });
+    }
+    if (autoLive && rule !== 'action') {
+      throw new EngineError('INVALID_ARGUMENT', 'only action slots can go live automatically', {
+        data: { field: 'auto-live' },
+      });
+    }
+    if (autoLive && tools === undefined) {
+      throw new EngineError('INVALID_ARGUMENT', '--auto-live needs --tools: the tools whose receipts count', {
+        data: { field: 'tools' },
+      });
+    }
+    const slot = await ctx.withSubject(ctx.values.subject, async (me) => {
+      const declared = await me.slots.declare({ name, rule });
+      if (!autoLive) return declared;
+      const d = await delegate(ctx, me, name, tools, true);
+      return { ...declared, autoLive: d.autoLive, tools: d.tools };
+    });
+    ctx.print(slot, () => `slot ${slotLine(slot)}`);
+  },
+});
+
+/** `slot delegate`: the owner signs which tools' receipts make an action slot's facts live. */
+export const slotDelegateCommand = defineCommand({
+  path: ['slot', 'delegate'],
+  summary: 'Delegates an action slot (signed): did facts backed by a receipt of --tools go live.',
+  options: {
+    name: { kind: 'text', value: 'N', required: true, help: 'the action slot' },
+    tools: { kind: 'list', value: 'a,b', help: 'the tools whose receipts count' },
+    revoke: { kind: 'flag', help: 'revoke the delegation: its facts need a decision again' },
+    ...SUBJECT_OPTION,
+    ...KEY_OPTIONS,
+  },
+  async run(ctx) {
+    const { name, tools, revoke } = ctx.values;
+    if (revoke === true && tools !== undefined) {
+      throw new EngineError('INVALID_ARGUMENT', '--revoke takes no --tools', {
+        data: { field: 'tools' },
+      });
+    }
+    if (revoke !== true && tools === undefined) {
+      throw new EngineError('INVALID_ARGUMENT', 'name the tools (--tools a,b) or --revoke', {
+        data: { field: 'tools' },
+      });
+    }
+    const result = await ctx.withSubject(ctx.values.subject, (me) =>
+      delegate(ctx, me, name, tools, revoke !== true),
     );
-    ctx.print(slot, () => `slot ${slot.name}: ${slot.rule}${slot.autoLive ? ' (auto-live)' : ''}`);
+    ctx.print(result, () =>
+      result.autoLive
+        ? `slot ${result.slot}: auto-live on ${result.tools.join(', ')} (link #${result.seq})`
+        : `slot ${result.slot}: delegation revoked (link #${result.seq})`,
+    );
   },
 });
 
@@ -35,8 +119,6 @@ export const slotListCommand = defineCommand({
   options: SUBJECT_OPTION,
   async run(ctx) {
     const slots = await ctx.withSubject(ctx.values.subject, (me) => me.slots.list());
-    ctx.print({ slots }, () =>
-      slots.map((s) => `${s.name}: ${s.rule}${s.autoLive ? ' (auto-live)' : ''}`).join('\n'),
-    );
+    ctx.print({ slots }, () => slots.map(slotLine).join('\n'));
   },
 });

@@ -5,12 +5,18 @@ import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
 import { ArrivalSql } from '../store/arrival-sql.js';
-import { FactSql } from '../store/fact-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { SessionSql } from '../store/session-sql.js';
 import { ToolSql } from '../store/tool-sql.js';
 import type { ArrivalApi, ArrivalConfig } from './arrival-types.js';
-import { blockExists, DEFAULT_BLOCK_TIMEOUT_MS, runBlocks, type ArrivalBlock } from './blocks.js';
+import {
+  blockExists,
+  DEFAULT_BLOCK_TIMEOUT_MS,
+  runBlocks,
+  type ArrivalBlock,
+  type BlockContext,
+} from './blocks.js';
+import { integrityLines, type TrustReader, type TrustView } from '../domain/trust.js';
 import { builtinBlocks, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
@@ -21,6 +27,8 @@ import { createTimeZones } from './time-zone.js';
 /** What assembly is built from: the module's deps, the hash for the manifest, the config. */
 export interface ArrivalApiDeps extends ModuleDeps {
   readonly sha256Hex: (text: string) => string;
+  /** What live memory may show (verified against the owner's chain). */
+  readonly trust: TrustReader;
   readonly config?: ArrivalConfig;
 }
 
@@ -45,7 +53,6 @@ function manifestIdOf(id: unknown): string {
 export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const { client, clock, newId } = deps;
   const sql = new ArrivalSql(client);
-  const facts = new FactSql(client);
   const sessions = new SessionSql(client);
   const tools = new ToolSql(client);
   const config = deps.config ?? {};
@@ -56,10 +63,26 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const reads = readOnlySql(client);
   const readOnly = async (q: string, p: readonly unknown[]) => (await reads.query(q, p)).rows;
 
+  // One trust view per arrival, shared by the blocks that read it (live facts, integrity).
+  const views = new WeakMap<BlockContext, Promise<TrustView>>();
+  const viewOf = (ctx: BlockContext): Promise<TrustView> => {
+    let v = views.get(ctx);
+    if (v === undefined) {
+      v = deps.trust.view(ctx.subjectId);
+      views.set(ctx, v);
+    }
+    return v;
+  };
   const reader: ArrivalReader = {
-    async liveFactLines(subjectId, limit, zone) {
-      const live = await facts.recentLive(subjectId, limit);
-      return { lines: live.facts.map((f) => renderFactLine(f, zone)), total: live.total };
+    async liveFactLines(ctx, limit) {
+      const { live } = await viewOf(ctx);
+      return {
+        lines: live.slice(-limit).map((f) => renderFactLine(f, ctx.timeZone)),
+        total: live.length,
+      };
+    },
+    async integrity(ctx) {
+      return integrityLines(await viewOf(ctx));
     },
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
     async sessionTurns(id) {
@@ -94,8 +117,13 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         tools.toolsFor(subjectId, surface),
         zones.of(subjectId),
       ]);
-      const ctx = { subjectId, sessionId, surface, now, timeZone, tools: bound };
+      const ctx: BlockContext = { subjectId, sessionId, surface, now, timeZone, tools: bound };
       const rendered = await runBlocks(blocks, ctx, deps.sha256Hex);
+      // the chain head this arrival saw: a later chain without it was cut
+      const seen = await viewOf(ctx).then(
+        (v) => v.chain,
+        () => null,
+      );
       const text = arrivalText(rendered);
       const manifest: ArrivalManifest = {
         id: newId(),
@@ -114,6 +142,10 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         degraded: rendered.filter((b) => b.degraded).map((b) => b.name),
         totalChars: text.length,
         createdAt: now,
+        chain:
+          seen === null || seen.verified === 0
+            ? null
+            : { length: seen.verified, head: seen.headHash },
       };
       await sql.recordManifest(manifest);
       return {

@@ -1,3 +1,4 @@
+import type { TrustReader } from '../domain/trust.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { createActionsApi } from './actions-api.js';
 import { createArrivalApi } from './arrival-api.js';
@@ -19,6 +20,7 @@ export type { Arrival, ArrivalConfig } from './arrival-types.js';
 export interface ArrivalModuleDeps extends ModuleDeps {
   /** SHA-256 of a block's text, hex (recorded in the manifest). */
   readonly sha256Hex: (text: string) => string;
+  readonly trust: TrustReader;
   readonly config?: ArrivalConfig;
 }
 

@@ -5,11 +5,10 @@ import { formatSettledFacts } from './settled-facts.js';
 
 /** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
 export interface ArrivalReader {
-  liveFactLines(
-    subjectId: string,
-    limit: number,
-    zone: string,
-  ): Promise<{ lines: string[]; total: number }>;
+  /** The newest `limit` verified live facts, rendered, and how many verify in all. */
+  liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: string[]; total: number }>;
+  /** One line per integrity problem (a broken or cut chain, withheld facts); none when clean. */
+  integrity(ctx: BlockContext): Promise<string[]>;
   recentSessions(
     subjectId: string,
     exceptSession: string | null,
@@ -64,11 +63,7 @@ export function builtinBlocks(
       'semi-stable',
       '[What I know] (live memory unavailable this turn)',
       async (ctx) => {
-        const { lines, total } = await reader.liveFactLines(
-          ctx.subjectId,
-          LIVE_FACT_LIMIT,
-          ctx.timeZone,
-        );
+        const { lines, total } = await reader.liveFactLines(ctx, LIVE_FACT_LIMIT);
         if (total === 0) return '[What I know (live memory)] Nothing yet.';
         const more =
           total > lines.length
@@ -92,6 +87,17 @@ export function builtinBlocks(
           here === null ? '[This arrival has no session]' : `[This session: ${here} turns so far]`,
           recent.length === 0 ? '[Recent sessions] none' : `[Recent sessions]\n${lines.join('\n')}`,
         ].join('\n');
+      },
+    ),
+    // Only when something failed verification; its fallback is loud too.
+    block(
+      'integrity',
+      'volatile',
+      "[Integrity warning (written by memledger)] The check of memory against the owner's signatures did not finish this turn: treat what I know as unverified.",
+      async (ctx) => {
+        const lines = await reader.integrity(ctx);
+        if (lines.length === 0) return '';
+        return `[Integrity warning (written by memledger)] Part of the stored memory failed verification against the owner's signatures; it is withheld from this context and must not be relied on. The owner should run \`memledger chain verify\`.\n${lines.join('\n')}`;
       },
     ),
     block(

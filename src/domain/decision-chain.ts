@@ -11,6 +11,17 @@ export const DECISIONS = ['approve', 'reject'] as const;
 /** One of `DECISIONS`. */
 export type Decision = (typeof DECISIONS)[number];
 
+/**
+ * What a link can record: a decision on a proposal, or a slot delegation (which tools' receipts
+ * may make a did fact live in an action slot with no decision of its own).
+ */
+export const LINK_KINDS = ['approve', 'reject', 'delegate'] as const;
+/** One of `LINK_KINDS`. */
+export type LinkKind = (typeof LINK_KINDS)[number];
+
+/** The proposalId a delegation link names: its slot, prefixed so no proposal id can equal it. */
+export const delegationTarget = (slot: string): string => `slot:${slot}`;
+
 /** The prevHash of the first link. */
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -20,9 +31,12 @@ export interface DecisionFields {
   seq: number;
   prevHash: string;
   proposalId: string;
-  /** sha256Hex(proposalContentPayload(proposal)) at the time of the decision. */
+  /**
+   * sha256Hex(proposalContentPayload(proposal)) at the time of the decision; for a delegation,
+   * sha256Hex(delegationPayload(delegation)).
+   */
   contentHash: string;
-  decision: Decision;
+  decision: LinkKind;
   /** ISO-8601 UTC, e.g. 2026-11-01T05:22:51.000Z. */
   decidedAt: string;
   note: string;
@@ -83,6 +97,10 @@ export const CHAIN_BREAK_CODES = [
   'DUPLICATE_DECISION',
   'MISSING_DECISION',
   'STATUS_MISMATCH',
+  'UNEXPLAINED_STATUS',
+  'UNSIGNED_DELEGATION',
+  'DELEGATION_CHANGED',
+  'HEAD_CUT',
 ] as const;
 /** One of `CHAIN_BREAK_CODES`. */
 export type ChainBreakCode = (typeof CHAIN_BREAK_CODES)[number];
@@ -157,6 +175,33 @@ export function proposalContentHash(
   return crypto.sha256Hex(proposalContentPayload(p));
 }
 
+/** What a delegation link signs: one action slot, whether it goes live, and on which tools. */
+export interface Delegation {
+  subjectId: string;
+  slot: string;
+  autoLive: boolean;
+  /** Sorted and without duplicates (see `normalizeDelegation`). */
+  tools: readonly string[];
+}
+
+/** The same delegation with its tools sorted and deduplicated, as it is hashed and compared. */
+export function normalizeDelegation(d: Delegation): Delegation {
+  return { ...d, tools: [...new Set(d.tools)].sort() };
+}
+
+/** The canonical encoding of a delegation; its sha256Hex is the delegation link's contentHash. */
+export function delegationPayload(d: Delegation): string {
+  const n = normalizeDelegation(d);
+  return canonicalEncode({
+    v: 1,
+    kind: 'memledger.delegation',
+    subjectId: n.subjectId,
+    slot: n.slot,
+    autoLive: n.autoLive,
+    tools: [...n.tools],
+  });
+}
+
 const HEX64 = /^[0-9a-f]{64}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
@@ -166,11 +211,11 @@ function invalid(message: string): never {
 
 /** The fields of the link that follows `prev` (or the first link); refuses malformed input. */
 export function nextLinkFields(
-  prev: DecisionLink | null,
+  prev: Pick<DecisionLink, 'subjectId' | 'seq' | 'hash'> | null,
   input: Omit<DecisionFields, 'seq' | 'prevHash'>,
 ): DecisionFields {
-  if (!(DECISIONS as readonly string[]).includes(input.decision)) {
-    invalid(`"${String(input.decision)}" is not one of ${DECISIONS.join(', ')}`);
+  if (!(LINK_KINDS as readonly string[]).includes(input.decision)) {
+    invalid(`"${String(input.decision)}" is not one of ${LINK_KINDS.join(', ')}`);
   }
   if (input.subjectId.length === 0) invalid('subjectId is empty');
   if (input.proposalId.length === 0) invalid('proposalId is empty');
@@ -208,24 +253,36 @@ export function sealLink(
 
 type LinkCheck = { code: ChainBreakCode; reason: string } | null;
 
-function checkLink(
+/** Where a run of links continues from: the seq and hash of the link before it. */
+export interface ChainTip {
+  seq: number;
+  hash: string;
+}
+
+/** The tip before the first link. */
+export const GENESIS_TIP: ChainTip = { seq: 0, hash: GENESIS_HASH };
+
+/**
+ * Checks one link that should follow `tip`. `decided` holds the proposals decided by the links
+ * already accepted (a proposal is decided once); delegations may repeat.
+ */
+export function checkLink(
   link: DecisionLink,
-  expectedSeq: number,
-  prev: DecisionLink | null,
+  tip: ChainTip,
   opts: VerifyChainOptions,
   decided: ReadonlyMap<string, number>,
 ): LinkCheck {
+  const expectedSeq = tip.seq + 1;
   if (link.seq !== expectedSeq) {
     return { code: 'SEQ_GAP', reason: `expected seq ${expectedSeq}, found ${String(link.seq)}` };
   }
-  const prevHash = prev === null ? GENESIS_HASH : prev.hash;
-  if (link.prevHash !== prevHash) {
+  if (link.prevHash !== tip.hash) {
     return {
       code: 'PREV_HASH_MISMATCH',
       reason:
-        prev === null
+        tip.seq === 0
           ? 'the first link does not start from the genesis hash'
-          : `prevHash does not match the hash of link ${prev.seq}`,
+          : `prevHash does not match the hash of link ${tip.seq}`,
     };
   }
   let payload: string;
@@ -246,6 +303,12 @@ function checkLink(
   if (!opts.crypto.verify(opts.publicKeyPem, payload, link.signature)) {
     return { code: 'BAD_SIGNATURE', reason: "the signature does not verify under the owner's key" };
   }
+  // A delegation's content is checked against its slot by the trust rules (a slot may be
+  // delegated again); a link that names no known kind is a forged one.
+  if (!(LINK_KINDS as readonly string[]).includes(link.decision)) {
+    return { code: 'HASH_MISMATCH', reason: 'the link records an unknown decision' };
+  }
+  if (link.decision === 'delegate') return null;
   if (opts.currentContentHash !== undefined) {
     const current = opts.currentContentHash(link.proposalId);
     if (current === null) {
@@ -274,16 +337,38 @@ function checkLink(
  */
 export function verifyChain(links: readonly DecisionLink[], opts: VerifyChainOptions): ChainReport {
   const decided = new Map<string, number>();
-  let prev: DecisionLink | null = null;
+  let tip = GENESIS_TIP;
   for (const [index, link] of links.entries()) {
-    const expectedSeq = index + 1;
-    const broken = checkLink(link, expectedSeq, prev, opts, decided);
+    const broken = checkLink(link, tip, opts, decided);
     if (broken !== null) {
-      const brokenAt = Number.isSafeInteger(link.seq) ? link.seq : expectedSeq;
+      const brokenAt = Number.isSafeInteger(link.seq) ? link.seq : index + 1;
       return { ok: false, length: links.length, brokenAt, ...broken };
     }
-    decided.set(link.proposalId, link.seq);
-    prev = link;
+    if (link.decision !== 'delegate') decided.set(link.proposalId, link.seq);
+    tip = { seq: link.seq, hash: link.hash };
   }
-  return { ok: true, length: links.length, headHash: prev === null ? GENESIS_HASH : prev.hash };
+  return { ok: true, length: links.length, headHash: tip.hash };
+}
+
+/**
+ * The same crypto, remembering every signature it found valid: what one process verified once
+ * (same key, same signed bytes, same signature) it does not verify again. A changed byte is new
+ * data and is verified afresh; a failure is never remembered.
+ */
+export function rememberingVerifier(crypto: ChainCrypto, limit = 1_000_000): ChainCrypto {
+  const valid = new Set<string>();
+  return {
+    sha256Hex: (data) => crypto.sha256Hex(data),
+    keyIdOf: (pem) => crypto.keyIdOf(pem),
+    verify(publicKeyPem, data, signatureB64) {
+      const key = `${crypto.sha256Hex(publicKeyPem)}:${crypto.sha256Hex(data)}:${signatureB64}`;
+      if (valid.has(key)) return true;
+      const ok = crypto.verify(publicKeyPem, data, signatureB64);
+      if (ok) {
+        if (valid.size >= limit) valid.clear();
+        valid.add(key);
+      }
+      return ok;
+    },
+  };
 }

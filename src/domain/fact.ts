@@ -28,8 +28,13 @@ export type SlotRule = (typeof SLOT_RULES)[number];
 export interface SlotDeclaration {
   name: string;
   rule: SlotRule;
-  /** Only for `action` slots: go live when the receipt checks out, without an owner decision. */
+  /**
+   * Only for `action` slots: go live when the receipt checks out, without an owner decision. Set
+   * only by an owner-signed delegation (`owner.delegate`); a declaration never sets it.
+   */
   autoLive: boolean;
+  /** The tools whose receipts the delegation accepts (empty unless delegated). */
+  tools?: readonly string[];
 }
 
 /** Slots every subject starts with. A slot that exists every night gets filled every night. */
@@ -104,4 +109,9 @@ export interface Fact {
   retractionId: string | null;
   /** For a restored fact: the retracted fact it restores. */
   restoredFromId: string | null;
+  /**
+   * Why a fact stored as live is shown `unverified`: nothing the owner signed backs it as it is
+   * stored now (the trust check's code and reason). Absent on every fact that verified.
+   */
+  integrity?: { code: string; reason: string };
 }

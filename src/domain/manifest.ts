@@ -31,6 +31,8 @@ export interface ArrivalManifest {
   degraded: string[];
   totalChars: number;
   createdAt: Date;
+  /** The verified decision chain this arrival saw (length and head hash); null when empty. */
+  chain?: { length: number; head: string } | null;
 }
 
 /** What changed between an arrival and the previous one on its surface. */

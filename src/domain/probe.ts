@@ -34,6 +34,7 @@ export const PROBE_ERROR_CODES = [
   'CONNECTION_FAILED',
   'TIMEOUT',
   'INSTRUMENT_FAILED',
+  'PROBE_ROLE_MISSING',
 ] as const;
 /** One of `PROBE_ERROR_CODES`. */
 export type ProbeErrorCode = (typeof PROBE_ERROR_CODES)[number];

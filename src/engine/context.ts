@@ -12,6 +12,8 @@ export interface EngineContext {
   readonly client: SqlClient;
   readonly clock: () => Date;
   readonly newId: () => string;
+  /** The store's identity (store_meta). */
+  readonly storeId: string;
   /** Throws ENGINE_CLOSED once the engine is closed. */
   assertOpen(): void;
   /** The subject's id when it exists: ENGINE_CLOSED, INVALID_ARGUMENT or SUBJECT_NOT_FOUND otherwise. */
@@ -25,6 +27,7 @@ export interface EngineContextConfig {
   client: SqlClient;
   clock: () => Date;
   newId: () => string;
+  storeId: string;
 }
 
 export function subjectNotFound(id: string): EngineError {
@@ -52,6 +55,7 @@ export function createEngineContext(config: EngineContextConfig): EngineContext 
     client,
     clock: config.clock,
     newId: config.newId,
+    storeId: config.storeId,
     assertOpen,
     requireSubject,
     markClosed() {

@@ -8,7 +8,7 @@ import type { SubjectHandle } from './handle-types.js';
  */
 export type ArgKind = 'input' | 'options' | 'value';
 
-type Namespaces = Exclude<keyof SubjectHandle, 'id'>;
+type Namespaces = Exclude<keyof SubjectHandle, 'id' | 'storeId'>;
 
 /** Every method of every namespace; a method missing here does not compile. */
 export const HANDLE_ARGS: {
@@ -23,7 +23,13 @@ export const HANDLE_ARGS: {
     usage: ['value'],
   },
   gate: { propose: ['input'], pile: [], dropped: ['options'] },
-  owner: { decide: ['input'], key: [], setKey: ['input'], verifyChain: ['options'] },
+  owner: {
+    decide: ['input'],
+    delegate: ['input'],
+    key: [],
+    setKey: ['input'],
+    verifyChain: ['options'],
+  },
   slots: { declare: ['input'], list: [] },
   facts: { live: [], all: [], get: ['value'] },
   ledger: {

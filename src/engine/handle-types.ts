@@ -13,6 +13,8 @@ import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
  */
 export interface SubjectHandle {
   readonly id: string;
+  /** The store's identity (`Engine.storeId`). */
+  readonly storeId: string;
   readonly sessions: SessionsApi;
   readonly turns: TurnsApi;
   readonly history: HistoryApi;
@@ -34,6 +36,11 @@ export interface SubjectHandle {
 export interface Engine {
   readonly kind: 'pglite' | 'postgres';
   readonly location: string;
+  /**
+   * The store's identity, made once by its migrations: a head recorded outside the store (the
+   * owner's head file) names the store it belongs to by this id.
+   */
+  readonly storeId: string;
   /** What opening rebuilt when `reindex: true` met an outdated recall index; null otherwise. */
   readonly reindexed: { turns: number; facts: number } | null;
   /** A handle on one subject; no argument: the default subject `owner`. */

@@ -1,6 +1,8 @@
 import { createArrivalModule, type ArrivalConfig } from '../arrival/arrival-module.js';
 import { nodeChainCrypto } from '../crypto/chain-crypto.js';
+import { rememberingVerifier } from '../domain/decision-chain.js';
 import { createGateModule } from '../gate/gate-module.js';
+import { createTrustVerifier } from '../gate/trust-verifier.js';
 import type { GateConfig } from '../gate/proposal-gate.js';
 import { createHistoryModule } from '../history/history-module.js';
 import { createLedgerModule } from '../ledger/retraction-ledger.js';
@@ -25,14 +27,19 @@ export interface ModulesConfig {
 export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   const { client } = deps;
   const probes = createProbeModule({ ...deps, config: config.probes });
+  // one remembering verifier per engine: reads and decisions never check a signature twice
+  const crypto = rememberingVerifier(nodeChainCrypto);
+  const trust = createTrustVerifier({ ...deps, crypto });
   return {
     history: createHistoryModule({
       ...deps,
       ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
     }),
+    trust,
     gate: createGateModule({
       ...deps,
-      crypto: nodeChainCrypto,
+      crypto,
+      trust,
       ...(config.gate === undefined ? {} : { config: config.gate }),
     }),
     probes,
@@ -43,11 +50,13 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
     }),
     arrival: createArrivalModule({
       ...deps,
+      trust,
       sha256Hex: nodeChainCrypto.sha256Hex,
       ...(config.arrival === undefined ? {} : { config: config.arrival }),
     }),
     recall: createRecallModule({
       client,
+      trust,
       ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
     }),
   };

@@ -10,7 +10,7 @@ import type { SubjectHandle } from './handle-types.js';
  * are rejections, never synchronous throws.
  */
 function guarded<T extends object>(
-  namespace: Exclude<keyof SubjectHandle, 'id'>,
+  namespace: Exclude<keyof SubjectHandle, 'id' | 'storeId'>,
   api: T,
   ready: () => Promise<unknown>,
 ): T {
@@ -36,10 +36,11 @@ export function createSubjectHandle(
   id: string,
 ): SubjectHandle {
   const ready = () => ctx.requireSubject(id);
-  const g = <T extends object>(ns: Exclude<keyof SubjectHandle, 'id'>, api: T): T =>
+  const g = <T extends object>(ns: Exclude<keyof SubjectHandle, 'id' | 'storeId'>, api: T): T =>
     guarded(ns, api, ready);
   return Object.freeze({
     id,
+    storeId: ctx.storeId,
     sessions: g('sessions', modules.history.sessions(id)),
     turns: g('turns', modules.history.turns(id)),
     history: g('history', modules.history.history(id)),

@@ -1,6 +1,12 @@
 import { DECISIONS, type ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
-import { invalidField, optionalBoolean, optionalString } from '../domain/input.js';
+import {
+  invalidField,
+  optionalBoolean,
+  optionalString,
+  optionalStringList,
+} from '../domain/input.js';
+import type { TrustView } from '../domain/trust.js';
 import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
 import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -16,10 +22,13 @@ import { SubjectSql } from '../store/subject-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate-types.js';
 import { OwnerDecisions } from './owner-decisions.js';
+import type { TrustVerifier } from './trust-verifier.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
 
 export interface GateModuleDeps extends ModuleDeps {
   crypto: ChainCrypto;
+  /** What reads may show: one verifier per engine, shared with arrival and recall. */
+  trust: TrustVerifier;
   config?: Partial<GateConfig>;
 }
 
@@ -66,6 +75,36 @@ export async function declareDefaultSlots(
   for (const slot of DEFAULT_SLOTS) await slots.declare(subjectId, slot, at);
 }
 
+function requireSigner(signer: unknown): void {
+  if (
+    typeof signer !== 'object' ||
+    signer === null ||
+    typeof (signer as { keyId?: unknown }).keyId !== 'string' ||
+    typeof (signer as { publicKeyPem?: unknown }).publicKeyPem !== 'string' ||
+    typeof (signer as { sign?: unknown }).sign !== 'function'
+  ) {
+    throw invalidField('signer', 'must be the owner signer from loadOwnerKey');
+  }
+}
+
+/**
+ * A fact as reads may show it: stored as live but backed by nothing the owner signed, it is
+ * `unverified` (with the reason); its world time ended, it is `expired`.
+ */
+function asTrusted(f: Fact, view: TrustView): Fact {
+  if (f.status !== 'active') return f;
+  const withheld = view.withheld.find((w) => w.fact.id === f.id);
+  if (withheld !== undefined) {
+    return {
+      ...f,
+      status: 'unverified',
+      integrity: { code: withheld.code, reason: withheld.reason },
+    };
+  }
+  if (view.expired.some((e) => e.id === f.id)) return { ...f, status: 'expired' };
+  return f;
+}
+
 /** The write gate, the owner's decisions, slots and facts, each bound to one subject. */
 export function createGateModule(deps: GateModuleDeps): GateModule {
   const { client, clock } = deps;
@@ -75,16 +114,34 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
   const subjects = new SubjectSql(client);
   const sessions = new SessionSql(client);
   const turns = new TurnSql(client);
+  const { trust } = deps;
   const gate = new ProposalGate({
     client,
     clock,
     newId: deps.newId,
+    trust,
     config: {
       correctionCues: deps.config?.correctionCues ?? DEFAULT_CORRECTION_CUES,
       failureCues: deps.config?.failureCues ?? DEFAULT_FAILURE_CUES,
     },
   });
-  const decisions = new OwnerDecisions(client, deps.crypto, clock);
+  const decisions = new OwnerDecisions(client, deps.crypto, clock, trust);
+
+  /** Slots as declared, auto-live only where a verified delegation link says so. */
+  const listSlots = async (subjectId: string) => {
+    const declared = await slots.list(subjectId);
+    const state = await trust.withSubject(subjectId, (held) => held.chain(client));
+    return declared.map((s) => {
+      const d = state.delegations.get(s.name);
+      const autoLive = s.rule === 'action' && d !== undefined && d.autoLive;
+      return {
+        name: s.name,
+        rule: s.rule,
+        autoLive,
+        tools: autoLive && d !== undefined ? [...d.tools] : [],
+      };
+    });
+  };
 
   const citedTurnOf = async (fact: Fact): Promise<Turn | null> => {
     if (fact.evidence.sessionId === null || fact.evidence.seq === null) return null;
@@ -128,17 +185,23 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       async decide(input) {
         const decision = parseChoice(DECISIONS, input.decision, 'decision');
         optionalString(input.note, 'note');
-        const signer: unknown = input.signer;
-        if (
-          typeof signer !== 'object' ||
-          signer === null ||
-          typeof (signer as { keyId?: unknown }).keyId !== 'string' ||
-          typeof (signer as { publicKeyPem?: unknown }).publicKeyPem !== 'string' ||
-          typeof (signer as { sign?: unknown }).sign !== 'function'
-        ) {
-          throw invalidField('signer', 'must be the owner signer from loadOwnerKey');
-        }
+        optionalBoolean(input.supersede, 'supersede');
+        requireSigner(input.signer);
         return decisions.decide({ ...input, subjectId, decision });
+      },
+      async delegate(input) {
+        const slot = typeof input.slot === 'string' ? input.slot : '';
+        if (!SLOT_NAME.test(slot)) throw invalidField('slot', 'must name a declared action slot');
+        const autoLive = optionalBoolean(input.autoLive, 'autoLive') ?? true;
+        const tools = optionalStringList(input.tools, 'tools') ?? [];
+        if (autoLive && tools.length === 0) {
+          throw invalidField('tools', 'name the tools whose receipts may make facts live');
+        }
+        if (!autoLive && tools.length > 0) {
+          throw invalidField('tools', 'a revoked delegation names no tools');
+        }
+        requireSigner(input.signer);
+        return decisions.delegate({ subjectId, slot, autoLive, tools, signer: input.signer });
       },
       async key() {
         const s = await subjects.get(subjectId);
@@ -169,6 +232,17 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         }
       },
       async verifyChain(options = {}) {
+        const head = options.signedHead;
+        if (
+          head !== undefined &&
+          (typeof head !== 'object' ||
+            head === null ||
+            !Number.isSafeInteger(head.seq) ||
+            head.seq < 1 ||
+            typeof head.hash !== 'string')
+        ) {
+          throw invalidField('signedHead', 'must be { seq, hash } from a decision');
+        }
         const anchor = options.ownerKey;
         if (
           anchor !== undefined &&
@@ -195,7 +269,20 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             };
           }
         }
-        return decisions.verify(subjectId);
+        const report = await decisions.verify(subjectId, client, head);
+        if (!report.ok) return report;
+        // a head this process verified earlier, that the store no longer holds
+        const cut = (await trust.view(subjectId)).chain.headCut;
+        if (cut !== null) {
+          return {
+            ok: false,
+            length: report.length,
+            brokenAt: Math.min(cut.expected.seq, report.length + 1),
+            code: 'HEAD_CUT',
+            reason: cut.reason,
+          };
+        }
+        return report;
       },
     }),
     slots: (subjectId) => ({
@@ -215,33 +302,46 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           );
         }
         optionalBoolean(input.autoLive, 'autoLive');
-        if (input.autoLive === true && rule !== 'action') {
-          throw new EngineError('INVALID_ARGUMENT', 'only action slots can go live automatically', {
-            data: { field: 'autoLive' },
-          });
+        if (input.autoLive === true) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            rule === 'action'
+              ? 'a slot goes live automatically only by a signed owner delegation: owner.delegate (memledger slot delegate)'
+              : 'only action slots can go live automatically',
+            { data: { field: 'autoLive' } },
+          );
         }
-        const slot: SlotDeclaration = { name: input.name, rule, autoLive: input.autoLive === true };
         // A slot's rule decides what its facts needed to get in; changing it under facts already
         // stored (say, turning auto-live on) would rewrite what their passports mean.
-        const existing = (await slots.list(subjectId)).find((s) => s.name === slot.name);
+        const name = input.name;
+        const existing = (await listSlots(subjectId)).find((s) => s.name === name);
         if (
           existing !== undefined &&
-          (existing.rule !== slot.rule || existing.autoLive !== slot.autoLive) &&
-          (await facts.countInSlot(subjectId, slot.name)) > 0
+          existing.rule !== rule &&
+          (await facts.countInSlot(subjectId, name)) > 0
         ) {
           throw new EngineError(
             'SLOT_IN_USE',
-            `slot "${slot.name}" already holds facts under rule ${existing.rule}${existing.autoLive ? ' (auto-live)' : ''}; declare a new slot instead`,
+            `slot "${name}" already holds facts under rule ${existing.rule}; declare a new slot instead`,
           );
         }
-        await slots.declare(subjectId, slot, clock());
-        return slot;
+        if (existing !== undefined && existing.rule !== rule && existing.autoLive) {
+          throw new EngineError(
+            'SLOT_IN_USE',
+            `slot "${name}" is delegated; revoke the delegation (owner.delegate with autoLive false) before changing its rule`,
+          );
+        }
+        await slots.declare(subjectId, { name, rule }, clock());
+        return (await listSlots(subjectId)).find((s) => s.name === name) as SlotDeclaration;
       },
-      list: () => slots.list(subjectId),
+      list: () => listSlots(subjectId),
     }),
     facts: (subjectId) => ({
-      live: () => facts.byStatus(subjectId, ['active']),
-      all: () => facts.byStatus(subjectId, ALL_STATUSES),
+      live: async () => (await trust.view(subjectId)).live,
+      async all() {
+        const view = await trust.view(subjectId);
+        return (await facts.byStatus(subjectId, ALL_STATUSES)).map((f) => asTrusted(f, view));
+      },
       async get(id) {
         if (typeof id !== 'string' || id === '') {
           throw new EngineError('INVALID_ARGUMENT', 'a fact id is required', {
@@ -250,7 +350,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         }
         const fact = await facts.get(subjectId, id);
         if (fact === null) throw new EngineError('FACT_NOT_FOUND', `no fact "${id}"`);
-        return fact;
+        return asTrusted(fact, await trust.view(subjectId));
       },
     }),
   };

@@ -2,7 +2,7 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, SlotDeclaration, SlotRule } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
-import type { DecideResult } from './owner-decisions.js';
+import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedProposal } from '../domain/dropped-proposal.js';
 
@@ -36,8 +36,23 @@ export interface OwnerApi {
     proposalId: string;
     decision: Decision;
     note?: string;
+    /**
+     * Approving an older proposal while a newer value for its slot and key is live is
+     * NEWER_VALUE_LIVE; `supersede: true` says the older value is meant to replace it.
+     */
+    supersede?: boolean;
     signer: OwnerSigner;
   }): Promise<DecideResult>;
+  /**
+   * Delegates an action slot with a signed link: `did` facts citing a receipt of one of `tools`
+   * go live with no decision of their own. `autoLive: false` (with no tools) revokes it.
+   */
+  delegate(input: {
+    slot: string;
+    tools?: readonly string[];
+    autoLive?: boolean;
+    signer: OwnerSigner;
+  }): Promise<DelegateResult>;
   /** The owner public key stored for the subject, or null. */
   key(): Promise<{ keyId: string; publicKeyPem: string } | null>;
   /** Stores the subject's owner public key, once. */
@@ -48,6 +63,11 @@ export interface OwnerApi {
    */
   verifyChain(options?: {
     ownerKey?: { keyId: string; publicKeyPem: string };
+    /**
+     * The last head the owner signed, kept outside the store (the CLI's head file beside the key
+     * file): a chain that no longer holds it fails with HEAD_CUT.
+     */
+    signedHead?: { seq: number; hash: string };
   }): Promise<ChainReport>;
 }
 
@@ -55,7 +75,8 @@ export interface OwnerApi {
 export interface SlotsApi {
   /**
    * Declares a slot, or re-declares it unchanged; changing the rule of a slot that holds facts is
-   * SLOT_IN_USE. Only `action` slots may go live automatically (on a checked receipt).
+   * SLOT_IN_USE. A declaration never makes a slot auto-live (`autoLive: true` is refused): only
+   * a signed owner delegation does (`owner.delegate`).
    */
   declare(input: { name: string; rule: SlotRule; autoLive?: boolean }): Promise<SlotDeclaration>;
   /** The subject's declared slots. */
@@ -64,9 +85,15 @@ export interface SlotsApi {
 
 /** Facts: what the gate let in, each with its passport. */
 export interface FactsApi {
-  /** Live memory: the facts a model may be shown. */
+  /**
+   * Live memory: the facts a model may be shown, each backed by something the owner signed as it
+   * is stored now (a verified approval, or a verified delegation plus its receipt).
+   */
   live(): Promise<Fact[]>;
-  /** Every fact, whatever its status, for history views. */
+  /**
+   * Every fact, whatever its status, for history views; a fact stored as live that does not
+   * verify comes back `unverified` (with `integrity`), one whose world time ended `expired`.
+   */
   all(): Promise<Fact[]>;
   /** One fact or proposal of the subject by id, whatever its status (FACT_NOT_FOUND otherwise). */
   get(factId: string): Promise<Fact>;

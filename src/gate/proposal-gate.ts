@@ -8,6 +8,8 @@ import {
 import { normalizeForQuote } from '../domain/text-normalize.js';
 import { lockChain } from '../store/decision-sql.js';
 import { readProposal } from './read-proposal.js';
+import type { HeldTrust, TrustVerifier } from './trust-verifier.js';
+import type { TrustView } from '../domain/trust.js';
 import { DroppedSql } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { GateTurnSql } from '../store/gate-turn-sql.js';
@@ -42,6 +44,7 @@ export interface ProposeResult {
 
 export interface ProposalGateDeps {
   client: SqlClient;
+  trust: TrustVerifier;
   clock: () => Date;
   newId: () => string;
   config: GateConfig;
@@ -60,13 +63,15 @@ export class ProposalGate {
    * or not at all, and an auto-live promotion cannot interleave with an owner decision.
    */
   propose(input: ProposeInput): Promise<ProposeResult> {
-    return this.deps.client.transaction(async (tx) => {
-      await lockChain(tx, input.subjectId);
-      return this.run(tx, input);
-    });
+    return this.deps.trust.withSubject(input.subjectId, (held) =>
+      this.deps.client.transaction(async (tx) => {
+        await lockChain(tx, input.subjectId);
+        return this.run(tx, held, input);
+      }),
+    );
   }
 
-  private async run(tx: SqlExecutor, input: ProposeInput): Promise<ProposeResult> {
+  private async run(tx: SqlExecutor, held: HeldTrust, input: ProposeInput): Promise<ProposeResult> {
     const { deps } = this;
     const sql = {
       slots: new SlotSql(tx),
@@ -80,6 +85,11 @@ export class ProposalGate {
       (await sql.slots.list(input.subjectId)).map((s) => [s.name, s]),
     );
     const retracted = await sql.retractions.standingClaims(input.subjectId);
+    // Only what verifies counts as live for the DUPLICATE rule, and only a verified delegation
+    // makes an action go live on its receipt.
+    let view: TrustView | null = null;
+    const trusted = async () => (view ??= await held.view(tx));
+    const chain = await held.chain(tx);
     const slotTexts = new Map<string, string[]>();
     const result: ProposeResult = { proposed: [], dropped: [] };
 
@@ -107,7 +117,8 @@ export class ProposalGate {
           : await sql.turns.cited(input.sessionId, p.evidence.turn);
       let texts = slotTexts.get(p.slot);
       if (texts === undefined) {
-        texts = (await sql.facts.liveOrPendingTexts(input.subjectId, p.slot)).map(
+        const live = (await trusted()).live.filter((f) => f.slot === p.slot).map((f) => f.text);
+        texts = [...(await sql.facts.pendingTexts(input.subjectId, p.slot)), ...live].map(
           normalizeForQuote,
         );
         slotTexts.set(p.slot, texts);
@@ -141,7 +152,15 @@ export class ProposalGate {
         );
         continue;
       }
-      const autoLive = slot?.rule === 'action' && slot.autoLive;
+      const delegation = chain.delegations.get(p.slot);
+      const autoLive =
+        slot?.rule === 'action' &&
+        delegation !== undefined &&
+        delegation.autoLive &&
+        p.evidence?.tool !== undefined &&
+        delegation.tools.includes(p.evidence.tool) &&
+        cited !== null &&
+        cited.receiptTools.includes(p.evidence.tool);
       const fact = await sql.facts.insert({
         id: deps.newId(),
         subjectId: input.subjectId,
@@ -163,7 +182,7 @@ export class ProposalGate {
         validTo: p.validTo === undefined ? null : new Date(p.validTo),
         at,
       });
-      // An action slot set to auto-live goes live on its checked receipt, with no decision.
+      // An action of a delegated slot goes live on its checked receipt, with no decision.
       if (autoLive) await sql.facts.promote(input.subjectId, fact.id, at, 'receipt');
       texts.push(normalizeForQuote(p.text));
       result.proposed.push({

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
+import { isEngineError } from '../domain/errors.js';
 import { sqlVerdict, type ProbeOutcome } from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
+import { PROBE_ROLE } from '../store/migrations/0010-probe-role.js';
 import type { QueryResult } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import { errorOutcome, type ProbeInstrument } from './instruments.js';
@@ -24,14 +26,17 @@ function asNumber(value: unknown): number | null {
 /**
  * The built-in SQL instrument: one statement on the engine's own store inside a transaction that
  * is declared READ ONLY first and always rolled back, with a statement timeout (`SET LOCAL`, so
- * it ends with the transaction). PostgreSQL enforces the timeout; PGlite accepts the setting but
- * cannot interrupt a running statement, so there it does not bound a slow query.
+ * it ends with the transaction), run as the probe role (`PROBE_ROLE`, `SET LOCAL ROLE`): what
+ * that role may not do or read, PostgreSQL refuses, however the query spells it. PostgreSQL
+ * enforces the timeout; PGlite accepts the setting but cannot interrupt a running statement, so
+ * there it does not bound a slow query.
  */
 export function createSqlInstrument(): ProbeInstrument {
   return {
     name: 'sql',
     kind: 'sql',
-    fingerprint: 'memledger:sql:1',
+    // 2: runs as the probe role (a calibration of 1 vouched for a reader with the store's rights).
+    fingerprint: 'memledger:sql:2',
     async run(spec, ctx): Promise<ProbeOutcome> {
       if (spec.kind !== 'sql') return errorOutcome('INSTRUMENT_FAILED', 'not an sql probe');
       // The engine has parsed the spec already; checked again for a caller that runs the
@@ -41,8 +46,14 @@ export function createSqlInstrument(): ProbeInstrument {
       const asked = { query: spec.query, op: spec.op, expect: spec.expect };
       let result: QueryResult<Record<string, unknown>>;
       try {
-        result = await ctx.sql.query(spec.query, [], { timeoutMs: ctx.sqlTimeoutMs });
+        result = await ctx.sql.query(spec.query, [], {
+          timeoutMs: ctx.sqlTimeoutMs,
+          role: PROBE_ROLE,
+        });
       } catch (err) {
+        if (isEngineError(err) && err.code === 'PROBE_ROLE_MISSING') {
+          return errorOutcome('PROBE_ROLE_MISSING', err.message, { ...asked, role: PROBE_ROLE });
+        }
         const state = pgErrorCode(err);
         const code = (state === undefined ? undefined : SQLSTATE[state]) ?? 'QUERY_FAILED';
         return errorOutcome(code, (err as Error).message, { ...asked, sqlstate: state ?? null });
@@ -64,10 +75,12 @@ export function createSqlInstrument(): ProbeInstrument {
       return { verdict: sqlVerdict(spec, value), errorCode: null, evidence: { ...asked, value } };
     },
     async controls() {
-      // Migration 1 is in every store; version -n never is. Same check, different needle.
+      // Migration 1 is in every store and the probe role may read schema_migrations; version -n
+      // is never there. Same check, different needle. Both also ask that the statement ran as
+      // the probe role, so an instrument that reads with the store's own rights cannot pass.
       const absent = -randomInt(1, 1_000_000);
       const query = (v: number) =>
-        `SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${v}`;
+        `SELECT count(*)::int AS n FROM schema_migrations WHERE version = ${v} AND current_user = '${PROBE_ROLE}'`;
       return {
         positive: { kind: 'sql', query: query(1), op: 'eq', expect: 1 },
         negative: { kind: 'sql', query: query(absent), op: 'eq', expect: 1 },

@@ -1,6 +1,7 @@
 import { analyze } from '../domain/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import { sessionNotFound } from '../domain/session.js';
+import type { TrustReader } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { VectorSql } from '../store/vector-sql.js';
@@ -18,6 +19,8 @@ import { rankByVector } from './vector-rank.js';
 /** What the recall module is built from: the store, and the engine's embedder if it has one. */
 export interface RecallModuleDeps {
   client: SqlClient;
+  /** What live memory may show: a fact stored as live comes back only when it verifies. */
+  trust: TrustReader;
   embedder?: Embedder;
 }
 
@@ -34,7 +37,7 @@ export interface RecallModule {
  * write made on its behalf; vectors are made only by `embedPending`.
  */
 export function createRecallModule(deps: RecallModuleDeps): RecallModule {
-  const { client, embedder } = deps;
+  const { client, embedder, trust } = deps;
   const readOnly = <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
     client.transaction(async (tx) => {
       await tx.exec('SET TRANSACTION READ ONLY');
@@ -62,6 +65,25 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
         vector = unitVector(answer as number[], 'the query');
       }
     }
+    // a fact the store holds as live is shown only as the trust view verified it
+    const view = kinds.has('fact') ? await trust.view(subject) : null;
+    const liveById = new Map(view?.live.map((f) => [f.id, f]) ?? []);
+    const shown = (item: RecallItem): RecallItem | null => {
+      if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
+      const live = liveById.get(item.id);
+      if (live !== undefined && live.text === item.text) return item;
+      if (options.includeHistory !== true) return null;
+      const expired = view.expired.some((f) => f.id === item.id);
+      return {
+        ...item,
+        passport: { ...item.passport, status: expired ? 'expired' : 'unverified' },
+      };
+    };
+    const keep = (items: RecallItem[]): RecallItem[] =>
+      items.flatMap((i) => {
+        const s = shown(i);
+        return s === null ? [] : [s];
+      });
     return readOnly(async (tx) => {
       const sql = new RecallSql(tx, subject);
       const analysed = analyze(query);
@@ -83,7 +105,8 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
       }
       if (kinds.has('fact')) {
         const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
-        lists.push({ items: ranked.slice(0, k).map((f) => factItem(f.row, f.score)), weight: 1 });
+        const items = keep(ranked.map((f) => factItem(f.row, f.score)));
+        lists.push({ items: items.slice(0, k), weight: 1 });
       }
       // (a vector weight of 0 leaves the query unembedded: its items would all score 0)
       if (vector !== null && embedder !== undefined) {
@@ -94,7 +117,7 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
           { subject, model: embedder.model, vector, stored, math },
           { kinds, statuses, session, k },
         );
-        for (const items of near) lists.push({ items, weight: p.vectorWeight });
+        for (const items of near) lists.push({ items: keep(items), weight: p.vectorWeight });
       }
       return fuse(lists, k);
     });

@@ -166,8 +166,8 @@ export class ArrivalSql {
         await tx.query('SET LOCAL synchronous_commit = off');
         await tx.query(
           `INSERT INTO arrival_manifests (subject_id, id, surface, session_id, blocks, tools, tool_count, degraded,
-                                        total_chars, created_at)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7, $8::text[], $9, $10)`,
+                                        total_chars, created_at, chain_length, chain_head)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::text[], $7, $8::text[], $9, $10, $11, $12)`,
           [
             m.subjectId,
             m.id,
@@ -179,6 +179,8 @@ export class ArrivalSql {
             m.degraded,
             m.totalChars,
             m.createdAt,
+            m.chain?.length ?? null,
+            m.chain?.head ?? null,
           ],
         );
       }),

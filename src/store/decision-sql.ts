@@ -1,13 +1,13 @@
-import type { Decision, DecisionLink } from '../domain/decision-chain.js';
+import type { DecisionLink, LinkKind } from '../domain/decision-chain.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
-interface DecisionDbRow {
+export interface DecisionDbRow {
   subject_id: string;
   seq: number;
   proposal_id: string;
   content_hash: string;
-  decision: Decision;
+  decision: LinkKind;
   decided_at: string;
   note: string;
   key_id: string;
@@ -16,7 +16,7 @@ interface DecisionDbRow {
   signature: string;
 }
 
-function toLink(r: DecisionDbRow): DecisionLink {
+export function toLink(r: DecisionDbRow): DecisionLink {
   return {
     subjectId: r.subject_id,
     seq: r.seq,
@@ -32,6 +32,10 @@ function toLink(r: DecisionDbRow): DecisionLink {
   };
 }
 
+/** The `decisions` columns `toLink` reads. */
+export const decisionColumns = `subject_id, seq, proposal_id, content_hash, decision, decided_at,
+  note, key_id, prev_hash, hash, signature`;
+
 /** Serialises appends to one subject's chain across processes (both engines). */
 export async function lockChain(db: SqlExecutor, subjectId: string): Promise<void> {
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('memledger.chain:' || $1))`, [subjectId]);
@@ -44,9 +48,7 @@ export class DecisionSql {
   chain(subjectId: string): Promise<DecisionLink[]> {
     return guard('reading the decision chain', async () => {
       const { rows } = await this.db.query<DecisionDbRow>(
-        `SELECT subject_id, seq, proposal_id, content_hash, decision, decided_at, note, key_id,
-                prev_hash, hash, signature
-         FROM decisions WHERE subject_id = $1 ORDER BY seq`,
+        `SELECT ${decisionColumns} FROM decisions WHERE subject_id = $1 ORDER BY seq`,
         [subjectId],
       );
       return rows.map(toLink);

@@ -3,7 +3,7 @@ import type { Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
-interface FactDbRow {
+export interface FactDbRow {
   subject_id: string;
   id: string;
   slot: string;
@@ -142,11 +142,11 @@ export class FactSql {
     });
   }
 
-  /** Texts already live or pending in a slot, for the DUPLICATE rule. */
-  liveOrPendingTexts(subjectId: string, slot: string): Promise<string[]> {
+  /** Texts pending in a slot, for the DUPLICATE rule (the live ones come from the trust view). */
+  pendingTexts(subjectId: string, slot: string): Promise<string[]> {
     return guard('reading slot texts', async () => {
       const { rows } = await this.db.query<{ text: string }>(
-        `SELECT text FROM facts WHERE subject_id = $1 AND slot = $2 AND status IN ('proposed', 'active')`,
+        `SELECT text FROM facts WHERE subject_id = $1 AND slot = $2 AND status = 'proposed'`,
         [subjectId, slot],
       );
       return rows.map((r) => r.text);
@@ -155,23 +155,30 @@ export class FactSql {
 
   /**
    * Every fact out of the pile, with what the store can show for a promotion without a
-   * decision: a receipt check (did, in an auto-live action slot, the tool on the cited turn's
-   * receipt) or the original fact a probe-settled overturned retraction restored.
+   * decision: a receipt check (did, in an action slot, the tool on the cited turn's receipt; the
+   * caller checks the slot's signed delegation) or the original fact a probe-settled overturned retraction restored.
    */
-  decisionAudit(
-    subjectId: string,
-  ): Promise<
-    Array<{ id: string; status: FactStatus; receiptOk: boolean; restoredOriginal: string | null }>
+  decisionAudit(subjectId: string): Promise<
+    Array<{
+      id: string;
+      slot: string;
+      tool: string | null;
+      status: FactStatus;
+      receiptOk: boolean;
+      restoredOriginal: string | null;
+    }>
   > {
     return guard('auditing fact statuses', async () => {
       const { rows } = await this.db.query<{
         id: string;
+        slot: string;
+        evidence_tool: string | null;
         status: FactStatus;
         receipt_ok: boolean | null;
         restored_original: string | null;
       }>(
-        `SELECT f.id, f.status,
-                (f.promoted_by = 'receipt' AND f.origin = 'did' AND s.rule = 'action' AND s.auto_live
+        `SELECT f.id, f.slot, f.evidence_tool, f.status,
+                (f.promoted_by = 'receipt' AND f.origin = 'did' AND s.rule = 'action'
                  AND t.receipt_kind = 'tools' AND f.evidence_tool = ANY (t.receipt_tools)) AS receipt_ok,
                 r.fact_id AS restored_original
          FROM facts f
@@ -186,6 +193,8 @@ export class FactSql {
       );
       return rows.map((r) => ({
         id: r.id,
+        slot: r.slot,
+        tool: r.evidence_tool,
         status: r.status,
         receiptOk: r.receipt_ok === true,
         restoredOriginal: r.restored_original,
@@ -202,24 +211,6 @@ export class FactSql {
         [subjectId, slot, key, since],
       );
       return (rows[0]?.n ?? 0) > 0;
-    });
-  }
-
-  /** The newest `limit` live facts (oldest first) and how many are live in all. */
-  recentLive(subjectId: string, limit: number): Promise<{ facts: Fact[]; total: number }> {
-    return guard('reading live facts', async () => {
-      const [recent, count] = await Promise.all([
-        this.db.query<FactDbRow>(
-          `SELECT ${FACT_COLUMNS} FROM facts WHERE subject_id = $1 AND status = 'active'
-           ORDER BY recorded_at DESC, id DESC LIMIT $2`,
-          [subjectId, limit],
-        ),
-        this.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM facts WHERE subject_id = $1 AND status = 'active'`,
-          [subjectId],
-        ),
-      ]);
-      return { facts: recent.rows.map(toFact).reverse(), total: count.rows[0]?.n ?? 0 };
     });
   }
 

@@ -6,16 +6,39 @@ import { guard } from './store-error.js';
 export class SlotSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** Declares or redeclares a slot; returns whether it was new. */
-  declare(subjectId: string, slot: SlotDeclaration, at: Date): Promise<boolean> {
+  /**
+   * Declares or redeclares a slot (its rule); returns whether it was new. A declaration never
+   * delegates: auto-live and its tools change only with `delegate`, after a signed link.
+   */
+  declare(
+    subjectId: string,
+    slot: Pick<SlotDeclaration, 'name' | 'rule'>,
+    at: Date,
+  ): Promise<boolean> {
     return guard('declaring a slot', async () => {
       const { rows } = await this.db.query<{ inserted: boolean }>(
-        `INSERT INTO slots (subject_id, name, rule, auto_live, declared_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (subject_id, name) DO UPDATE SET rule = EXCLUDED.rule, auto_live = EXCLUDED.auto_live
+        `INSERT INTO slots (subject_id, name, rule, auto_live, declared_at) VALUES ($1, $2, $3, false, $4)
+         ON CONFLICT (subject_id, name) DO UPDATE SET rule = EXCLUDED.rule
          RETURNING (xmax = 0) AS inserted`,
-        [subjectId, slot.name, slot.rule, slot.autoLive, at],
+        [subjectId, slot.name, slot.rule, at],
       );
       return rows[0]?.inserted === true;
+    });
+  }
+
+  /** Records what a verified delegation link signed for an action slot. */
+  delegate(
+    subjectId: string,
+    name: string,
+    autoLive: boolean,
+    tools: readonly string[],
+  ): Promise<void> {
+    return guard('delegating a slot', async () => {
+      await this.db.query(
+        `UPDATE slots SET auto_live = $3, auto_live_tools = $4::text[]
+         WHERE subject_id = $1 AND name = $2 AND rule = 'action'`,
+        [subjectId, name, autoLive, tools],
+      );
     });
   }
 
@@ -25,15 +48,17 @@ export class SlotSql {
         name: string;
         rule: SlotRule;
         auto_live: boolean;
+        auto_live_tools: string[];
         declared_at: Date;
       }>(
-        'SELECT name, rule, auto_live, declared_at FROM slots WHERE subject_id = $1 ORDER BY name',
+        'SELECT name, rule, auto_live, auto_live_tools, declared_at FROM slots WHERE subject_id = $1 ORDER BY name',
         [subjectId],
       );
       return rows.map((r) => ({
         name: r.name,
         rule: r.rule,
         autoLive: r.auto_live,
+        tools: r.auto_live_tools,
         declaredAt: r.declared_at,
       }));
     });

@@ -1,3 +1,4 @@
+import { EngineError } from '../domain/errors.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
@@ -61,6 +62,18 @@ export class SubjectSql {
         [id, publicKeyPem, keyId],
       );
       return rows.length === 1;
+    });
+  }
+
+  /** The store's identity (store_meta, made by migration 9). */
+  storeId(): Promise<string> {
+    return guard('reading the store id', async () => {
+      const { rows } = await this.db.query<{ store_id: string }>('SELECT store_id FROM store_meta');
+      const id = rows[0]?.store_id;
+      if (id === undefined) {
+        throw new EngineError('DB_UNUSABLE', 'the store has no identity row (store_meta is empty)');
+      }
+      return id;
     });
   }
 }

@@ -6,6 +6,8 @@ import { sql as arrival } from './0005-arrival.js';
 import { backfill as recallBackfill, sql as recall } from './0006-recall.js';
 import { sql as vectors } from './0007-vectors.js';
 import { backfill as analyzerBackfill, sql as analyzerVersion } from './0008-analyzer-version.js';
+import { sql as trust } from './0009-trust.js';
+import { sql as probeRole } from './0010-probe-role.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -30,4 +32,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'recall', sql: recall, backfill: recallBackfill },
   { version: 7, name: 'vectors', sql: vectors },
   { version: 8, name: 'analyzer-version', sql: analyzerVersion, backfill: analyzerBackfill },
+  { version: 9, name: 'trust', sql: trust },
+  { version: 10, name: 'probe-role', sql: probeRole },
 ];

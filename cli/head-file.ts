@@ -1,0 +1,68 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { SubjectHandle } from '../src/index.js';
+import type { CommandContext } from './context.js';
+
+/**
+ * The owner's head file, beside the owner's key file (`<key file>.heads.json`): the last chain
+ * head each decision made with that key signed, per store and subject. It lives outside the
+ * store, so `chain verify` can find a chain whose head was cut (the last links deleted and their
+ * facts set back), which no check over the store's own tables can see. It records, it does not
+ * sign: a process that can write the owner's key directory can edit it, as it could the key.
+ */
+interface HeadFile {
+  v: 1;
+  heads: Record<string, { seq: number; hash: string; at: string }>;
+}
+
+export const headFilePath = (keyFile: string): string => `${keyFile}.heads.json`;
+
+const entryKey = (me: Pick<SubjectHandle, 'id' | 'storeId'>) => `${me.storeId}/${me.id}`;
+
+function read(path: string): HeadFile {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<HeadFile>;
+    if (parsed.v === 1 && typeof parsed.heads === 'object' && parsed.heads !== null) {
+      return { v: 1, heads: parsed.heads };
+    }
+  } catch {
+    // missing or unreadable: no head recorded
+  }
+  return { v: 1, heads: {} };
+}
+
+/** The head recorded for this store and subject, or undefined. */
+export function readSignedHead(
+  keyFile: string,
+  me: Pick<SubjectHandle, 'id' | 'storeId'>,
+): { seq: number; hash: string } | undefined {
+  const h = read(headFilePath(keyFile)).heads[entryKey(me)];
+  if (h === undefined || !Number.isSafeInteger(h.seq) || h.seq < 1 || typeof h.hash !== 'string') {
+    return undefined;
+  }
+  return { seq: h.seq, hash: h.hash };
+}
+
+/**
+ * Records the head a decision just signed (never a lower one over a higher: two processes
+ * deciding at once keep the longer). A head file that cannot be written is a warning on stderr,
+ * not a failure: the decision is made and stored.
+ */
+export function recordSignedHead(
+  ctx: Pick<CommandContext, 'io'>,
+  keyFile: string,
+  me: Pick<SubjectHandle, 'id' | 'storeId'>,
+  head: { seq: number; hash: string },
+): void {
+  const path = headFilePath(keyFile);
+  try {
+    const file = read(path);
+    const before = file.heads[entryKey(me)];
+    if (before !== undefined && before.seq > head.seq) return;
+    file.heads[entryKey(me)] = { seq: head.seq, hash: head.hash, at: new Date().toISOString() };
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (err) {
+    ctx.io.stderr(`memledger: could not record the chain head in ${path}: ${(err as Error).message}\n`);
+  }
+}

@@ -1,0 +1,429 @@
+import {
+  checkLink,
+  delegationPayload,
+  GENESIS_TIP,
+  proposalContentHash,
+  type ChainBreakCode,
+  type ChainCrypto,
+  type ChainTip,
+  type DecisionLink,
+  type VerifyChainOptions,
+} from './decision-chain.js';
+import type { Fact, FactStatus } from './fact.js';
+
+/**
+ * Live means signed: which stored facts a model may be shown, decided from the owner's verified
+ * decision chain, the ledger and the receipts, never from the status column alone. Pure: the
+ * store reads, the caching and the crypto are the caller's (src/gate/trust-verifier.ts).
+ */
+
+/** Where the chain stops being trustworthy, and why. */
+export interface ChainBreak {
+  brokenAt: number;
+  code: ChainBreakCode;
+  reason: string;
+}
+
+interface ApprovedEntry {
+  seq: number;
+  contentHash: string;
+  slot: string;
+  key: string | null;
+}
+
+/** A slot's delegation, as its last verified link signed it. */
+export interface DelegationEntry {
+  seq: number;
+  autoLive: boolean;
+  tools: readonly string[];
+  decidedAt: Date;
+  contentHash: string;
+}
+
+/**
+ * What the verified prefix of a subject's chain says: the last decision on every proposal, the
+ * approved facts the chain keeps live (a later approval for the same slot and key supersedes an
+ * earlier one), and the slot delegations. Extended link by link: verified links are never
+ * verified again.
+ */
+export class ChainState {
+  tip: ChainTip = GENESIS_TIP;
+  broken: ChainBreak | null = null;
+  readonly decided = new Map<string, { seq: number; decision: 'approve' | 'reject' }>();
+  readonly approved = new Map<string, ApprovedEntry>();
+  /** Approved facts a later approval for the same slot and key replaced, with that link's seq. */
+  readonly superseded = new Map<string, number>();
+  readonly delegations = new Map<string, DelegationEntry>();
+  private readonly liveByKey = new Map<string, string>();
+  /** The seq that decided each proposal (a proposal is decided once). */
+  readonly decidedSeqs = new Map<string, number>();
+
+  constructor(
+    readonly subjectId: string,
+    private readonly opts: Omit<VerifyChainOptions, 'currentContentHash'>,
+  ) {}
+
+  get length(): number {
+    return this.tip.seq;
+  }
+
+  /** The approved facts the chain keeps live (not superseded by a later approval). */
+  chainLive(): string[] {
+    return [...this.approved.keys()].filter((id) => !this.superseded.has(id));
+  }
+
+  /**
+   * Verifies and applies links that follow the tip, in order, until one fails (then `broken`
+   * names it and nothing after it is applied). `factOf` gives the decided proposal as stored
+   * now: a decided proposal whose content no longer hashes to what was signed breaks the chain.
+   */
+  extend(
+    links: readonly DecisionLink[],
+    factOf: (proposalId: string) => Fact | null,
+    crypto: ChainCrypto,
+  ): void {
+    for (const link of links) {
+      if (this.broken !== null) return;
+      const fact = link.decision === 'delegate' ? null : factOf(link.proposalId);
+      const check = checkLink(
+        link,
+        this.tip,
+        {
+          ...this.opts,
+          currentContentHash: () => (fact === null ? null : factContentHash(fact, crypto)),
+        },
+        this.decidedSeqs,
+      );
+      if (check !== null) {
+        const brokenAt = Number.isSafeInteger(link.seq) ? link.seq : this.tip.seq + 1;
+        this.broken = { brokenAt, ...check };
+        return;
+      }
+      this.apply(link, fact);
+      this.tip = { seq: link.seq, hash: link.hash };
+    }
+  }
+
+  private apply(link: DecisionLink, fact: Fact | null): void {
+    if (link.decision === 'delegate') {
+      const slot = link.proposalId.slice('slot:'.length);
+      this.delegations.set(slot, {
+        seq: link.seq,
+        ...parseDelegationNote(link),
+        decidedAt: new Date(link.decidedAt),
+        contentHash: link.contentHash,
+      });
+      return;
+    }
+    this.decidedSeqs.set(link.proposalId, link.seq);
+    this.decided.set(link.proposalId, { seq: link.seq, decision: link.decision });
+    if (link.decision !== 'approve' || fact === null) return;
+    this.approved.set(fact.id, {
+      seq: link.seq,
+      contentHash: link.contentHash,
+      slot: fact.slot,
+      key: fact.key,
+    });
+    if (fact.key !== null) {
+      const k = `${fact.slot}\u0000${fact.key}`;
+      const before = this.liveByKey.get(k);
+      if (before !== undefined && before !== fact.id) this.superseded.set(before, link.seq);
+      this.liveByKey.set(k, fact.id);
+    }
+  }
+}
+
+/**
+ * A delegation link's note carries what it signed, as JSON (the content hash binds it): the
+ * slot's auto-live flag and tools. An unreadable note delegates nothing.
+ */
+function parseDelegationNote(link: DecisionLink): { autoLive: boolean; tools: readonly string[] } {
+  try {
+    const parsed = JSON.parse(link.note) as { autoLive?: unknown; tools?: unknown };
+    const tools = Array.isArray(parsed.tools)
+      ? parsed.tools.filter((t): t is string => typeof t === 'string')
+      : [];
+    return { autoLive: parsed.autoLive === true, tools };
+  } catch {
+    return { autoLive: false, tools: [] };
+  }
+}
+
+/** The note a delegation link carries (see parseDelegationNote). */
+export function delegationNote(autoLive: boolean, tools: readonly string[]): string {
+  return JSON.stringify({ autoLive, tools: [...new Set(tools)].sort() });
+}
+
+/** Whether a delegation link's content hash matches what its note says (a forged note does not). */
+export function delegationMatches(
+  subjectId: string,
+  slot: string,
+  d: Pick<DelegationEntry, 'autoLive' | 'tools' | 'contentHash'>,
+  crypto: Pick<ChainCrypto, 'sha256Hex'>,
+): boolean {
+  return (
+    crypto.sha256Hex(
+      delegationPayload({ subjectId, slot, autoLive: d.autoLive, tools: d.tools }),
+    ) === d.contentHash
+  );
+}
+
+/** The hash an approval records of the fact it approved. */
+export function factContentHash(f: Fact, crypto: Pick<ChainCrypto, 'sha256Hex'>): string {
+  return proposalContentHash(
+    {
+      id: f.id,
+      subjectId: f.subjectId,
+      slot: f.slot,
+      key: f.key,
+      text: f.text,
+      origin: f.origin,
+      evidence: {
+        turnId: f.evidence.turnId,
+        seq: f.evidence.seq,
+        quote: f.evidence.quote,
+        tool: f.evidence.tool,
+      },
+      attested: f.attested,
+      validFrom: f.validFrom?.toISOString() ?? null,
+      validTo: f.validTo?.toISOString() ?? null,
+    },
+    crypto,
+  );
+}
+
+/** How a fact stored as live came to be (the `promoted_by` column), with what backs it. */
+export interface ActiveFactEvidence {
+  fact: Fact;
+  promotedBy: 'owner' | 'receipt' | 'restoration' | null;
+  /** The tools on the cited turn's receipt, when it says tools ran. */
+  receiptTools: readonly string[] | null;
+  /** Whether a ledger row names this fact as retracted. */
+  ledgerRetracted: boolean;
+  /** For a restoration: the original, and whether a probe-settled overturn names this copy. */
+  restoration: { original: Fact | null; settled: boolean } | null;
+  /** factContentHash(fact), when the caller has it already (it caches it per row version). */
+  contentHash?: string;
+}
+
+/** A fact the chain keeps live that the store no longer shows as live, with what explains it. */
+export interface DepartedFactEvidence {
+  id: string;
+  status: FactStatus;
+  validTo: Date | null;
+  ledgerRetracted: boolean;
+  /** Whether the fact that replaced it went live on a receipt or a restoration. */
+  supersededByUnsigned: boolean;
+}
+
+/** One stored-as-live fact that nothing the owner signed backs. */
+export interface WithheldFact {
+  fact: Fact;
+  code: ChainBreakCode;
+  reason: string;
+}
+
+/** A fact the chain keeps live that left live memory with no decision, ledger row or expiry. */
+export interface UnexplainedFact {
+  id: string;
+  status: FactStatus;
+  code: ChainBreakCode;
+  reason: string;
+}
+
+/** Which stored-as-live facts are backed, which expired, and which are withheld, and why. */
+export interface TrustJudgement {
+  live: Fact[];
+  expired: Fact[];
+  withheld: WithheldFact[];
+  unexplained: UnexplainedFact[];
+}
+
+const sameContent = (a: Fact, b: Fact): boolean =>
+  a.slot === b.slot &&
+  a.key === b.key &&
+  a.text === b.text &&
+  a.origin === b.origin &&
+  a.attested === b.attested &&
+  a.evidence.turnId === b.evidence.turnId &&
+  a.evidence.seq === b.evidence.seq &&
+  a.evidence.quote === b.evidence.quote &&
+  a.evidence.tool === b.evidence.tool &&
+  (a.validFrom?.getTime() ?? null) === (b.validFrom?.getTime() ?? null) &&
+  (a.validTo?.getTime() ?? null) === (b.validTo?.getTime() ?? null);
+
+type Verdict = { ok: true } | { ok: false; code: ChainBreakCode; reason: string };
+
+const no = (code: ChainBreakCode, reason: string): Verdict => ({ ok: false, code, reason });
+
+/** Whether the owner's chain backs one approved fact as it is stored now. */
+function approvedVerdict(state: ChainState, f: Fact, crypto: ChainCrypto, hash?: string): Verdict {
+  const entry = state.approved.get(f.id);
+  if (entry === undefined) return no('MISSING_DECISION', 'no verified approval');
+  if ((hash ?? factContentHash(f, crypto)) !== entry.contentHash) {
+    return no('CONTENT_CHANGED', `its content changed after it was approved at link ${entry.seq}`);
+  }
+  const by = state.superseded.get(f.id);
+  if (by !== undefined) {
+    return no('STATUS_MISMATCH', `link ${by} approved a newer value for its slot and key`);
+  }
+  return { ok: true };
+}
+
+/** Whether something the owner signed backs a fact the store shows as live. */
+export function judgeActive(
+  state: ChainState,
+  e: ActiveFactEvidence,
+  crypto: ChainCrypto,
+): Verdict {
+  const f = e.fact;
+  if (e.ledgerRetracted) return no('UNEXPLAINED_STATUS', 'a ledger row retracted it');
+  const decided = state.decided.get(f.id);
+  if (decided !== undefined) {
+    if (decided.decision === 'reject')
+      return no('STATUS_MISMATCH', `the owner rejected it at link ${decided.seq}`);
+    return approvedVerdict(state, f, crypto, e.contentHash);
+  }
+  const beyond =
+    state.broken === null ? '' : ` (the chain is verified only up to link ${state.tip.seq})`;
+  if (e.promotedBy === 'receipt') {
+    const d = state.delegations.get(f.slot);
+    if (d === undefined || !d.autoLive) {
+      return no(
+        'UNSIGNED_DELEGATION',
+        `slot "${f.slot}" has no signed auto-live delegation${beyond}`,
+      );
+    }
+    if (!delegationMatches(f.subjectId, f.slot, d, crypto)) {
+      return no('DELEGATION_CHANGED', `the delegation of slot "${f.slot}" does not match its link`);
+    }
+    const tool = f.evidence.tool;
+    if (f.origin !== 'did' || tool === null || !d.tools.includes(tool)) {
+      return no(
+        'UNSIGNED_DELEGATION',
+        `the delegation of slot "${f.slot}" does not allow its tool`,
+      );
+    }
+    if (d.decidedAt.getTime() > f.recordedAt.getTime()) {
+      return no('UNSIGNED_DELEGATION', `it was recorded before slot "${f.slot}" was delegated`);
+    }
+    if (e.receiptTools === null || !e.receiptTools.includes(tool)) {
+      return no('MISSING_DECISION', `the cited turn's receipt does not show ${tool} ran`);
+    }
+    return { ok: true };
+  }
+  if (e.promotedBy === 'restoration' && e.restoration !== null) {
+    const original = e.restoration.original;
+    if (!e.restoration.settled || original === null || !sameContent(original, f)) {
+      return no('MISSING_DECISION', 'no probe-settled overturn restores it');
+    }
+    const backed = approvedVerdict(state, original, crypto);
+    return backed.ok
+      ? backed
+      : no(backed.code, `the fact it restores is not backed: ${backed.reason}`);
+  }
+  return no(
+    'MISSING_DECISION',
+    `no verified decision, delegation or restoration backs it${beyond}`,
+  );
+}
+
+/** Why a fact the chain keeps live is no longer live in the store, or null when that is explained. */
+export function judgeDeparted(d: DepartedFactEvidence, now: Date): UnexplainedFact | null {
+  if (d.status === 'retracted' && d.ledgerRetracted) return null;
+  if (d.status === 'expired' && d.validTo !== null && d.validTo.getTime() <= now.getTime())
+    return null;
+  if (d.status === 'superseded' && d.supersededByUnsigned) return null;
+  return {
+    id: d.id,
+    status: d.status,
+    code: 'UNEXPLAINED_STATUS',
+    reason: `the owner approved it, but it is ${d.status} with no decision, ledger row or expiry that explains it`,
+  };
+}
+
+/** Sorts the stored-as-live facts into live, expired and withheld. */
+export function judgeFacts(
+  state: ChainState,
+  active: readonly ActiveFactEvidence[],
+  departed: readonly DepartedFactEvidence[],
+  now: Date,
+  crypto: ChainCrypto,
+): TrustJudgement {
+  const out: TrustJudgement = { live: [], expired: [], withheld: [], unexplained: [] };
+  for (const e of active) {
+    const v = judgeActive(state, e, crypto);
+    if (!v.ok) out.withheld.push({ fact: e.fact, code: v.code, reason: v.reason });
+    else if (isExpired(e.fact, now)) out.expired.push(e.fact);
+    else out.live.push(e.fact);
+  }
+  for (const d of departed) {
+    const u = judgeDeparted(d, now);
+    if (u !== null) out.unexplained.push(u);
+  }
+  return out;
+}
+
+/** A fact whose world time has ended is expired, not live. */
+export const isExpired = (f: Pick<Fact, 'validTo'>, now: Date): boolean =>
+  f.validTo !== null && f.validTo.getTime() <= now.getTime();
+
+/** A chain head recorded somewhere the store's tables cannot rewrite it, and what became of it. */
+export interface HeadCut {
+  /** Who recorded the head: this process, an arrival manifest, or the owner's head file. */
+  source: 'process' | 'arrival' | 'owner';
+  expected: { seq: number; hash: string };
+  /** The store's chain length now. */
+  found: number;
+  reason: string;
+}
+
+/** What the engine may show a model of one subject's memory, and every reason it withheld. */
+export interface TrustView {
+  subjectId: string;
+  chain: {
+    /** Links verified (the trusted prefix) and links stored. */
+    verified: number;
+    stored: number;
+    headHash: string;
+    broken: ChainBreak | null;
+    headCut: HeadCut | null;
+  };
+  live: Fact[];
+  expired: Fact[];
+  withheld: WithheldFact[];
+  unexplained: UnexplainedFact[];
+}
+
+/** Whether anything failed verification. */
+export const hasIntegrityProblem = (v: TrustView): boolean =>
+  v.chain.broken !== null ||
+  v.chain.headCut !== null ||
+  v.withheld.length > 0 ||
+  v.unexplained.length > 0;
+
+/** The reads every face of memory goes through (implemented by src/gate/trust-verifier.ts). */
+export interface TrustReader {
+  /** The subject's trust view now: live facts are only those something the owner signed backs. */
+  view(subjectId: string): Promise<TrustView>;
+}
+
+/** The integrity warning, one line per problem (empty when the view is clean). */
+export function integrityLines(v: TrustView, limit = 20): string[] {
+  const lines: string[] = [];
+  const b = v.chain.broken;
+  if (b !== null) {
+    lines.push(
+      `The decision chain is broken at link ${b.brokenAt} (${b.code}): ${b.reason}. Only links before it are trusted.`,
+    );
+  }
+  const cut = v.chain.headCut;
+  if (cut !== null) lines.push(`The decision chain was cut (HEAD_CUT): ${cut.reason}.`);
+  const items = [
+    ...v.withheld.map((w) => `withheld ${w.fact.id} (${w.code}): ${w.reason}`),
+    ...v.unexplained.map((u) => `missing ${u.id} (${u.code}): ${u.reason}`),
+  ];
+  for (const item of items.slice(0, limit)) lines.push(`- ${item}`);
+  if (items.length > limit) lines.push(`- …and ${items.length - limit} more`);
+  return lines;
+}
