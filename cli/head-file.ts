@@ -63,6 +63,8 @@ export function recordSignedHead(
     writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, path);
   } catch (err) {
-    ctx.io.stderr(`memledger: could not record the chain head in ${path}: ${(err as Error).message}\n`);
+    ctx.io.stderr(
+      `memledger: could not record the chain head in ${path}: ${(err as Error).message}\n`,
+    );
   }
 }

@@ -1,9 +1,10 @@
-import { DECISIONS, EngineError, loadOwnerKey, parseChoice } from '../../src/index.js';
+import { DECISIONS, EngineError, parseChoice } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { factToJson } from '../fact-json.js';
 import type { CliIo } from '../io.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
-import { KEY_OPTIONS, keyPath, passphrase } from '../owner-key-options.js';
+import { recordSignedHead } from '../head-file.js';
+import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 
 async function readJsonArray(io: CliIo, file: string): Promise<unknown[]> {
   let raw: string;
@@ -148,6 +149,10 @@ export const decideCommand = defineCommand({
     ...SUBJECT_OPTION,
     ...KEY_OPTIONS,
     note: { kind: 'text', value: 'N', help: 'a note recorded with the decision' },
+    supersede: {
+      kind: 'flag',
+      help: 'approve an older value over a newer live one for the same slot and key',
+    },
   },
   async run(ctx) {
     const [proposalId, given] = ctx.positionals;
@@ -169,13 +174,17 @@ export const decideCommand = defineCommand({
         }
         throw err;
       }
-      const signer = loadOwnerKey(keyPath(ctx, me.id), await passphrase(ctx, 'Owner passphrase: '));
-      return me.owner.decide({
+      // The key file holding the subject's stored key (named, or found by its id).
+      const { signer, keyFile } = await ownerSigner(ctx, me);
+      const decided = await me.owner.decide({
         proposalId,
         decision,
         signer,
         ...(note === undefined ? {} : { note }),
+        ...(ctx.values.supersede === true ? { supersede: true } : {}),
       });
+      recordSignedHead(ctx, keyFile, me, decided);
+      return decided;
     });
     ctx.print(
       result,

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { DEFAULT_SUBJECT, readOwnerPublicKey } from '../../src/index.js';
 import { renderFactLine } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { factToJson } from '../fact-json.js';
 import { SUBJECT_OPTION } from '../options.js';
-import { KEY_OPTIONS, keyPath } from '../owner-key-options.js';
+import { readSignedHead } from '../head-file.js';
+import { anchorJson, anchorLine, chainAnchor, KEY_OPTIONS } from '../owner-key-options.js';
 
 /** Live memory by default; `--all` adds every other status, each line labelled. */
 export const memoryCommand = defineCommand({
@@ -16,13 +15,28 @@ export const memoryCommand = defineCommand({
   },
   async run(ctx) {
     const all = ctx.values.all;
-    const { facts, zone } = await ctx.withSubject(ctx.values.subject, async (me) => ({
+    const { facts, zone, integrity } = await ctx.withSubject(ctx.values.subject, async (me) => ({
       facts: await (all ? me.facts.all() : me.facts.live()),
       zone: await me.arrival.timeZone(),
+      integrity: await me.facts.integrity(),
     }));
-    ctx.print({ facts: facts.map((f) => factToJson(f)), timeZone: zone }, () =>
-      facts.length === 0 ? 'no live memory' : facts.map((f) => renderFactLine(f, zone)).join('\n'),
+    // the same warning the arrival's integrity block gives: what was withheld, and why
+    const warning = integrity.ok
+      ? ''
+      : `INTEGRITY WARNING: part of the stored memory failed verification and is not shown as live; run \`memledger chain verify\`\n${integrity.warning.join('\n')}\n\n`;
+    ctx.print(
+      {
+        facts: facts.map((f) => factToJson(f)),
+        timeZone: zone,
+        integrity: { ok: integrity.ok, warning: integrity.warning },
+      },
+      () =>
+        warning +
+        (facts.length === 0
+          ? 'no live memory'
+          : facts.map((f) => renderFactLine(f, zone)).join('\n')),
     );
+    if (!integrity.ok) ctx.setExitCode(3);
   },
 });
 
@@ -32,20 +46,27 @@ export const chainVerifyCommand = defineCommand({
   summary: 'Verifies the subject’s owner-decision chain; exits 3 when it is broken.',
   options: { ...SUBJECT_OPTION, key: KEY_OPTIONS.key },
   async run(ctx) {
-    // The key file's public half anchors the check outside the store, when it is at hand.
-    const path = keyPath(ctx, ctx.values.subject ?? DEFAULT_SUBJECT);
-    const anchored = ctx.values.key !== undefined || existsSync(path);
-    const ownerKey = anchored ? readOwnerPublicKey(path) : undefined;
-    const report = await ctx.withSubject(ctx.values.subject, (me) =>
-      me.owner.verifyChain(ownerKey === undefined ? {} : { ownerKey }),
-    );
+    // The key file's public half anchors the check outside the store, when it is at hand: the
+    // named one, else the owner's key file whose id is the store's (owner-key-options.ts).
+    const { anchor, report, signedHead } = await ctx.withSubject(ctx.values.subject, async (me) => {
+      const anchor = await chainAnchor(ctx, me);
+      const ownerKey = anchor.publicKey;
+      // the head the owner's decisions recorded beside the key file: a cut head is found
+      const signedHead = anchor.keyFile === null ? undefined : readSignedHead(anchor.keyFile, me);
+      const report = await me.owner.verifyChain({
+        ...(ownerKey === null ? {} : { ownerKey }),
+        ...(signedHead === undefined ? {} : { signedHead }),
+      });
+      return { anchor, report, signedHead: signedHead ?? null };
+    });
     const doc = report.ok
       ? {
           ok: true,
           length: report.length,
           brokenAt: null,
           headHash: report.headHash,
-          anchored,
+          signedHead,
+          ...anchorJson(anchor),
         }
       : {
           ok: false,
@@ -53,11 +74,21 @@ export const chainVerifyCommand = defineCommand({
           brokenAt: report.brokenAt,
           code: report.code,
           reason: report.reason,
+          signedHead,
+          ...anchorJson(anchor),
         };
-    ctx.print(doc, () =>
-      report.ok
-        ? `chain ok: ${report.length} decisions`
-        : `chain BROKEN at link ${report.brokenAt} (${report.code}): ${report.reason}`,
+    ctx.print(
+      doc,
+      () =>
+        (report.ok
+          ? `chain ok: ${report.length} decisions`
+          : `chain BROKEN at link ${report.brokenAt} (${report.code}): ${report.reason}`) +
+        `\n${anchorLine(anchor)}` +
+        (signedHead === null
+          ? anchor.keyFile === null
+            ? ''
+            : '\nno signed head recorded beside the key file yet'
+          : `\nsigned head: link ${signedHead.seq} (recorded beside the key file)`),
     );
     // A broken chain is a failed check: the exit code says so too.
     if (!report.ok) ctx.setExitCode(3);

@@ -1,8 +1,8 @@
-import { loadOwnerKey } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { CliError } from '../errors.js';
 import { SUBJECT_OPTION } from '../options.js';
-import { KEY_OPTIONS, keyPath, passphrase } from '../owner-key-options.js';
+import { recordSignedHead } from '../head-file.js';
+import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 
 /** Shows the quote inside the full cited turn, marked with » «, so the reviewer reads it in context. */
 function quoteInContext(turn: string, quote: string | null): string {
@@ -35,7 +35,7 @@ export const reviewCommand = defineCommand({
         ctx.io.stdout('The pile is empty.\n');
         return;
       }
-      const signer = loadOwnerKey(keyPath(ctx, me.id), await passphrase(ctx, 'Owner passphrase: '));
+      const { signer, keyFile } = await ownerSigner(ctx, me);
       let decided = 0;
       for (const [i, { fact, citedTurn }] of pending.entries()) {
         ctx.io.stdout(
@@ -63,6 +63,7 @@ export const reviewCommand = defineCommand({
           decision: answer === 'YES' ? 'approve' : 'reject',
           signer,
         });
+        recordSignedHead(ctx, keyFile, me, result);
         decided += 1;
         ctx.io.stdout(`  → ${result.status} (decision #${result.seq})\n`);
       }

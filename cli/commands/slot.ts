@@ -26,7 +26,12 @@ async function delegate(
   return result;
 }
 
-const slotLine = (s: { name: string; rule: string; autoLive: boolean; tools?: readonly string[] }) =>
+const slotLine = (s: {
+  name: string;
+  rule: string;
+  autoLive: boolean;
+  tools?: readonly string[];
+}) =>
   `${s.name}: ${s.rule}${s.autoLive ? ` (auto-live on ${(s.tools ?? []).join(', ')}, signed)` : ''}`;
 
 /** `slot declare`: a kind of memory and the rule a proposal for it must meet. */
@@ -64,9 +69,13 @@ export const slotDeclareCommand = defineCommand({
       });
     }
     if (autoLive && tools === undefined) {
-      throw new EngineError('INVALID_ARGUMENT', '--auto-live needs --tools: the tools whose receipts count', {
-        data: { field: 'tools' },
-      });
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        '--auto-live needs --tools: the tools whose receipts count',
+        {
+          data: { field: 'tools' },
+        },
+      );
     }
     const slot = await ctx.withSubject(ctx.values.subject, async (me) => {
       const declared = await me.slots.declare({ name, rule });

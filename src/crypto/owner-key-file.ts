@@ -1,4 +1,15 @@
-import { closeSync, fchmodSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import {
   keyFileUnreadable,
@@ -7,38 +18,81 @@ import {
   type OwnerKeyFile,
 } from './owner-key-format.js';
 
-/** Creates the key file with mode 0600; never replaces an existing file. */
-export function writeOwnerKeyFile(path: string, content: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx', 0o600);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const message =
-      code === 'EEXIST'
-        ? `refusing to overwrite the existing owner key file ${path}; move it away first`
-        : `cannot create the owner key file ${path} (${code ?? String(error)})`;
-    throw new EngineError('INVALID_ARGUMENT', message, { cause: error });
-  }
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
+}
+
+function refused(path: string, error: unknown): EngineError {
+  const code = errnoOf(error);
+  const message =
+    code === 'EEXIST'
+      ? `refusing to overwrite the existing owner key file ${path}; move it away first`
+      : `cannot create the owner key file ${path} (${code ?? String(error)})`;
+  return new EngineError('INVALID_ARGUMENT', message, { cause: error });
+}
+
+/**
+ * Creates `file` (mode 0600, never an existing one) holding `content`, synced to disk; a file it
+ * created but could not write is removed again.
+ */
+function writeNew(file: string, content: string): void {
+  const fd = openSync(file, 'wx', 0o600);
   try {
     fchmodSync(fd, 0o600); // the umask can only remove bits, but say exactly what we mean
     writeSync(fd, content);
-    closeSync(fd);
+    fsyncSync(fd);
   } catch (error) {
-    // Leave no half-written key behind: the next `init` must not be refused by our own debris.
+    closeSync(fd);
+    unlinkSync(file);
+    throw error;
+  }
+  closeSync(fd);
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
     try {
+      fsyncSync(fd);
+    } finally {
       closeSync(fd);
-    } catch {
-      /* already closed */
     }
-    try {
-      unlinkSync(path);
-    } catch {
-      /* nothing to remove */
-    }
-    throw new EngineError('INVALID_ARGUMENT', `cannot write the owner key file ${path}`, {
-      cause: error,
-    });
+  } catch {
+    // a directory that cannot be synced: the link is still atomic
+  }
+}
+
+/**
+ * Creates the key file with mode 0600; never replaces an existing file. The file appears whole or
+ * not at all: it is written to a temp file beside it and hard-linked into place, so a crash never
+ * leaves an empty or truncated key file at `path` to block the next `init`.
+ */
+export function writeOwnerKeyFile(path: string, content: string): void {
+  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeNew(tmp, content);
+  } catch (error) {
+    throw refused(path, error);
+  }
+  let linked = false;
+  try {
+    linkSync(tmp, path);
+    linked = true;
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw refused(path, error);
+  } finally {
+    unlinkSync(tmp);
+  }
+  if (linked) {
+    syncDir(dirname(path));
+    return;
+  }
+  // A file system without hard links: create in place, and take it back if the write fails.
+  try {
+    writeNew(path, content);
+  } catch (error) {
+    throw refused(path, error);
   }
 }
 

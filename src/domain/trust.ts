@@ -53,7 +53,10 @@ export class ChainState {
   readonly approved = new Map<string, ApprovedEntry>();
   /** Approved facts a later approval for the same slot and key replaced, with that link's seq. */
   readonly superseded = new Map<string, number>();
+  /** Each slot's current delegation (its last delegation link). */
   readonly delegations = new Map<string, DelegationEntry>();
+  /** Every delegation link of each slot, oldest first. */
+  private readonly delegationLinks = new Map<string, DelegationEntry[]>();
   private readonly liveByKey = new Map<string, string>();
   /** The seq that decided each proposal (a proposal is decided once). */
   readonly decidedSeqs = new Map<string, number>();
@@ -65,6 +68,17 @@ export class ChainState {
 
   get length(): number {
     return this.tip.seq;
+  }
+
+  /**
+   * The delegation of a slot in effect at `at`: a fact that went live on a receipt under it stays
+   * backed when the slot is revoked or re-delegated later.
+   */
+  delegationAt(slot: string, at: Date): DelegationEntry | undefined {
+    const all = this.delegationLinks.get(slot) ?? [];
+    let found: DelegationEntry | undefined;
+    for (const d of all) if (d.decidedAt.getTime() <= at.getTime()) found = d;
+    return found;
   }
 
   /** The approved facts the chain keeps live (not superseded by a later approval). */
@@ -107,12 +121,16 @@ export class ChainState {
   private apply(link: DecisionLink, fact: Fact | null): void {
     if (link.decision === 'delegate') {
       const slot = link.proposalId.slice('slot:'.length);
-      this.delegations.set(slot, {
+      const entry: DelegationEntry = {
         seq: link.seq,
         ...parseDelegationNote(link),
         decidedAt: new Date(link.decidedAt),
         contentHash: link.contentHash,
-      });
+      };
+      this.delegations.set(slot, entry);
+      const all = this.delegationLinks.get(slot) ?? [];
+      all.push(entry);
+      this.delegationLinks.set(slot, all);
       return;
     }
     this.decidedSeqs.set(link.proposalId, link.seq);
@@ -287,7 +305,7 @@ export function judgeActive(
   const beyond =
     state.broken === null ? '' : ` (the chain is verified only up to link ${state.tip.seq})`;
   if (e.promotedBy === 'receipt') {
-    const d = state.delegations.get(f.slot);
+    const d = state.delegationAt(f.slot, f.recordedAt);
     if (d === undefined || !d.autoLive) {
       return no(
         'UNSIGNED_DELEGATION',
@@ -303,9 +321,6 @@ export function judgeActive(
         'UNSIGNED_DELEGATION',
         `the delegation of slot "${f.slot}" does not allow its tool`,
       );
-    }
-    if (d.decidedAt.getTime() > f.recordedAt.getTime()) {
-      return no('UNSIGNED_DELEGATION', `it was recorded before slot "${f.slot}" was delegated`);
     }
     if (e.receiptTools === null || !e.receiptTools.includes(tool)) {
       return no('MISSING_DECISION', `the cited turn's receipt does not show ${tool} ran`);

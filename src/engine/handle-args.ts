@@ -31,7 +31,7 @@ export const HANDLE_ARGS: {
     verifyChain: ['options'],
   },
   slots: { declare: ['input'], list: [] },
-  facts: { live: [], all: [], get: ['value'] },
+  facts: { live: [], all: [], integrity: [], get: ['value'] },
   ledger: {
     retract: ['input'],
     get: ['value'],

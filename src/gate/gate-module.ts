@@ -6,7 +6,7 @@ import {
   optionalString,
   optionalStringList,
 } from '../domain/input.js';
-import type { TrustView } from '../domain/trust.js';
+import { hasIntegrityProblem, integrityLines, type TrustView } from '../domain/trust.js';
 import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
 import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -338,6 +338,25 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     }),
     facts: (subjectId) => ({
       live: async () => (await trust.view(subjectId)).live,
+      async integrity() {
+        const view = await trust.view(subjectId);
+        return {
+          ok: !hasIntegrityProblem(view),
+          chain: view.chain,
+          withheld: view.withheld.map((w) => ({
+            factId: w.fact.id,
+            code: w.code,
+            reason: w.reason,
+          })),
+          unexplained: view.unexplained.map((u) => ({
+            factId: u.id,
+            status: u.status,
+            code: u.code,
+            reason: u.reason,
+          })),
+          warning: integrityLines(view),
+        };
+      },
       async all() {
         const view = await trust.view(subjectId);
         return (await facts.byStatus(subjectId, ALL_STATUSES)).map((f) => asTrusted(f, view));

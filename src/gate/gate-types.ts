@@ -5,6 +5,7 @@ import type { Turn } from '../domain/turn.js';
 import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedProposal } from '../domain/dropped-proposal.js';
+import type { TrustView } from '../domain/trust.js';
 
 /** A proposal awaiting review, with the whole turn it cites so a reviewer sees the quote in context. */
 export interface PendingProposal {
@@ -83,6 +84,16 @@ export interface SlotsApi {
   list(): Promise<SlotDeclaration[]>;
 }
 
+/** The integrity of one subject's memory (`facts.integrity`). */
+export interface IntegrityReport {
+  ok: boolean;
+  chain: TrustView['chain'];
+  withheld: Array<{ factId: string; code: string; reason: string }>;
+  unexplained: Array<{ factId: string; status: string; code: string; reason: string }>;
+  /** One line per problem; empty when ok. */
+  warning: string[];
+}
+
 /** Facts: what the gate let in, each with its passport. */
 export interface FactsApi {
   /**
@@ -95,6 +106,12 @@ export interface FactsApi {
    * verify comes back `unverified` (with `integrity`), one whose world time ended `expired`.
    */
   all(): Promise<Fact[]>;
+  /**
+   * What failed verification, if anything: the chain's break or cut head, the facts stored as
+   * live that nothing signed backs (withheld), and approved facts that left live memory with no
+   * decision, ledger row or expiry. `warning` is the text the arrival's integrity block shows.
+   */
+  integrity(): Promise<IntegrityReport>;
   /** One fact or proposal of the subject by id, whatever its status (FACT_NOT_FOUND otherwise). */
   get(factId: string): Promise<Fact>;
 }

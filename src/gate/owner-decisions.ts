@@ -227,8 +227,8 @@ export class OwnerDecisions {
     );
     const rows = await facts.decisionAudit(subjectId);
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const delegated = (slot: string, tool: string | null) => {
-      const d = state.delegations.get(slot);
+    const delegated = (slot: string, tool: string | null, at: Date) => {
+      const d = state.delegationAt(slot, at);
       return d !== undefined && d.autoLive && tool !== null && d.tools.includes(tool);
     };
     const justified = (id: string, depth: number): boolean => {
@@ -236,7 +236,7 @@ export class OwnerDecisions {
       if (row === undefined || depth > 32) return false;
       const link = last.get(id);
       if (link !== undefined) return link.decision === 'approve';
-      if (row.receiptOk && delegated(row.slot, row.tool)) return true;
+      if (row.receiptOk && delegated(row.slot, row.tool, row.recordedAt)) return true;
       return row.restoredOriginal !== null && justified(row.restoredOriginal, depth + 1);
     };
     for (const row of rows) {

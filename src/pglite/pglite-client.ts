@@ -1,13 +1,31 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { EngineError } from '../domain/errors.js';
 import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DirLock } from './dir-lock.js';
 
-/** Marks a directory as a memledger store, so `--db` never adopts an unrelated directory. */
+/**
+ * Marks a directory as a memledger store, so `--db` never adopts an unrelated directory. It is
+ * written last, when the store is complete: a directory with it is a store, one without is not.
+ */
 const MARKER_FILE = 'memledger.json';
+const MARKER_TEXT = JSON.stringify({ format: 1 }) + '\n';
 const LOCK_FILE = 'memledger.lock';
 const DATA_DIR = 'pgdata';
 
@@ -28,45 +46,275 @@ export interface PgliteOpenOptions {
   location: string;
   /** Create the directory when it does not exist (only `init` and `demo` do). */
   create: boolean;
+  /**
+   * Runs on a store this call creates, before it is put at its path (the opener migrates it
+   * here), so a directory that is a store is never one half made.
+   */
+  prepare?: (client: SqlClient) => Promise<unknown>;
 }
 
-/** Checks the directory before anything is written, so a bad `--db` changes nothing. */
-function prepareDirectory(dir: string, create: boolean): boolean {
-  if (existsSync(dir)) {
-    if (!statSync(dir).isDirectory()) {
-      throw new EngineError('DB_UNUSABLE', `${dir} is a file, not a store directory`);
-    }
-    if (existsSync(join(dir, MARKER_FILE))) return false;
-    if (readdirSync(dir).length > 0) {
-      throw new EngineError(
-        'DB_UNUSABLE',
-        `${dir} is a non-empty directory that is not a memledger store; choose another directory`,
-      );
-    }
-    if (!create) {
-      throw new EngineError(
-        'NOT_INITIALIZED',
-        `no memledger store at ${dir}; create one (createEngine with create: true, or \`memledger init\`)`,
-      );
-    }
-    return true;
+/*
+ * Making a store survives a crash at any point. A new directory is built beside its path, as
+ * `<store>.init-<host>-<pid>-<random>`, and renamed into place once migrated and marked: before
+ * the rename there is no store, after it a complete one. An existing empty directory (which may be
+ * a mount point, so nothing can be renamed over it) is built in place, under the lock, with a
+ * `memledger.init-<host>-<pid>-<random>` claim directory inside from the first step to the last,
+ * and the marker written last. `<host>` is the first 8 hex digits of sha256(hostname), `<pid>` the
+ * creator's: a later `init` removes what a creator left only once that creator is dead on this
+ * host, so a store being made by a live process is never touched.
+ */
+const ASIDE_INFIX = '.init-';
+const CLAIM_PREFIX = 'memledger.init-';
+const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+interface Creator {
+  host: string;
+  pid: number;
+}
+
+function claimSuffix(): string {
+  return `${HOST_TAG}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The creator a temporary's or claim's name records, or null when `name` is not one. */
+function creatorOf(name: string, prefix: string): Creator | null {
+  if (!name.startsWith(prefix)) return null;
+  const m = /^([0-9a-f]{8})-([1-9][0-9]{0,9})-[0-9a-f]{8}$/.exec(name.slice(prefix.length));
+  return m === null ? null : { host: m[1] as string, pid: Number(m[2]) };
+}
+
+/** Dead on this host; a creator on another host cannot be checked, so it is never called dead. */
+function isDead(creator: Creator): boolean {
+  if (creator.host !== HOST_TAG) return false;
+  try {
+    process.kill(creator.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'EPERM';
   }
-  if (!create) {
+}
+
+/**
+ * Test-only: `MEMLEDGER_TEST_CRASH_AT=<step>` SIGKILLs the process at that step of making a store,
+ * so test/regressions/init-crash-bricked-the-store.test.ts can stop it exactly there. Steps:
+ * pglite-aside-booted, pglite-aside-ready (migrated and marked, not renamed), pglite-in-place-booted,
+ * pglite-in-place-ready (marked, claim not yet removed).
+ */
+function crashPoint(step: string): void {
+  if (process.env.MEMLEDGER_TEST_CRASH_AT === step) process.kill(process.pid, 'SIGKILL');
+}
+
+function syncDir(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // a file system that cannot sync a directory: the rename is still atomic
+  }
+}
+
+/** Writes `path` whole or not at all: a temp file, synced, renamed over it. */
+function writeAtomically(path: string, text: string): void {
+  const tmp = `${path}.tmp-${claimSuffix()}`;
+  const fd = openSync(tmp, 'wx', 0o644);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  syncDir(dirname(path));
+}
+
+function notInitialized(dir: string, why = ''): EngineError {
+  return new EngineError(
+    'NOT_INITIALIZED',
+    `no memledger store at ${dir}${why}; create one (createEngine with create: true, or \`memledger init\`)`,
+  );
+}
+
+/** What an in-place build may leave behind: its data, the lock's files, the marker's temp, claims. */
+function isLeftover(name: string): boolean {
+  return (
+    name === DATA_DIR ||
+    name === LOCK_FILE ||
+    name.startsWith(`${LOCK_FILE}.`) ||
+    name.startsWith(`${MARKER_FILE}.tmp-`) ||
+    creatorOf(name, CLAIM_PREFIX) !== null
+  );
+}
+
+type Plan = 'open' | 'aside' | 'in-place';
+
+/** Checks the directory before anything is written, so a bad `--db` changes nothing. */
+function planDirectory(dir: string, create: boolean): Plan {
+  if (!existsSync(dir)) {
+    if (!create) throw notInitialized(dir);
+    const parent = dirname(dir);
+    if (!existsSync(parent) || !statSync(parent).isDirectory()) {
+      throw new EngineError('DB_UNUSABLE', `cannot create ${dir}: ${parent} is not a directory`);
+    }
+    return 'aside';
+  }
+  if (!statSync(dir).isDirectory()) {
+    throw new EngineError('DB_UNUSABLE', `${dir} is a file, not a store directory`);
+  }
+  if (existsSync(join(dir, MARKER_FILE))) return 'open';
+  const names = readdirSync(dir);
+  const claims = names.flatMap((n) => creatorOf(n, CLAIM_PREFIX) ?? []);
+  // Data with no claim beside it is no build of ours (an earlier memledger's, or someone's store
+  // whose marker went missing): never cleared.
+  const unfinished = names.every(isLeftover) && (claims.length > 0 || !names.includes(DATA_DIR));
+  if (!unfinished) {
+    const earlier = names.includes(DATA_DIR) && names.every(isLeftover);
     throw new EngineError(
-      'NOT_INITIALIZED',
-      `no memledger store at ${dir}; create one (createEngine with create: true, or \`memledger init\`)`,
+      'DB_UNUSABLE',
+      `${dir} is a non-empty directory that is not a memledger store; choose another directory` +
+        (earlier
+          ? ` (it holds only ${names.join(', ')} and no ${MARKER_FILE}, as an \`init\` of an earlier memledger leaves it when interrupted; if nothing in it is needed, remove it and run init again)`
+          : ''),
     );
   }
-  const parent = dirname(dir);
-  if (!existsSync(parent) || !statSync(parent).isDirectory()) {
-    throw new EngineError('DB_UNUSABLE', `cannot create ${dir}: ${parent} is not a directory`);
+  const live = claims.find((c) => !isDead(c));
+  if (live !== undefined) {
+    const who = `process ${live.pid}${live.host === HOST_TAG ? '' : ' on another host'}`;
+    if (!create) throw notInitialized(dir, ` (${who} is creating one there)`);
+    throw new EngineError(
+      'STORE_LOCKED',
+      `the store at ${dir} is being created by ${who}; wait for it to finish`,
+      { data: { pid: live.pid } },
+    );
   }
+  if (!create) {
+    throw notInitialized(dir, names.length > 0 ? ' (an interrupted init left it unfinished)' : '');
+  }
+  return 'in-place';
+}
+
+/** Removes the directory at `path` if it holds nothing but `allowed` names (else it is not ours). */
+function removeIfOnly(path: string, allowed: readonly string[]): void {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined || !st.isDirectory()) return;
+  if (!readdirSync(path).every((n) => allowed.includes(n))) return;
+  rmSync(path, { recursive: true, force: true });
+}
+
+/** Removes temporaries beside `dir` left by dead creators (each holds data and a marker only). */
+function removeDeadTemporaries(dir: string): void {
+  const parent = dirname(dir);
+  const prefix = basename(dir) + ASIDE_INFIX;
+  let names: string[];
   try {
-    mkdirSync(dir);
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const creator = creatorOf(name, prefix);
+    if (creator !== null && isDead(creator)) {
+      removeIfOnly(join(parent, name), [DATA_DIR, MARKER_FILE]);
+    }
+  }
+}
+
+function unusable(dir: string, err: unknown): EngineError {
+  if (err instanceof EngineError) return err;
+  return new EngineError('DB_UNUSABLE', `cannot create the embedded store at ${dir}`, {
+    cause: err,
+  });
+}
+
+type Prepare = NonNullable<PgliteOpenOptions['prepare']>;
+/** Makes the client over a booted database (the constructor is the class's own). */
+type Wrap = (db: PGlite, location: string, lock: DirLock | null) => PgliteClient;
+
+/** Builds a complete store beside `dir` and renames it into place. */
+async function buildAside(dir: string, prepare: Prepare, wrap: Wrap): Promise<void> {
+  removeDeadTemporaries(dir);
+  const temp = join(dirname(dir), basename(dir) + ASIDE_INFIX + claimSuffix());
+  try {
+    mkdirSync(temp);
   } catch (err) {
     throw new EngineError('DB_UNUSABLE', `cannot create ${dir}`, { cause: err });
   }
-  return true;
+  try {
+    const db = await boot(join(temp, DATA_DIR));
+    try {
+      crashPoint('pglite-aside-booted');
+      await prepare(wrap(db, temp, null));
+    } finally {
+      await db.close();
+    }
+    writeAtomically(join(temp, MARKER_FILE), MARKER_TEXT);
+    crashPoint('pglite-aside-ready');
+    try {
+      renameSync(temp, dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Another process put a store (or something else) there first: ours is not needed.
+      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
+      rmSync(temp, { recursive: true, force: true });
+      return;
+    }
+    syncDir(dirname(dir));
+  } catch (err) {
+    rmSync(temp, { recursive: true, force: true });
+    throw unusable(dir, err);
+  }
+}
+
+/** Builds a store inside the empty (or unfinished) directory `dir`, under its lock. */
+async function buildInPlace(dir: string, prepare: Prepare, wrap: Wrap): Promise<PgliteClient> {
+  const claim = CLAIM_PREFIX + claimSuffix();
+  try {
+    mkdirSync(join(dir, claim));
+  } catch (err) {
+    throw new EngineError('DB_UNUSABLE', `cannot create a store in ${dir}`, { cause: err });
+  }
+  let lock: DirLock | null = null;
+  let db: PGlite | null = null;
+  try {
+    lock = await DirLock.acquire(join(dir, LOCK_FILE), dir);
+    // Under the lock: clear what dead creators left (never the lock's own files), then build.
+    for (const name of readdirSync(dir)) {
+      if (name === claim || name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.`)) continue;
+      const creator = creatorOf(name, CLAIM_PREFIX);
+      if (creator !== null && !isDead(creator)) continue; // it will find the lock taken
+      if (!isLeftover(name)) {
+        throw new EngineError('DB_UNUSABLE', `${dir} changed while a store was being made in it`);
+      }
+      rmSync(join(dir, name), { recursive: true, force: true });
+    }
+    db = await boot(join(dir, DATA_DIR));
+    const client = wrap(db, dir, lock);
+    crashPoint('pglite-in-place-booted');
+    await prepare(client);
+    writeAtomically(join(dir, MARKER_FILE), MARKER_TEXT);
+    crashPoint('pglite-in-place-ready');
+    rmSync(join(dir, claim), { recursive: true, force: true });
+    return client;
+  } catch (err) {
+    await db?.close().catch(() => undefined);
+    if (lock !== null && !existsSync(join(dir, MARKER_FILE))) {
+      rmSync(join(dir, DATA_DIR), { recursive: true, force: true });
+    }
+    lock?.release();
+    rmSync(join(dir, claim), { recursive: true, force: true });
+    throw unusable(dir, err);
+  }
+}
+
+/** Under the lock of a complete store: removes claims its dead creators left inside it. */
+function removeDeadClaims(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const creator = creatorOf(name, CLAIM_PREFIX);
+    if (creator !== null && isDead(creator)) removeIfOnly(join(dir, name), []);
+  }
 }
 
 /** Starts PGlite with the pgvector extension it bundles, created in the store on first open. */
@@ -99,11 +347,22 @@ export class PgliteClient implements SqlClient {
       return new PgliteClient(await boot(), 'memory://', null);
     }
     const dir = resolve(options.location);
-    const fresh = prepareDirectory(dir, options.create);
-    const lock = DirLock.acquire(join(dir, LOCK_FILE), dir);
+    const prepare = options.prepare ?? (async () => undefined);
+    const wrap: Wrap = (db, at, lock) => new PgliteClient(db, at, lock);
+    let plan = planDirectory(dir, options.create);
+    if (plan === 'aside') {
+      await buildAside(dir, prepare, wrap);
+      // Ours is in place now, or the one another process put there first.
+      plan = planDirectory(dir, options.create);
+    }
+    if (plan === 'in-place') return buildInPlace(dir, prepare, wrap);
+    if (plan !== 'open') {
+      throw new EngineError('DB_UNUSABLE', `${dir} went away while its store was being created`);
+    }
+    const lock = await DirLock.acquire(join(dir, LOCK_FILE), dir);
     try {
+      if (options.create) removeDeadClaims(dir);
       const db = await boot(join(dir, DATA_DIR));
-      if (fresh) writeFileSync(join(dir, MARKER_FILE), JSON.stringify({ format: 1 }) + '\n');
       return new PgliteClient(db, dir, lock);
     } catch (err) {
       lock.release();

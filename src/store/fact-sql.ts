@@ -163,6 +163,7 @@ export class FactSql {
       id: string;
       slot: string;
       tool: string | null;
+      recordedAt: Date;
       status: FactStatus;
       receiptOk: boolean;
       restoredOriginal: string | null;
@@ -173,11 +174,12 @@ export class FactSql {
         id: string;
         slot: string;
         evidence_tool: string | null;
+        recorded_at: Date;
         status: FactStatus;
         receipt_ok: boolean | null;
         restored_original: string | null;
       }>(
-        `SELECT f.id, f.slot, f.evidence_tool, f.status,
+        `SELECT f.id, f.slot, f.evidence_tool, f.recorded_at, f.status,
                 (f.promoted_by = 'receipt' AND f.origin = 'did' AND s.rule = 'action'
                  AND t.receipt_kind = 'tools' AND f.evidence_tool = ANY (t.receipt_tools)) AS receipt_ok,
                 r.fact_id AS restored_original
@@ -195,6 +197,7 @@ export class FactSql {
         id: r.id,
         slot: r.slot,
         tool: r.evidence_tool,
+        recordedAt: r.recorded_at,
         status: r.status,
         receiptOk: r.receipt_ok === true,
         restoredOriginal: r.restored_original,

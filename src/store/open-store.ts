@@ -39,7 +39,12 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     );
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
-    client = await PgliteClient.open({ location: db, create: options.create });
+    // A new directory is migrated before it is put in place: a crash leaves no store or a whole one.
+    client = await PgliteClient.open({
+      location: db,
+      create: options.create,
+      prepare: (fresh) => migrate(fresh),
+    });
   }
   try {
     if (!options.create && !(await isInitialized(client))) {
