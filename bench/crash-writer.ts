@@ -10,7 +10,7 @@
  * [--key F --passphrase-file P]   (the key and its passphrase are needed by `decide`)
  */
 import { parseArgs } from 'node:util';
-import { readPassphrase } from '../cli/passphrase.js';
+import { readFileSync } from 'node:fs';
 import { createEngine, isEngineError, loadOwnerKey, type SubjectHandle } from '../src/index.js';
 import { BenchError } from './support/bench-error.js';
 import type { Ack, WriterLine } from './support/crash-acks.js';
@@ -95,7 +95,10 @@ async function main(): Promise<void> {
   let signer: ReturnType<typeof loadOwnerKey> | null = null;
   if (workload === 'decide') {
     const file = values['passphrase-file'];
-    const secret = readPassphrase({ ...(file === undefined ? {} : { file }), env: process.env });
+    const secret =
+      file === undefined
+        ? (process.env.MEMLEDGER_OWNER_PASSPHRASE ?? null)
+        : readFileSync(file, 'utf8').replace(/\r?\n$/, '');
     if (key === undefined || secret === null)
       throw new BenchError('decide needs --key and --passphrase-file');
     signer = loadOwnerKey(key, secret);

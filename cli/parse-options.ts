@@ -60,14 +60,33 @@ function choice(name: string, spec: OptionSpec & { kind: 'choice' }, raw: string
   }
 }
 
+/**
+ * NUL and lone surrogates: no store can keep them (the engine refuses them in every field it
+ * stores, by the rule in src/domain/input.ts), and no path or URL can hold them; refused here so
+ * the message names the flag. A real command line cannot carry either; an in-process caller can.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorable = (v: string): boolean => v.includes('\u0000') || LONE_SURROGATE.test(v);
+
+/** Years both JavaScript and PostgreSQL read the same way (the engine's rule for dates). */
+const MIN_YEAR = 1;
+const MAX_YEAR = 9999;
+
+function checkText(name: string, v: string): string {
+  if (unstorable(v)) {
+    throw invalid(`--${name} contains a NUL character or a lone surrogate (not valid text)`);
+  }
+  return v;
+}
+
 function readValue(name: string, spec: OptionSpec, raw: Raw): unknown {
   if (spec.kind === 'flag') return raw === true;
   if (raw === undefined) {
     if ('required' in spec && spec.required === true) throw missing(name, spec);
     return undefined;
   }
-  if (spec.kind === 'repeat') return raw as string[];
-  const v = raw as string;
+  if (spec.kind === 'repeat') return (raw as string[]).map((v) => checkText(name, v));
+  const v = checkText(name, raw as string);
   switch (spec.kind) {
     case 'text':
       return v;
@@ -93,6 +112,10 @@ function readValue(name: string, spec: OptionSpec, raw: Raw): unknown {
     case 'date': {
       const d = new Date(v);
       if (Number.isNaN(d.getTime())) throw invalid(`--${name} is not a date: "${v}"`);
+      const year = d.getUTCFullYear();
+      if (year < MIN_YEAR || year > MAX_YEAR) {
+        throw invalid(`--${name} must be a date in the years ${MIN_YEAR} to ${MAX_YEAR}: "${v}"`);
+      }
       return d;
     }
   }
@@ -129,6 +152,12 @@ export function parseCommandLine<O extends OptionSpecs>(
   const values: Record<string, unknown> = {};
   // --help answers before any value is checked: asking how to call a command is never an error.
   if (!globals.help) {
+    if (globals.db !== undefined) checkText('db', globals.db);
+    for (const p of parsed.positionals) {
+      if (unstorable(p)) {
+        throw invalid('an argument contains a NUL character or a lone surrogate (not valid text)');
+      }
+    }
     for (const [name, spec] of Object.entries(specs))
       values[name] = readValue(name, spec, raw[name]);
   }

@@ -60,7 +60,10 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   let reindexed: { turns: number; facts: number } | null = null;
   let storeId: string;
   try {
-    storeId = await new SubjectSql(client).storeId();
+    storeId = await new SubjectSql(client).storeId(
+      randomUUID(),
+      (config.clock ?? (() => new Date()))(),
+    );
     const index = await checkRecallIndex(client);
     if (!index.current) {
       if (config.reindex !== true) throw reindexRequired(index);

@@ -60,7 +60,7 @@ export type {
 export { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES, DROP_CODES } from './domain/gate-rules.js';
 export type { DropCode } from './domain/gate-rules.js';
 export type { GateConfig, ProposeResult } from './gate/proposal-gate.js';
-export type { DroppedProposal } from './domain/dropped-proposal.js';
+export type { DroppedDigest, DroppedProposal, FieldDigest } from './domain/dropped-proposal.js';
 export { DECISIONS } from './domain/decision-chain.js';
 export type { ChainReport, Decision } from './domain/decision-chain.js';
 export type { DecideResult } from './gate/owner-decisions.js';

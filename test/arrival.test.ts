@@ -79,10 +79,14 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       ['live_facts', 'semi-stable'],
       ['recent_sessions', 'session'],
       ['open_tickets', 'session'],
+      ['integrity', 'volatile'],
       ['settled_facts', 'volatile'],
       ['current_time', 'volatile'],
     ]);
     for (const b of a.blocks) expect(b.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // the integrity block says nothing while everything verifies, and the text leaves it out
+    expect(block(a, 'integrity')).toBe('');
+    expect(a.text).not.toContain('Integrity warning');
     expect(block(a, 'open_tickets')).toBe('[Host] sessions on record: 1');
     expect(block(a, 'current_time')).toBe('[Now] 2026-10-22 10:00 (Thu) Europe/Stockholm');
     expect(a.text.indexOf('You are Luna')).toBeLessThan(a.text.indexOf('[Now]'));

@@ -474,7 +474,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
   it('approving a newer value for a live slot+key supersedes the older one', async () => {
     expect(
       await cli.ok(['slot', 'declare', '--name', 'preferences', '--rule', 'user_fact']),
-    ).toEqual({ name: 'preferences', rule: 'user_fact', autoLive: false });
+    ).toEqual({ name: 'preferences', rule: 'user_fact', autoLive: false, tools: [] });
     const first = await cli.session();
     await cli.turn(first, 'user', 'I prefer tea in the morning, black.');
     const olderId = await cli.proposeOne(
@@ -512,7 +512,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     );
   });
 
-  it('slot declare checks its rule; an auto-live action slot goes live on its receipt only', async () => {
+  it('slot declare checks its rule; a delegated action slot goes live on its receipt only', async () => {
     expect(await cli.fail(['slot', 'declare', '--name', 'x', '--rule', 'nonsense'])).toBe(
       'UNKNOWN_SLOT_RULE',
     );
@@ -520,12 +520,38 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
       await cli.fail(['slot', 'declare', '--name', 'likes', '--rule', 'user_fact', '--auto-live']),
     ).toBe('INVALID_ARGUMENT');
     expect(await cli.fail(['slot', 'declare', '--name', 'sent_email'])).toBe('INVALID_ARGUMENT');
+    // auto-live is a delegation the owner signs: it names its tools and needs the owner key
     expect(
-      await cli.ok(['slot', 'declare', '--name', 'sent_email', '--rule', 'action', '--auto-live']),
-    ).toEqual({ name: 'sent_email', rule: 'action', autoLive: true });
+      await cli.fail([
+        'slot',
+        'declare',
+        '--name',
+        'sent_email',
+        '--rule',
+        'action',
+        '--auto-live',
+      ]),
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      await cli.ok([
+        'slot',
+        'declare',
+        '--name',
+        'sent_email',
+        '--rule',
+        'action',
+        '--auto-live',
+        '--tools',
+        'send_email',
+        '--key',
+        ownerKey,
+        '--passphrase-file',
+        passFile,
+      ]),
+    ).toEqual({ name: 'sent_email', rule: 'action', autoLive: true, tools: ['send_email'] });
     expect(
       await cli.ok(['slot', 'declare', '--name', 'booked_meeting', '--rule', 'action']),
-    ).toEqual({ name: 'booked_meeting', rule: 'action', autoLive: false });
+    ).toEqual({ name: 'booked_meeting', rule: 'action', autoLive: false, tools: [] });
     const { slots } = await cli.ok<{ slots: Array<{ name: string }> }>(['slot', 'list']);
     expect(slots.map((x) => x.name)).toEqual(
       expect.arrayContaining(['sent_email', 'booked_meeting', 'preferences']),
@@ -594,7 +620,32 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     expect(byId(await cli.memory(), pendingId)).toBeUndefined();
     expect((await cli.pile()).map((p) => p.id)).toContain(pendingId);
 
-    // A receipt-promoted action needs no decision, and the chain stays intact without one.
+    // A receipt-promoted action needs no decision of its own: the delegation link backs it.
+    expect((await cli.verify()).report).toMatchObject({ ok: true, brokenAt: null });
+    // revoked (a signed link too): the next action waits in the pile
+    await cli.ok([
+      'slot',
+      'delegate',
+      '--name',
+      'sent_email',
+      '--revoke',
+      '--key',
+      ownerKey,
+      '--passphrase-file',
+      passFile,
+    ]);
+    const after = await cli.propose(s, [
+      {
+        slot: 'sent_email',
+        text: 'Sent the invoice to Acme again',
+        origin: 'did',
+        evidence: { turn: sent, tool: 'send_email' },
+      },
+    ]);
+    expect(after.proposed).toEqual([
+      expect.objectContaining({ slot: 'sent_email', status: 'proposed' }),
+    ]);
+    expect(byId(await cli.memory(), liveId)).toBeDefined();
     expect((await cli.verify()).report).toMatchObject({ ok: true, brokenAt: null });
   });
 

@@ -41,7 +41,7 @@ type Method = (...args: unknown[]) => unknown;
 function methodsOf(handle: SubjectHandle): Array<[string, Method]> {
   const out: Array<[string, Method]> = [];
   for (const [ns, api] of Object.entries(handle)) {
-    if (ns === 'id') continue;
+    if (ns === 'id' || ns === 'storeId') continue;
     for (const [name, fn] of Object.entries(api as Record<string, unknown>)) {
       expect(typeof fn, `${ns}.${name}`).toBe('function');
       out.push([`${ns}.${name}`, fn as Method]);
@@ -76,7 +76,9 @@ describe.each(ENGINES)('the subject handle [%s]', (kind) => {
     try {
       const me = t.engine.subject();
       expect(me.id).toBe('owner');
-      expect(Object.keys(me).filter((k) => k !== 'id')).toEqual([...NAMESPACES]);
+      expect(me.storeId).toBe(t.engine.storeId);
+      expect(me.storeId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(Object.keys(me).filter((k) => k !== 'id' && k !== 'storeId')).toEqual([...NAMESPACES]);
       expect(methodsOf(me).length).toBeGreaterThan(NAMESPACES.length * 2);
     } finally {
       await t.close();

@@ -415,6 +415,10 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         'ts_rewrite',
         "SELECT length(ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')::text)",
       ],
+      [
+        'pg_logical_emit_message',
+        "SELECT length(pg_logical_emit_message(false, 'memledger', 'x')::text)",
+      ],
       ['U&"…"', 'SELECT count(*) FROM (SELECT U&"pg_sl\\0065ep"(30)) s'],
     ];
 

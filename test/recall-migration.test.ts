@@ -123,13 +123,20 @@ describe.each(ENGINES)('migration 0006 backfills the recall index [%s]', (kind) 
           stored: ANALYZER_VERSION,
           expected: ANALYZER_VERSION,
         });
-        const items = await engine.subject().recall.search('violin lessons');
+        // the fact was written as live with no decision behind it: the index finds it, and
+        // recall labels it unverified instead of showing it as live (docs/TRUST.md)
+        const items = await engine
+          .subject()
+          .recall.search('violin lessons', { includeHistory: true });
         expect(items.map((i) => [i.kind, i.id])).toEqual(
           expect.arrayContaining([
             ['turn', 't1'],
             ['fact', 'f1'],
           ]),
         );
+        expect(items.find((i) => i.id === 'f1')?.passport.status).toBe('unverified');
+        const live = await engine.subject().recall.search('violin lessons');
+        expect(live.map((i) => i.id)).not.toContain('f1');
       } finally {
         await engine.close();
       }
@@ -329,7 +336,9 @@ describe.each(ENGINES)('a recall index built by another analyzer version [%s]', 
       const engine = await createEngine({ db: stale.db, create: false });
       try {
         expect(engine.reindexed).toBeNull();
-        const items = await engine.subject('alice').recall.search('violin lessons');
+        const items = await engine
+          .subject('alice')
+          .recall.search('violin lessons', { includeHistory: true });
         expect(items.map((i) => i.id)).toEqual(expect.arrayContaining(['t0', 'fa1']));
       } finally {
         await engine.close();

@@ -1,7 +1,9 @@
 /**
  * A large recall store made of the LoCoMo conversations copied over and over, each copy in
  * sessions of its own, so term statistics look like real conversation at scale (every rare word
- * recurs once per copy, speaker names are in a quarter of all turns), plus live facts.
+ * recurs once per copy, speaker names are in a quarter of all turns), plus facts: with an owner
+ * signer, every 10th turn decided by the owner in a signed chain (bench/support/locomo-chain.ts);
+ * without one, every 20th turn stored as live with no decision (which reads now withhold).
  *
  * Seeding goes through set-based SQL, not one engine call per turn: turns are inserted with the
  * engine's own analysis (`analyze`) and the index is then built from them in bulk, with exactly
@@ -9,10 +11,11 @@
  * sdf and every session's length agree with the postings.
  */
 import { storeClient } from '../../src/engine/test-access.js';
-import type { Engine } from '../../src/index.js';
+import type { Engine, OwnerSigner } from '../../src/index.js';
 import { analyze } from '../../src/rules.js';
 import { BenchError } from './bench-error.js';
 import type { LocomoConversation } from '../../eval/locomo-data.js';
+import { insertDecidedFacts, seedLocomoChains, type LocomoChains } from './locomo-chain.js';
 
 /** The subject every turn goes to in the one-subject layout. */
 export const LOCOMO_SUBJECT = 'owner';
@@ -71,8 +74,15 @@ export function seedTurns(
   return out;
 }
 
-/** Creates the turns' subjects and bulk-loads sessions, turns, the recall index and facts. */
-export async function seedLocomoStore(engine: Engine, turns: readonly SeedTurn[]): Promise<void> {
+/**
+ * Creates the turns' subjects and bulk-loads sessions, turns, the recall index and facts. With
+ * `signer`, the facts are decided in each subject's signed chain (verified before this returns).
+ */
+export async function seedLocomoStore(
+  engine: Engine,
+  turns: readonly SeedTurn[],
+  signer?: OwnerSigner,
+): Promise<LocomoChains | null> {
   for (const subject of new Set(turns.map((t) => t.subject))) {
     await engine.subjects.create(subject);
   }
@@ -118,6 +128,10 @@ export async function seedLocomoStore(engine: Engine, turns: readonly SeedTurn[]
     FROM (SELECT session_id, count(*) AS n, sum(cardinality(terms)) AS len,
                  max(recorded_at) AS last FROM turns GROUP BY session_id) x
     WHERE s.id = x.session_id;`);
+  if (signer !== undefined) {
+    await insertDecidedFacts(engine);
+    return seedLocomoChains(engine, signer);
+  }
   // every 20th turn, restated as a live fact
   await sql.query(
     `INSERT INTO facts (subject_id, id, slot, text, origin, status, attested, proposed_by,
@@ -128,6 +142,7 @@ export async function seedLocomoStore(engine: Engine, turns: readonly SeedTurn[]
      WHERE rn % 20 = 0 LIMIT $1`,
     [LOCOMO_FACTS],
   );
+  return null;
 }
 
 /** What autovacuum would do on PostgreSQL; on PGlite the recall tables' VACUUM ANALYZE. */
@@ -141,10 +156,15 @@ export async function vacuumLocomoStore(engine: Engine): Promise<void> {
 }
 
 /**
- * Fails unless the store holds `turns` turns, the live facts seeded from them, and an index that
- * agrees with them; returns how many live facts it holds.
+ * Fails unless the store holds `turns` turns, the live facts seeded from them (`liveFacts` when
+ * given, else about every 20th turn), and an index that agrees with them; returns how many facts
+ * are stored as live.
  */
-export async function checkLocomoStore(engine: Engine, turns: number): Promise<number> {
+export async function checkLocomoStore(
+  engine: Engine,
+  turns: number,
+  liveFacts?: number,
+): Promise<number> {
   const { rows } = await storeClient(engine).query<{
     turns: number;
     facts: number;
@@ -167,7 +187,8 @@ export async function checkLocomoStore(engine: Engine, turns: number): Promise<n
   );
   const r = rows[0];
   const facts = Math.min(LOCOMO_FACTS, Math.floor(turns / 20));
-  if (r?.turns !== turns || r.bad !== 0 || r.badlen !== 0 || r.facts < facts * 0.9) {
+  const factsOk = liveFacts === undefined ? (r?.facts ?? 0) >= facts * 0.9 : r?.facts === liveFacts;
+  if (r?.turns !== turns || r.bad !== 0 || r.badlen !== 0 || !factsOk) {
     throw new BenchError(`seeding went wrong: ${JSON.stringify(r)}`);
   }
   return r.facts;

@@ -130,6 +130,7 @@ export const droppedCommand = defineCommand({
           proposedBy: d.proposedBy,
           droppedAt: d.droppedAt.toISOString(),
           proposal: d.proposal,
+          digest: d.digest,
         })),
       },
       () =>

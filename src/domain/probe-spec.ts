@@ -1,4 +1,5 @@
 import { EngineError } from './errors.js';
+import { stringProblem } from './input.js';
 import {
   COMPARE_OPS,
   FILE_PROBE_MODES,
@@ -21,15 +22,25 @@ function bad(message: string): EngineError {
 
 function text(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') throw bad(`${what} must be a non-empty string`);
-  if (value.length > MAX_TEXT) throw bad(`${what} is longer than ${MAX_TEXT} characters`);
-  // PostgreSQL text and jsonb cannot hold NUL; a needle with one could never be recorded.
-  if (value.includes('\u0000')) throw bad(`${what} contains a NUL character`);
+  // PostgreSQL text and jsonb cannot hold NUL or a lone surrogate: such a spec could never be
+  // recorded with its verdict.
+  const problem = stringProblem(value, MAX_TEXT);
+  if (problem !== null) throw bad(`${what} ${problem}`);
   return value;
+}
+
+/** A value as an error message shows it: a short quoted string, or its type (never throws). */
+function shown(value: unknown): string {
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null)
+    return String(value);
+  return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], what: string): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw bad(`${what} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+    throw bad(`${what} must be one of ${allowed.join(', ')}, not ${shown(value)}`);
   }
   return value as T;
 }
@@ -72,6 +83,8 @@ export const DENIED_SQL_FUNCTIONS: readonly string[] = [
   'query_to_xml*',
   'ts_stat',
   'ts_rewrite',
+  // callable by any role, and the WAL record it writes outlives the rolled-back transaction
+  'pg_logical_emit_message',
 ];
 
 /** Characters that continue an SQL identifier (PostgreSQL counts every non-ASCII one). */

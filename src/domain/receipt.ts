@@ -1,4 +1,5 @@
 import { EngineError } from './errors.js';
+import { INPUT_LIMITS, stringProblem } from './input.js';
 
 /**
  * What the host reports about the tools behind one assistant turn. `none` is evidence that no
@@ -19,10 +20,16 @@ export interface HostReceiptReport {
   noTools?: boolean;
 }
 
-const MAX_ITEM_LENGTH = 2048;
+const MAX_ITEM_LENGTH = INPUT_LIMITS.toolLength;
 
 function cleanList(values: readonly string[] | undefined, what: string): string[] {
   if (values === undefined) return [];
+  if (values.length > INPUT_LIMITS.listItems) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `a receipt lists at most ${INPUT_LIMITS.listItems} of each kind (too many: ${what})`,
+    );
+  }
   const out: string[] = [];
   for (const raw of values) {
     const value = raw.trim();
@@ -36,6 +43,8 @@ function cleanList(values: readonly string[] | undefined, what: string): string[
     if (/[\r\n]|\]\]/.test(value)) {
       throw new EngineError('INVALID_ARGUMENT', `${what} must not contain a newline or "]]"`);
     }
+    const problem = stringProblem(value, MAX_ITEM_LENGTH);
+    if (problem !== null) throw new EngineError('INVALID_ARGUMENT', `${what} ${problem}`);
     if (!out.includes(value)) out.push(value);
   }
   return out;

@@ -332,6 +332,18 @@ export function judgeActive(
     if (!e.restoration.settled || original === null || !sameContent(original, f)) {
       return no('MISSING_DECISION', 'no probe-settled overturn restores it');
     }
+    // the original went live on an approval, or on a receipt under the delegation of its time
+    const d = state.delegationAt(original.slot, original.recordedAt);
+    if (
+      !state.approved.has(original.id) &&
+      original.origin === 'did' &&
+      original.evidence.tool !== null &&
+      d !== undefined &&
+      d.autoLive &&
+      d.tools.includes(original.evidence.tool)
+    ) {
+      return { ok: true };
+    }
     const backed = approvedVerdict(state, original, crypto);
     return backed.ok
       ? backed

@@ -1,4 +1,5 @@
 import { EngineError } from './errors.js';
+import { invalidField, stringProblem } from './input.js';
 import type { Receipt } from './receipt.js';
 
 /** Who a turn is from. */
@@ -31,9 +32,11 @@ export function parseRole(value: string | undefined): TurnRole {
   }
   const role = TURN_ROLES.find((r) => r === value);
   if (role === undefined) {
+    // A JavaScript caller may pass anything: show a string, never interpolate a symbol or object.
+    const shown = typeof value === 'string' ? `"${value.slice(0, 64)}"` : `a ${typeof value}`;
     throw new EngineError(
       'UNKNOWN_ROLE',
-      `unknown role "${value}": use one of ${TURN_ROLES.join(', ')}`,
+      `unknown role ${shown}: use one of ${TURN_ROLES.join(', ')}`,
     );
   }
   return role;
@@ -44,7 +47,10 @@ export const MAX_CONTENT_LENGTH = 1_000_000;
 /** The longest speaker name accepted, in characters. */
 export const MAX_SPEAKER_LENGTH = 200;
 
-/** A speaker's name: trimmed, non-empty, one line, at most 200 characters; absent is null. */
+/**
+ * A speaker's name: trimmed, non-empty, one line, at most 200 characters, with no NUL or lone
+ * surrogate; absent is null.
+ */
 export function parseSpeaker(value: unknown): string | null {
   if (value === undefined) return null;
   if (typeof value !== 'string') {
@@ -59,10 +65,15 @@ export function parseSpeaker(value: unknown): string | null {
       `a speaker is a name of 1 to ${MAX_SPEAKER_LENGTH} characters on one line`,
     );
   }
+  const problem = stringProblem(name, MAX_SPEAKER_LENGTH);
+  if (problem !== null) throw invalidField('speaker', problem);
   return name;
 }
 
-/** A turn's text: EMPTY_TEXT when blank, INVALID_ARGUMENT when over `MAX_CONTENT_LENGTH`. */
+/**
+ * A turn's text: EMPTY_TEXT when blank; INVALID_ARGUMENT when over `MAX_CONTENT_LENGTH` or when
+ * it holds a NUL or a lone surrogate (which the store cannot keep as sent).
+ */
 export function requireText(content: unknown): string {
   if (content !== undefined && typeof content !== 'string') {
     throw new EngineError('INVALID_ARGUMENT', 'content must be a string', {
@@ -76,7 +87,14 @@ export function requireText(content: unknown): string {
     throw new EngineError(
       'INVALID_ARGUMENT',
       `turn text is longer than ${MAX_CONTENT_LENGTH} characters`,
+      { data: { field: 'content' } },
     );
+  }
+  const problem = stringProblem(content, MAX_CONTENT_LENGTH);
+  if (problem !== null) {
+    throw new EngineError('INVALID_ARGUMENT', `turn text ${problem}`, {
+      data: { field: 'content' },
+    });
   }
   return content;
 }

@@ -12,7 +12,12 @@ export function parseChoice<T extends string>(
 ): T {
   const found = choices.find((c) => c === value);
   if (found === undefined) {
-    const shown = typeof value === 'string' ? `"${value}"` : String(value);
+    const shown =
+      typeof value === 'string'
+        ? `"${value}"`
+        : typeof value === 'object' && value !== null
+          ? 'an object'
+          : String(value);
     throw new EngineError(
       'INVALID_ARGUMENT',
       `${field} must be one of ${choices.join(', ')}, not ${shown}`,

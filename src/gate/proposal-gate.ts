@@ -6,6 +6,7 @@ import {
   type DropCode,
 } from '../domain/gate-rules.js';
 import { normalizeForQuote } from '../domain/text-normalize.js';
+import { DROPPED_LIMITS, storableString } from '../domain/dropped-proposal.js';
 import { lockChain } from '../store/decision-sql.js';
 import { readProposal } from './read-proposal.js';
 import type { HeldTrust, TrustVerifier } from './trust-verifier.js';
@@ -218,6 +219,12 @@ export class ProposalGate {
       proposedBy: input.proposedBy,
       droppedAt: at,
     });
-    result.dropped.push({ slot, text, code, reason });
+    // the caller gets a bounded prefix too (a 5 MB text is not echoed back)
+    result.dropped.push({
+      slot: storableString(slot, DROPPED_LIMITS.prefix).text,
+      text: storableString(text, DROPPED_LIMITS.prefix).text,
+      code,
+      reason,
+    });
   }
 }

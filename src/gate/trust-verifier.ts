@@ -27,8 +27,6 @@ export interface TrustVerifier extends TrustReader {
    * meanwhile, so a caller in a transaction can read (through `tx`) and then act on it.
    */
   withSubject<T>(subjectId: string, fn: (held: HeldTrust) => Promise<T>): Promise<T>;
-  /** Forgets what this process verified (tests, and the full `chain verify`). */
-  forget(subjectId: string): void;
 }
 
 /** The trust state of one subject, held by `withSubject`. */
@@ -54,16 +52,29 @@ interface SubjectCache {
   /** The longest chain this process saw verified, to find a cut head. */
   highWater: { seq: number; hash: string } | null;
   facts: Map<string, CachedFact>;
+  /** The verified links' digest (TrustSql.linkDigest), and when it was last compared. */
+  digest: string | null;
+  digestLength: number;
+  digestAt: number;
   /** Serialises refreshes of this subject. */
   lock: Promise<void>;
 }
+
+/**
+ * How often a read compares the verified links' digest with the store (ms of real time): an
+ * in-place edit of a link this process verified earlier (its hash column kept) is found within
+ * this long by reads, and at once by every write, which runs the full check.
+ */
+export const LINK_RECHECK_MS = 5_000;
 
 export function createTrustVerifier(deps: {
   client: SqlClient;
   crypto: ChainCrypto;
   clock: () => Date;
+  recheckMs?: number;
 }): TrustVerifier {
   const { crypto } = deps;
+  const recheckMs = deps.recheckMs ?? LINK_RECHECK_MS;
   const caches = new Map<string, SubjectCache>();
 
   const cacheOf = (subjectId: string): SubjectCache => {
@@ -76,6 +87,9 @@ export function createTrustVerifier(deps: {
         stored: 0,
         highWater: null,
         facts: new Map(),
+        digest: null,
+        digestLength: -1,
+        digestAt: 0,
         lock: Promise.resolve(),
       };
       caches.set(subjectId, c);
@@ -96,7 +110,12 @@ export function createTrustVerifier(deps: {
     const sql = new TrustSql(db);
     const probe = await sql.probe(subjectId, c.state?.length ?? 0);
     if (probe === null) return new ChainState(subjectId, { crypto, publicKeyPem: '', keyId: '' });
-    if (!holds(c, probe)) {
+    let edited = false;
+    if (c.state !== null && c.digest !== null && performance.now() - c.digestAt >= recheckMs) {
+      edited = (await sql.linkDigest(subjectId, c.state.length)) !== c.digest;
+      c.digestAt = performance.now();
+    }
+    if (edited || !holds(c, probe)) {
       c.state = new ChainState(subjectId, {
         crypto,
         publicKeyPem: probe.publicKeyPem ?? '',
@@ -105,6 +124,7 @@ export function createTrustVerifier(deps: {
       c.keyId = probe.keyId;
       c.publicKeyPem = probe.publicKeyPem;
       c.facts.clear();
+      c.digest = null;
     }
     const state = c.state as ChainState;
     if (state.broken === null && probe.count > state.length) {
@@ -123,6 +143,11 @@ export function createTrustVerifier(deps: {
     }
     c.stored = probe.count;
     lastProbe.set(subjectId, probe);
+    if (c.digest === null || c.digestLength !== state.length) {
+      c.digest = await sql.linkDigest(subjectId, state.length);
+      c.digestLength = state.length;
+      c.digestAt = performance.now();
+    }
     const hw = c.highWater;
     if (state.broken === null && (hw === null || state.length > hw.seq)) {
       c.highWater = { seq: state.length, hash: state.tip.hash };
@@ -165,7 +190,7 @@ export function createTrustVerifier(deps: {
   }
 
   async function viewOf(c: SubjectCache, subjectId: string, db: SqlExecutor): Promise<TrustView> {
-    const state = await chainOf(c, subjectId, db);
+    let state = await chainOf(c, subjectId, db);
     const sql = new TrustSql(db);
     const versions = await sql.activeVersions(subjectId);
     const stale = versions.filter((v) => c.facts.get(v.id)?.version !== v.version).map((v) => v.id);
@@ -184,10 +209,26 @@ export function createTrustVerifier(deps: {
       if (cached !== undefined)
         active.push({ ...cached.evidence, contentHash: cached.contentHash });
     }
-    const departedIds = state.chainLive().filter((id) => !activeIds.has(id));
-    const departed = await sql.departed(subjectId, departedIds);
     const now = deps.clock();
-    const judged = judgeFacts(state, active, departed, now, crypto);
+    const judge = async (s: ChainState) =>
+      judgeFacts(
+        s,
+        active,
+        await sql.departed(
+          subjectId,
+          s.chainLive().filter((id) => !activeIds.has(id)),
+        ),
+        now,
+        crypto,
+      );
+    let judged = await judge(state);
+    // The chain was read before the live rows: a decision another process committed in between
+    // (its link and its fact's status in one transaction) would look unbacked. Read the chain
+    // again before withholding anything.
+    if (judged.withheld.length > 0 || judged.unexplained.length > 0) {
+      state = await chainOf(c, subjectId, db);
+      judged = await judge(state);
+    }
     const byAge = (a: Fact, b: Fact) =>
       a.recordedAt.getTime() - b.recordedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     judged.live.sort(byAge);
@@ -225,12 +266,5 @@ export function createTrustVerifier(deps: {
   return {
     view: (subjectId) => withSubject(subjectId, (held) => held.view(deps.client)),
     withSubject,
-    forget(subjectId) {
-      const c = caches.get(subjectId);
-      if (c !== undefined) {
-        c.state = null;
-        c.facts.clear();
-      }
-    },
   };
 }

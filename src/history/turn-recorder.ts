@@ -1,5 +1,11 @@
 import { EngineError } from '../domain/errors.js';
-import { optionalBoolean } from '../domain/input.js';
+import {
+  dateProblem,
+  INPUT_LIMITS,
+  invalidField,
+  optionalBoolean,
+  structureProblem,
+} from '../domain/input.js';
 import { isEmptyReport, receiptFromReport } from '../domain/receipt.js';
 import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
@@ -24,6 +30,9 @@ export interface TurnRecorderDeps {
   afterInsert?: (turn: Turn, indexedTurns: number) => Promise<void>;
 }
 
+/** How deeply a response's content blocks may nest (a web search result is about five deep). */
+const BLOCKS_DEPTH = 2 * INPUT_LIMITS.depth;
+
 /** Every turn enters through here: validation first, so bad input changes nothing. */
 export class TurnRecorder {
   constructor(private readonly deps: TurnRecorderDeps) {}
@@ -35,9 +44,8 @@ export class TurnRecorder {
     const speaker = parseSpeaker(input.speaker);
     const now = this.deps.clock();
     const at = input.at ?? now;
-    if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
-      throw new EngineError('INVALID_ARGUMENT', 'a turn time must be a valid date');
-    }
+    const atProblem = at instanceof Date ? dateProblem(at) : 'is not a date';
+    if (atProblem !== null) throw invalidField('at', `(a turn time) ${atProblem}`);
     if (at.getTime() > now.getTime()) {
       throw new EngineError('INVALID_ARGUMENT', 'a turn cannot be recorded in the future');
     }
@@ -93,8 +101,27 @@ export class TurnRecorder {
     return { recorded: true, turn, strippedReceipts };
   }
 
-  /** Records a model response from its content blocks: text joined, receipt from tool blocks. */
-  recordResponse(input: RecordResponseInput): Promise<AddTurnResult> {
+  /**
+   * Records a model response from its content blocks: text joined, receipt from tool blocks. The
+   * blocks must be a list of objects with a string `type`, plain data nested at most
+   * `BLOCKS_DEPTH` deep (they are walked for sources).
+   */
+  async recordResponse(input: RecordResponseInput): Promise<AddTurnResult> {
+    const blocks: unknown = input.blocks;
+    if (
+      !Array.isArray(blocks) ||
+      !blocks.every(
+        (b) =>
+          typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string',
+      )
+    ) {
+      throw invalidField('blocks', 'must be a list of content blocks, each with a string "type"');
+    }
+    const shape = structureProblem(blocks, {
+      depth: BLOCKS_DEPTH,
+      values: Number.MAX_SAFE_INTEGER,
+    });
+    if (shape !== null) throw invalidField('blocks', `must be plain JSON data: they ${shape}`);
     return this.add({
       sessionId: input.sessionId,
       role: 'assistant',

@@ -11,6 +11,9 @@ import {
   type SettledVerdict,
 } from '../domain/retraction.js';
 import {
+  checkString,
+  dateProblem,
+  INPUT_LIMITS,
   optionalDate,
   optionalObject,
   optionalString,
@@ -48,13 +51,17 @@ export interface LedgerDeps extends ModuleDeps {
   dueDays?: number;
 }
 
+/** The most days a falsifier may take to mature (a century). */
+const MAX_DUE_DAYS = 36_500;
+
+/** A required text field: non-blank, storable, at most `INPUT_LIMITS.fieldLength`. */
 function required(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new EngineError('INVALID_ARGUMENT', `${field} is required and must not be blank`, {
       data: { field },
     });
   }
-  return value.trim();
+  return checkString(value.trim(), field, INPUT_LIMITS.fieldLength);
 }
 
 /** The ledger of one subject, created once per engine by `createLedgerModule`. */
@@ -89,8 +96,8 @@ class RetractionLedger {
     checkPolarity(falsifier);
     const caughtBy = parseChoice(CAUGHT_BY, input.caughtBy ?? 'self', 'caughtBy');
     const days = input.dueDays ?? deps.dueDays ?? DEFAULT_DUE_DAYS;
-    if (typeof days !== 'number' || !Number.isFinite(days) || days < 0)
-      throw new EngineError('INVALID_ARGUMENT', 'dueDays must be 0 or more', {
+    if (typeof days !== 'number' || !Number.isFinite(days) || days < 0 || days > MAX_DUE_DAYS)
+      throw new EngineError('INVALID_ARGUMENT', `dueDays must be from 0 to ${MAX_DUE_DAYS}`, {
         data: { field: 'dueDays' },
       });
     if (input.probe !== undefined) optionalObject(input.probe, 'probe');
@@ -102,6 +109,13 @@ class RetractionLedger {
     const claimRef = optionalString(input.claimRef, 'claimRef') ?? null;
     const tags = optionalStringList(input.tags, 'tags') ?? [];
     const factId = optionalString(input.factId, 'factId') ?? null;
+    const due = dueAt(correctedAt, days);
+    const dueProblem = dateProblem(due);
+    if (dueProblem !== null) {
+      throw new EngineError('INVALID_ARGUMENT', `the falsifier's due date ${dueProblem}`, {
+        data: { field: 'dueDays' },
+      });
+    }
     const row = {
       id: deps.newId(),
       subjectId,
@@ -117,7 +131,7 @@ class RetractionLedger {
       tags,
       ...falsifier,
       probe,
-      dueAt: dueAt(correctedAt, days),
+      dueAt: due,
       factId,
       recordedAt: now,
     };

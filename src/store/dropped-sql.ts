@@ -1,4 +1,15 @@
-import type { DroppedProposal } from '../domain/dropped-proposal.js';
+import { createHash } from 'node:crypto';
+import {
+  DROPPED_LIMITS,
+  encodeJson,
+  renderBounded,
+  storableString,
+  type DroppedDigest,
+  type DroppedProposal,
+  type FieldDigest,
+  type NewDroppedProposal,
+} from '../domain/dropped-proposal.js';
+import { hasLoneSurrogate } from '../domain/input.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
@@ -14,12 +25,89 @@ interface DroppedDbRow {
   dropped_at: Date;
 }
 
-/** The gate's log of dropped proposals (append-only). */
+/** Marks the `proposal` column's envelope: `{ [ENVELOPE]: 1, item, digest }`. */
+const ENVELOPE = 'memledger.dropped';
+
+/** UTF-8, or WTF-8 for a string with a lone surrogate (encoded like any other code point). */
+function wtf8(value: string): Buffer {
+  if (!hasLoneSurrogate(value)) return Buffer.from(value, 'utf8');
+  const bytes: number[] = [];
+  for (const ch of value) {
+    const cp = ch.codePointAt(0) as number;
+    if (cp < 0x80) bytes.push(cp);
+    else if (cp < 0x800) bytes.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
+    else if (cp < 0x10000) {
+      bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+    } else {
+      bytes.push(
+        0xf0 | (cp >> 18),
+        0x80 | ((cp >> 12) & 0x3f),
+        0x80 | ((cp >> 6) & 0x3f),
+        0x80 | (cp & 0x3f),
+      );
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+function fieldDigest(value: string): FieldDigest {
+  return { length: value.length, sha256: createHash('sha256').update(wtf8(value)).digest('hex') };
+}
+
+function proposalDigest(value: unknown): FieldDigest {
+  const hash = createHash('sha256');
+  let length = 0;
+  const problem = encodeJson(value, (piece) => {
+    length += piece.length;
+    hash.update(piece, 'utf8');
+  });
+  return problem === null
+    ? { length, sha256: hash.digest('hex') }
+    : { length: 0, sha256: null, unencodable: problem };
+}
+
+/** The row a drop is stored as: every text bounded and storable, the full fields' digests. */
+export function boundDropped(d: NewDroppedProposal): {
+  slot: string;
+  text: string;
+  reason: string;
+  proposedBy: string;
+  proposal: Record<string, unknown>;
+} {
+  const slot = storableString(d.slot, DROPPED_LIMITS.prefix);
+  const text = storableString(d.text, DROPPED_LIMITS.prefix);
+  const item = renderBounded(d.proposal);
+  const digest: DroppedDigest = {
+    truncated: slot.changed || text.changed || item.changed,
+    slot: fieldDigest(d.slot),
+    text: fieldDigest(d.text),
+    proposal: proposalDigest(d.proposal),
+  };
+  return {
+    slot: slot.text,
+    text: text.text,
+    reason: storableString(d.reason, DROPPED_LIMITS.prefix).text,
+    proposedBy: storableString(d.proposedBy, DROPPED_LIMITS.prefix).text,
+    proposal: { [ENVELOPE]: 1, item: item.value, digest },
+  };
+}
+
+function unwrap(stored: unknown): { proposal: unknown; digest: DroppedDigest | null } {
+  if (stored !== null && typeof stored === 'object' && !Array.isArray(stored)) {
+    const o = stored as Record<string, unknown>;
+    if (o[ENVELOPE] === 1) return { proposal: o.item, digest: o.digest as DroppedDigest };
+  }
+  // Logged before digests were kept: the item exactly as it arrived.
+  return { proposal: stored, digest: null };
+}
+
+/** The gate's log of dropped proposals (append-only), each field bounded (`DROPPED_LIMITS`). */
 export class DroppedSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  insert(subjectId: string, d: DroppedProposal): Promise<void> {
+  insert(subjectId: string, d: NewDroppedProposal): Promise<void> {
     return guard('logging a dropped proposal', async () => {
+      const row = boundDropped(d);
       await this.db.query(
         `INSERT INTO dropped_proposals
            (subject_id, id, session_id, slot, text, proposal, code, reason, proposed_by, dropped_at)
@@ -28,12 +116,12 @@ export class DroppedSql {
           subjectId,
           d.id,
           d.sessionId,
-          d.slot,
-          d.text,
-          JSON.stringify(d.proposal),
+          row.slot,
+          row.text,
+          JSON.stringify(row.proposal),
           d.code,
-          d.reason,
-          d.proposedBy,
+          row.reason,
+          row.proposedBy,
           d.droppedAt,
         ],
       );
@@ -52,7 +140,7 @@ export class DroppedSql {
         sessionId: r.session_id,
         slot: r.slot,
         text: r.text,
-        proposal: r.proposal,
+        ...unwrap(r.proposal),
         code: r.code,
         reason: r.reason,
         proposedBy: r.proposed_by,

@@ -65,9 +65,14 @@ export class SubjectSql {
     });
   }
 
-  /** The store's identity (store_meta, made by migration 9). */
-  storeId(): Promise<string> {
+  /** The store's identity (store_meta): made once, by the first engine that opens the store. */
+  storeId(newId: string, at: Date): Promise<string> {
     return guard('reading the store id', async () => {
+      await this.db.query(
+        `INSERT INTO store_meta (one, store_id, created_at) VALUES (true, $1, $2)
+         ON CONFLICT (one) DO NOTHING`,
+        [newId, at],
+      );
       const { rows } = await this.db.query<{ store_id: string }>('SELECT store_id FROM store_meta');
       const id = rows[0]?.store_id;
       if (id === undefined) {

@@ -73,6 +73,22 @@ export class TrustSql {
     });
   }
 
+  /**
+   * A digest of the links up to `seq`: their count and the sum of their row versions (xmin).
+   * Any update, delete or re-insert of one of them changes it (a new row version is a newer,
+   * larger transaction id), appends after `seq` do not.
+   */
+  linkDigest(subjectId: string, seq: number): Promise<string> {
+    return guard('reading the decision chain', async () => {
+      const { rows } = await this.db.query<{ d: string }>(
+        `SELECT count(*)::text || ':' || coalesce(sum(xmin::text::bigint), 0)::text AS d
+         FROM decisions WHERE subject_id = $1 AND seq <= $2`,
+        [subjectId, seq],
+      );
+      return rows[0]?.d ?? '';
+    });
+  }
+
   /** The links after `seq`, in order. */
   linksAfter(subjectId: string, seq: number): Promise<DecisionLink[]> {
     return guard('reading the decision chain', async () => {

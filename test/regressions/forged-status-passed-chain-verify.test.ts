@@ -104,32 +104,35 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
       code: 'MISSING_DECISION',
     });
     const y = await subjectWithPile();
-    // the action slot is not auto-live: a receipt promotion cannot be claimed for it
+    // the action slot was never delegated: a receipt promotion cannot be claimed for it
     await storeClient(engine).query(
       `UPDATE facts SET status = 'active', promoted_by = 'receipt' WHERE id = $1`,
       [y.c],
     );
     expect(await y.me.owner.verifyChain()).toMatchObject({
       ok: false,
-      code: 'MISSING_DECISION',
+      code: 'UNSIGNED_DELEGATION',
     });
+    expect((await y.me.facts.live()).map((f) => f.id)).not.toContain(y.c);
   });
 
-  it('refuses to turn auto-live on for a slot that already holds facts', async () => {
+  it('never lets a declaration turn auto-live on, and keeps a used slot to its rule', async () => {
     const x = await subjectWithPile();
+    // auto-live is an owner delegation (a signed link), never a declaration
     await expect(
       x.me.slots.declare({ name: 'emails', rule: 'action', autoLive: true }),
-    ).rejects.toMatchObject({
-      code: 'SLOT_IN_USE',
-    });
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(
+      x.me.slots.declare({ name: 'fresh_slot', rule: 'action', autoLive: true }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(x.me.slots.declare({ name: 'stances', rule: 'action' })).rejects.toMatchObject({
       code: 'SLOT_IN_USE',
     });
     await x.me.slots.declare({ name: 'emails', rule: 'action' });
-    await x.me.slots.declare({
-      name: 'fresh_slot',
-      rule: 'action',
-      autoLive: true,
-    });
+    // the pending action stays pending when the slot is delegated later: a delegation backs
+    // only what is recorded while it stands
+    await x.me.owner.delegate({ slot: 'emails', tools: ['send_email'], signer });
+    expect((await x.me.facts.get(x.c)).status).toBe('proposed');
+    expect((await x.me.owner.verifyChain()).ok).toBe(true);
   });
 });

@@ -16,6 +16,8 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const ALLOWLIST: Readonly<Record<string, string>> = {
   'schema_migrations.applied_at':
     'migration bookkeeping for an operator inspecting the store by hand; the migrator keys on version and checksum',
+  'store_meta.created_at':
+    'when the store got its identity, for an operator inspecting the store by hand; heads are keyed on store_id',
 };
 
 /** Every `.ts` file under src/, except the migrations (DDL, not the engine's reads and writes). */

@@ -143,7 +143,8 @@ describe.each(ENGINES)('one owner key serving many stores [%s]', (kind) => {
       const text = await run(db, ['chain', 'verify']);
       expect(text.code).toBe(0);
       expect(text.stdout).toBe(
-        `chain ok: 1 decisions\nanchored by key file ${defaultKey} (key id ${keyId})\n`,
+        `chain ok: 1 decisions\nanchored by key file ${defaultKey} (key id ${keyId})\n` +
+          'signed head: link 1 (recorded beside the key file)\n',
       );
     }
   });

@@ -16,12 +16,12 @@ ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
 -- The tools whose receipts may back a did fact that goes live with no decision (the delegation).
 ALTER TABLE slots ADD COLUMN auto_live_tools text[] NOT NULL DEFAULT '{}';
 
+-- The store's identity: one row, written by the first engine that opens the store.
 CREATE TABLE store_meta (
   one         boolean PRIMARY KEY DEFAULT true CHECK (one),
   store_id    text NOT NULL,
-  created_at  timestamptz NOT NULL DEFAULT now()
+  created_at  timestamptz NOT NULL
 );
-INSERT INTO store_meta (store_id) VALUES (gen_random_uuid()::text);
 
 CREATE TRIGGER store_meta_append_only BEFORE UPDATE OR DELETE ON store_meta
   FOR EACH ROW EXECUTE FUNCTION memledger_append_only();
