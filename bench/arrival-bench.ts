@@ -1,36 +1,44 @@
 /**
  * Arrival benchmark: how long a subject handle's `arrival.assemble` takes before the first token on
- * a store of a year's use (issue 5): 1,000 sessions, 100,000 turns, 10,000 facts, 1,000 retractions
- * and 1,000 commitments, all on ONE subject (every arrival block filters by subject, so one busy
- * subject is the worst case), plus a few smaller subjects so the subject filters have rows to skip.
+ * a store of a year's use (issue 5): 1,000 sessions, 100,000 turns, 11,000 facts decided in a chain
+ * of 10,000 signed owner decisions (issue 12), 1,000 retractions and 1,000 commitments, all on ONE
+ * subject (every arrival block filters by subject, so one busy subject is the worst case), plus
+ * a few smaller subjects so the subject filters have rows to skip.
  * The store is seeded with set-based SQL (INSERT … SELECT FROM generate_series) through the store's
  * client (bench/fixtures/arrival-seed.ts), within every CHECK, foreign key and trigger of the
  * schema: assistant turns carry receipts, sessions.last_seq equals the session's turn count, facts
  * cite real turns in declared slots, supersessions are linked both ways, retracted facts point at
- * their retraction, overturned retractions restored their fact. The ground truth the settled-facts
- * block reads is realistic: about 30% of commitments open, actions over the last week (some within
- * 48 h), retractions with a mix of verdicts and due dates, 50 proposals in the pile, tools on the
- * chat and wake surfaces. The counts are checked after seeding, so the figures can never come from
- * an empty store.
+ * their retraction, overturned retractions restored their fact. Every fact out of the pile is
+ * backed by the owner's signed decision chain (bench/fixtures/arrival-chain.ts): 10,000 links on
+ * the busy subject (approvals, re-approvals that superseded a value, rejects, and the delegation
+ * of the action slot whose later facts went live on their receipts), signed with a real owner key
+ * and verified by the engine's full `owner.verifyChain` before anything is timed (the bench stops
+ * if it is not ok). The ground truth the settled-facts block reads is realistic: about 30% of
+ * commitments open, actions over the last week (some within 48 h), retractions with a mix of
+ * verdicts and due dates, 50 proposals in the pile, tools on the chat and wake surfaces. The
+ * counts are checked after seeding, so the figures can never come from an empty store.
  *
  * Then `assemble` runs on `chat` (with the subject's latest session) and on `wake` (subject only,
  * no session: an agent woken by a schedule), alternately, N times each after a warm-up; every
- * arrival must come back with no degraded block. Each block's reads are also timed alone, one after
- * the other, through the same store classes the blocks use, to show where the time goes. It
- * reports; it never fails on a slow figure.
+ * arrival must come back with no degraded block, no integrity warning, and every fact the trust
+ * view verified counted as live. Each block's reads are also timed alone, one after the other,
+ * through the same store classes the blocks use (live facts through a trust verifier made as the
+ * engine makes its own), to show where the time goes. Then the verification cost is measured
+ * (bench/support/trust-cost.ts) and printed on a line of its own. It reports; it never fails on
+ * a slow figure.
  * Usage: node dist/bench/arrival-bench.js [--arrivals N] [--warmup W] [--block-rounds R]
- * [--engines pglite,postgres] [--skip-analyze] [--json]
+ * [--trust-reads T] [--engines pglite,postgres] [--skip-analyze] [--json]
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { storeClient } from '../src/engine/test-access.js';
-import type { Arrival, ArrivalManifest, Engine } from '../src/index.js';
+import type { Arrival, ArrivalManifest, Engine, OwnerSigner } from '../src/index.js';
 import { renderFactLine } from '../src/rules.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
-import { FactSql } from '../src/store/fact-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
 import { ToolSql } from '../src/store/tool-sql.js';
+import { seedArrivalChain, type ChainMix } from './fixtures/arrival-chain.js';
 import { checkCounts, countSubject, type Counts } from './fixtures/arrival-counts.js';
 import {
   LIVE_FACT_LIMIT,
@@ -45,9 +53,18 @@ import { seedSubject } from './fixtures/arrival-seed.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
 import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from '../eval/bench-store.js';
+import { assertChainOk, benchOwnerSigner } from './support/owner-chain.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { stats, type Stats } from './support/stats.js';
+import {
+  assertCleanView,
+  freshVerifier,
+  measureTrustCost,
+  trustCostLine,
+  trustPartLines,
+  type TrustCost,
+} from './support/trust-cost.js';
 
 /** p95 of one arrival, in ms (issue 5). */
 const TARGETS: Record<BenchKind, number> = { pglite: 25, postgres: 10 };
@@ -62,18 +79,27 @@ interface SeedResult {
   others: { subjects: number; sessions: number; turns: number; facts: number };
   table: Record<string, number>;
   sessionId: string;
+  /** The busy subject's chain, and the other subjects' chain lengths. */
+  chain: ChainMix;
+  otherChains: Array<{ subject: string; links: number }>;
+  /** The engine's full `owner.verifyChain` of the busy subject, once after seeding. */
+  verifyChainMs: number;
 }
 
-async function seed(engine: Engine, analyze: boolean): Promise<SeedResult> {
+async function seed(engine: Engine, analyze: boolean, signer: OwnerSigner): Promise<SeedResult> {
   const sql = storeClient(engine);
   const now = new Date();
   const t0 = performance.now();
   await seedSubject(engine, SUBJECT, MAIN_SCALE, now);
+  const chain = await seedArrivalChain(engine, SUBJECT, signer, MAIN_SCALE.decisions);
   const me = engine.subject(SUBJECT);
   await me.arrival.setTimeZone(ZONE);
   for (const t of MAIN_TOOLS) await me.tools.register(t);
+  const otherChains: SeedResult['otherChains'] = [];
   for (const other of OTHER_SUBJECTS) {
     await seedSubject(engine, other, OTHER_SCALE, now);
+    const mix = await seedArrivalChain(engine, other, signer, OTHER_SCALE.decisions);
+    otherChains.push({ subject: other, links: mix.links });
     for (const t of OTHER_TOOLS) await engine.subject(other).tools.register(t);
   }
   const seedMs = performance.now() - t0;
@@ -95,6 +121,11 @@ async function seed(engine: Engine, analyze: boolean): Promise<SeedResult> {
   }
   if (problems.length > 0)
     throw new BenchError(`the seeded store is not what was asked for:\n  ${problems.join('\n  ')}`);
+  if (MAIN_SCALE.decisions !== undefined && chain.links !== MAIN_SCALE.decisions)
+    throw new BenchError(`the chain has ${chain.links} links, not ${MAIN_SCALE.decisions}`);
+  // the engine's own full check, anchored by the owner's key: the figures need a chain that holds
+  const { verifyMs: verifyChainMs } = await assertChainOk(engine, SUBJECT, signer, chain.links);
+  for (const o of otherChains) await assertChainOk(engine, o.subject, signer, o.links);
 
   const table: Record<string, number> = {};
   for (const t of [
@@ -107,6 +138,7 @@ async function seed(engine: Engine, analyze: boolean): Promise<SeedResult> {
     'actions',
     'tools',
     'slots',
+    'decisions',
   ]) {
     const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`);
     table[t] = rows[0]?.n ?? -1;
@@ -125,6 +157,9 @@ async function seed(engine: Engine, analyze: boolean): Promise<SeedResult> {
     table,
     // The subject's latest session: the one a chat arrival would continue.
     sessionId: `${SUBJECT}-s${String(MAIN_SCALE.sessions).padStart(5, '0')}`,
+    chain,
+    otherChains,
+    verifyChainMs,
   };
 }
 
@@ -147,15 +182,26 @@ interface EngineResult {
   degradedArrivals: number;
   blocks: BlockTiming[];
   sample: { chat: Record<string, string>; wake: Record<string, string> };
+  /** The engine's first arrival (its first trust view: the whole chain, after verifyChain). */
+  firstArrivalMs: number;
+  trust: TrustCost;
 }
 
-function assertWhole(a: Arrival, surface: Surface, expectOpen: number): void {
+function assertWhole(a: Arrival, surface: Surface, expectOpen: number, live: number): void {
   const degraded = a.blocks.filter((b) => b.degraded);
   if (degraded.length > 0) {
     throw new BenchError(
       `${surface} arrival degraded: ${degraded.map((b) => `${b.name} (${b.reason ?? '?'})`).join(', ')}`,
     );
   }
+  const integrity = a.blocks.find((b) => b.name === 'integrity')?.text ?? '';
+  if (integrity !== '')
+    throw new BenchError(`${surface} arrival carries an integrity warning: ${integrity}`);
+  const facts = a.blocks.find((b) => b.name === 'live_facts')?.text ?? '';
+  if (!facts.startsWith(`[What I know (live memory, ${live} facts;`))
+    throw new BenchError(
+      `${surface} arrival: live_facts does not count the ${live} verified facts`,
+    );
   const settled = a.blocks.find((b) => b.name === 'settled_facts')?.text ?? '';
   if (!settled.includes(`Open commitments: ${expectOpen} open`))
     throw new BenchError(
@@ -169,6 +215,7 @@ async function measure(
   arrivals: number,
   warmup: number,
   blockRounds: number,
+  trustReads: number,
 ): Promise<Omit<EngineResult, 'engine' | 'target' | 'seed' | 'met'>> {
   const me = engine.subject(SUBJECT);
   const inputs: Record<Surface, { surface: Surface; sessionId?: string }> = {
@@ -176,13 +223,22 @@ async function measure(
     wake: { surface: 'wake' },
   };
   const open = seeded.counts.openCommitments;
+  // what the arrivals must show: every fact the chain backs, nothing withheld
+  const trust = freshVerifier(engine);
+  const view = await trust.view(SUBJECT);
+  assertCleanView(view, seeded.chain.links);
+  const live = view.live.length;
   const blockTexts = (a: Arrival) => Object.fromEntries(a.blocks.map((b) => [b.name, b.text]));
+  const f0 = performance.now();
+  const first = await me.arrival.assemble(inputs.chat);
+  const firstArrivalMs = performance.now() - f0;
+  assertWhole(first, 'chat', open, live);
   const sample = {
-    chat: blockTexts(await me.arrival.assemble(inputs.chat)),
+    chat: blockTexts(first),
     wake: blockTexts(await me.arrival.assemble(inputs.wake)),
   };
   for (let i = 0; i < warmup; i++) {
-    for (const s of SURFACES) assertWhole(await me.arrival.assemble(inputs[s]), s, open);
+    for (const s of SURFACES) assertWhole(await me.arrival.assemble(inputs[s]), s, open, live);
   }
   const times: Record<Surface, number[]> = { chat: [], wake: [] };
   let degradedArrivals = 0;
@@ -200,7 +256,6 @@ async function measure(
   // Each block's reads alone, through the store classes the blocks use, one after the other.
   const client = storeClient(engine);
   const arrivalSql = new ArrivalSql(client);
-  const facts = new FactSql(client);
   const sessions = new SessionSql(client);
   const tools = new ToolSql(client);
   const sessionId = seeded.sessionId;
@@ -230,11 +285,12 @@ async function measure(
     },
     { step: 'timeZone', part: 'assemble (before blocks)', run: () => arrivalSql.timeZone(SUBJECT) },
     {
-      step: 'facts.recentLive(40) + render',
-      part: 'live_facts',
+      // one view per arrival, shared by the two blocks (src/arrival/arrival-api.ts)
+      step: `trust.view + render(${LIVE_FACT_LIMIT})`,
+      part: 'live_facts + integrity',
       run: async () => {
-        const live = await facts.recentLive(SUBJECT, LIVE_FACT_LIMIT);
-        return live.facts.map((f) => renderFactLine(f, ZONE));
+        const v = await trust.view(SUBJECT);
+        return v.live.slice(-LIVE_FACT_LIMIT).map((f) => renderFactLine(f, ZONE));
       },
     },
     {
@@ -272,11 +328,20 @@ async function measure(
   const blocks = steps
     .map((s, i) => ({ step: s.step, part: s.part, stats: stats(blockTimes[i] ?? []) }))
     .sort((a, b) => b.stats.p50 - a.stats.p50);
+  const cost = await measureTrustCost(
+    engine,
+    SUBJECT,
+    seeded.chain.links,
+    trustReads,
+    seeded.otherChains,
+  );
   return {
     arrivals: { chat: stats(times.chat), wake: stats(times.wake) },
     degradedArrivals,
     blocks,
     sample,
+    firstArrivalMs,
+    trust: cost,
   };
 }
 
@@ -288,6 +353,7 @@ async function main(): Promise<void> {
       arrivals: { type: 'string', default: '200' },
       warmup: { type: 'string', default: '20' },
       'block-rounds': { type: 'string', default: '100' },
+      'trust-reads': { type: 'string', default: '200' },
       engines: { type: 'string', default: BENCH_KINDS.join(',') },
       'skip-analyze': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -296,18 +362,21 @@ async function main(): Promise<void> {
   const arrivals = positiveInt('arrivals', values.arrivals, 1);
   const warmup = positiveInt('warmup', values.warmup, 0);
   const blockRounds = positiveInt('block-rounds', values['block-rounds'], 1);
+  const trustReads = positiveInt('trust-reads', values['trust-reads'], 1);
   const analyze = !values['skip-analyze'];
   const kinds = await benchKinds(values.engines);
 
+  // one owner key for the run, as one key can anchor many subjects and stores
+  const signer = benchOwnerSigner();
   const results: EngineResult[] = [];
   for (const kind of kinds) {
     const result = await withBenchStore(kind, 'ml_arrival_bench', async (engine) => {
       progress(`${kind}: seeding…`);
-      const seeded = await seed(engine, analyze);
+      const seeded = await seed(engine, analyze, signer);
       progress(
         `${kind}: seeded in ${(seeded.seedMs / 1000).toFixed(1)} s; ${arrivals} arrivals per surface…`,
       );
-      const m = await measure(engine, seeded, arrivals, warmup, blockRounds);
+      const m = await measure(engine, seeded, arrivals, warmup, blockRounds, trustReads);
       const target = TARGETS[kind];
       const met = SURFACES.every((s) => m.arrivals[s].p95 <= target);
       return { engine: kind, target, seed: seeded, met, ...m };
@@ -324,6 +393,7 @@ async function main(): Promise<void> {
           arrivalsPerSurface: arrivals,
           warmup,
           blockRounds,
+          trustReads,
           analyzed: analyze,
           targetsP95Ms: TARGETS,
           results,
@@ -362,9 +432,21 @@ async function main(): Promise<void> {
         `tools bound on chat ${c0.tools.chat}, on wake ${c0.tools.wake}; ` +
         `every session's last_seq = its turn count`,
     );
+    const ch = results[0]?.seed.chain;
+    const r0 = results[0];
+    if (ch !== undefined && r0 !== undefined)
+      console.log(
+        `  owner's decision chain: ${int(ch.links)} signed links (${int(ch.approvals)} approvals, ` +
+          `${int(ch.reapprovals)} of them superseding a value, ${int(ch.rejects)} rejects, ` +
+          `${ch.delegations} delegation of the action slot); ${int(r0.trust.liveFacts)} facts live ` +
+          `(${int(ch.actionsApproved)} action facts approved before the delegation, ` +
+          `${int(ch.actionsOnReceipt)} on a receipt after it, ${ch.probeRestorations} restored by a probe); ` +
+          `owner.verifyChain ok in ${Math.round(r0.seed.verifyChainMs)} ms, nothing withheld`,
+      );
     if (o !== undefined)
       console.log(
-        `  plus ${o.subjects} other subjects: ${int(o.sessions)} sessions, ${int(o.turns)} turns, ${int(o.facts)} facts`,
+        `  plus ${o.subjects} other subjects: ${int(o.sessions)} sessions, ${int(o.turns)} turns, ${int(o.facts)} facts, ` +
+          `chains of ${(results[0]?.seed.otherChains ?? []).map((c) => int(c.links)).join(', ')} links (each verified ok)`,
       );
     console.log(
       `${arrivals} arrivals per surface after ${warmup} warm-up each; chat = session ${results[0]?.seed.sessionId}, ` +
@@ -404,6 +486,10 @@ async function main(): Promise<void> {
     console.log(`  ${'sum of medians'.padEnd(67)} ${ms(sum)}`);
     if (r.degradedArrivals > 0)
       console.log(`  WARNING: ${r.degradedArrivals} timed arrivals had a degraded block`);
+    console.log(
+      `  the engine's first arrival (its first trust view) took ${ms(r.firstArrivalMs, 0)} ms ` +
+        `(signatures already remembered from owner.verifyChain)`,
+    );
   }
   const sample = results[0]?.sample.chat;
   if (sample !== undefined) {
@@ -416,6 +502,17 @@ async function main(): Promise<void> {
       console.log(`  ${line}`);
     for (const line of (sample.settled_facts ?? '').split('\n')) console.log(`  ${line}`);
   }
+  console.log('');
+  for (const r of results) {
+    console.log(
+      `${r.engine}: one warm trust view, by part, each alone (${r.trust.warm.n} rounds)`.padEnd(
+        52,
+      ) + `${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)}`,
+    );
+    for (const line of trustPartLines(r.trust)) console.log(line);
+  }
+  console.log('');
+  for (const r of results) console.log(trustCostLine(r.engine, r.trust));
   console.log('');
   for (const r of results) {
     const worst = SURFACES.reduce((a, s) => Math.max(a, r.arrivals[s].p95), 0);

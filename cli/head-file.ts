@@ -9,9 +9,17 @@ import type { CommandContext } from './context.js';
  * facts set back), which no check over the store's own tables can see. It records, it does not
  * sign: a process that can write the owner's key directory can edit it, as it could the key.
  */
+interface HeadEntry {
+  seq: number;
+  hash: string;
+  /** The chain's link 1: names the chain even if the store's id is changed under it. */
+  root?: string;
+  at: string;
+}
+
 interface HeadFile {
   v: 1;
-  heads: Record<string, { seq: number; hash: string; at: string }>;
+  heads: Record<string, HeadEntry>;
 }
 
 export const headFilePath = (keyFile: string): string => `${keyFile}.heads.json`;
@@ -30,16 +38,26 @@ function read(path: string): HeadFile {
   return { v: 1, heads: {} };
 }
 
-/** The head recorded for this store and subject, or undefined. */
+/**
+ * The head recorded for this store and subject: by the store's id, or else by the chain's first
+ * link (`root`, from a verify), so a store whose id was changed is still checked against it.
+ */
 export function readSignedHead(
   keyFile: string,
   me: Pick<SubjectHandle, 'id' | 'storeId'>,
-): { seq: number; hash: string } | undefined {
-  const h = read(headFilePath(keyFile)).heads[entryKey(me)];
-  if (h === undefined || !Number.isSafeInteger(h.seq) || h.seq < 1 || typeof h.hash !== 'string') {
-    return undefined;
+  root: string | null,
+): { seq: number; hash: string; root?: string } | undefined {
+  const heads = read(headFilePath(keyFile)).heads;
+  const valid = (h: HeadEntry | undefined): h is HeadEntry =>
+    h !== undefined && Number.isSafeInteger(h.seq) && h.seq >= 1 && typeof h.hash === 'string';
+  let h: HeadEntry | undefined = heads[entryKey(me)];
+  if (!valid(h) && root !== null) {
+    h = Object.entries(heads).find(
+      ([k, e]) => k.endsWith(`/${me.id}`) && valid(e) && e.root === root,
+    )?.[1];
   }
-  return { seq: h.seq, hash: h.hash };
+  if (!valid(h)) return undefined;
+  return { seq: h.seq, hash: h.hash, ...(typeof h.root === 'string' ? { root: h.root } : {}) };
 }
 
 /**
@@ -51,14 +69,19 @@ export function recordSignedHead(
   ctx: Pick<CommandContext, 'io'>,
   keyFile: string,
   me: Pick<SubjectHandle, 'id' | 'storeId'>,
-  head: { seq: number; hash: string },
+  head: { seq: number; hash: string; root: string },
 ): void {
   const path = headFilePath(keyFile);
   try {
     const file = read(path);
     const before = file.heads[entryKey(me)];
     if (before !== undefined && before.seq > head.seq) return;
-    file.heads[entryKey(me)] = { seq: head.seq, hash: head.hash, at: new Date().toISOString() };
+    file.heads[entryKey(me)] = {
+      seq: head.seq,
+      hash: head.hash,
+      root: head.root,
+      at: new Date().toISOString(),
+    };
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, path);

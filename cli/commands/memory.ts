@@ -50,12 +50,15 @@ export const chainVerifyCommand = defineCommand({
     const { anchor, report, signedHead } = await ctx.withSubject(ctx.values.subject, async (me) => {
       const anchor = await chainAnchor(ctx, me);
       const ownerKey = anchor.publicKey;
+      const anchored = ownerKey === null ? {} : { ownerKey };
+      let report = await me.owner.verifyChain(anchored);
       // the head the owner's decisions recorded beside the key file: a cut head is found
-      const signedHead = anchor.keyFile === null ? undefined : readSignedHead(anchor.keyFile, me);
-      const report = await me.owner.verifyChain({
-        ...(ownerKey === null ? {} : { ownerKey }),
-        ...(signedHead === undefined ? {} : { signedHead }),
-      });
+      const signedHead =
+        anchor.keyFile === null || !report.ok
+          ? undefined
+          : readSignedHead(anchor.keyFile, me, report.rootHash ?? null);
+      if (signedHead !== undefined)
+        report = await me.owner.verifyChain({ ...anchored, signedHead });
       return { anchor, report, signedHead: signedHead ?? null };
     });
     const doc = report.ok

@@ -107,7 +107,13 @@ export type ChainBreakCode = (typeof CHAIN_BREAK_CODES)[number];
 
 /** The outcome of verifying a chain: its length and head, or its first bad link and why. */
 export type ChainReport =
-  | { ok: true; length: number; headHash: string }
+  | {
+      ok: true;
+      length: number;
+      headHash: string;
+      /** The hash of link 1 (signed, so it names this chain); null for an empty chain. */
+      rootHash?: string | null;
+    }
   | {
       ok: false;
       length: number;
@@ -347,7 +353,12 @@ export function verifyChain(links: readonly DecisionLink[], opts: VerifyChainOpt
     if (link.decision !== 'delegate') decided.set(link.proposalId, link.seq);
     tip = { seq: link.seq, hash: link.hash };
   }
-  return { ok: true, length: links.length, headHash: tip.hash };
+  return {
+    ok: true,
+    length: links.length,
+    headHash: tip.hash,
+    rootHash: links[0]?.hash ?? null,
+  };
 }
 
 /**

@@ -48,6 +48,8 @@ export interface DelegationEntry {
  */
 export class ChainState {
   tip: ChainTip = GENESIS_TIP;
+  /** The hash of link 1, once verified. */
+  rootHash: string | null = null;
   broken: ChainBreak | null = null;
   readonly decided = new Map<string, { seq: number; decision: 'approve' | 'reject' }>();
   readonly approved = new Map<string, ApprovedEntry>();
@@ -58,6 +60,8 @@ export class ChainState {
   /** Every delegation link of each slot, oldest first. */
   private readonly delegationLinks = new Map<string, DelegationEntry[]>();
   private readonly liveByKey = new Map<string, string>();
+  /** The last verified approval for each slot and key, and when it was decided. */
+  private readonly keyApprovals = new Map<string, { id: string; seq: number; decidedAt: Date }>();
   /** The seq that decided each proposal (a proposal is decided once). */
   readonly decidedSeqs = new Map<string, number>();
 
@@ -79,6 +83,14 @@ export class ChainState {
     let found: DelegationEntry | undefined;
     for (const d of all) if (d.decidedAt.getTime() <= at.getTime()) found = d;
     return found;
+  }
+
+  /** The last verified approval for a slot and key, if any. */
+  lastApproval(
+    slot: string,
+    key: string,
+  ): { id: string; seq: number; decidedAt: Date } | undefined {
+    return this.keyApprovals.get(`${slot}\u0000${key}`);
   }
 
   /** The approved facts the chain keeps live (not superseded by a later approval). */
@@ -114,6 +126,7 @@ export class ChainState {
         return;
       }
       this.apply(link, fact);
+      if (link.seq === 1) this.rootHash = link.hash;
       this.tip = { seq: link.seq, hash: link.hash };
     }
   }
@@ -147,6 +160,7 @@ export class ChainState {
       const before = this.liveByKey.get(k);
       if (before !== undefined && before !== fact.id) this.superseded.set(before, link.seq);
       this.liveByKey.set(k, fact.id);
+      this.keyApprovals.set(k, { id: fact.id, seq: link.seq, decidedAt: new Date(link.decidedAt) });
     }
   }
 }
@@ -227,11 +241,20 @@ export interface ActiveFactEvidence {
 /** A fact the chain keeps live that the store no longer shows as live, with what explains it. */
 export interface DepartedFactEvidence {
   id: string;
+  slot: string;
+  key: string | null;
   status: FactStatus;
   validTo: Date | null;
   ledgerRetracted: boolean;
-  /** Whether the fact that replaced it went live on a receipt or a restoration. */
-  supersededByUnsigned: boolean;
+  /** The fact its superseded_by_id names, as stored. */
+  supersededBy: {
+    id: string;
+    slot: string;
+    key: string | null;
+    supersedesId: string | null;
+    status: FactStatus;
+    promotedBy: string | null;
+  } | null;
 }
 
 /** One stored-as-live fact that nothing the owner signed backs. */
@@ -304,6 +327,17 @@ export function judgeActive(
   }
   const beyond =
     state.broken === null ? '' : ` (the chain is verified only up to link ${state.tip.seq})`;
+  // a fact that went live with no decision of its own is still replaced by a later approval
+  if (f.key !== null && (e.promotedBy === 'receipt' || e.promotedBy === 'restoration')) {
+    const later = state.lastApproval(f.slot, f.key);
+    if (
+      later !== undefined &&
+      later.id !== f.id &&
+      later.decidedAt.getTime() > f.recordedAt.getTime()
+    ) {
+      return no('STATUS_MISMATCH', `link ${later.seq} approved a newer value for its slot and key`);
+    }
+  }
   if (e.promotedBy === 'receipt') {
     const d = state.delegationAt(f.slot, f.recordedAt);
     if (d === undefined || !d.autoLive) {
@@ -332,10 +366,15 @@ export function judgeActive(
     if (!e.restoration.settled || original === null || !sameContent(original, f)) {
       return no('MISSING_DECISION', 'no probe-settled overturn restores it');
     }
+    if (state.decided.get(original.id)?.decision === 'reject') {
+      return no('STATUS_MISMATCH', 'the fact it restores was rejected by the owner');
+    }
     // the original went live on an approval, or on a receipt under the delegation of its time
     const d = state.delegationAt(original.slot, original.recordedAt);
     if (
       !state.approved.has(original.id) &&
+      d !== undefined &&
+      delegationMatches(original.subjectId, original.slot, d, crypto) &&
       original.origin === 'did' &&
       original.evidence.tool !== null &&
       d !== undefined &&
@@ -356,11 +395,33 @@ export function judgeActive(
 }
 
 /** Why a fact the chain keeps live is no longer live in the store, or null when that is explained. */
-export function judgeDeparted(d: DepartedFactEvidence, now: Date): UnexplainedFact | null {
+export function judgeDeparted(
+  d: DepartedFactEvidence,
+  now: Date,
+  liveIds: ReadonlySet<string>,
+  approved: (id: string) => boolean = () => false,
+): UnexplainedFact | null {
   if (d.status === 'retracted' && d.ledgerRetracted) return null;
   if (d.status === 'expired' && d.validTo !== null && d.validTo.getTime() <= now.getTime())
     return null;
-  if (d.status === 'superseded' && d.supersededByUnsigned) return null;
+  // replaced for its slot and key by another fact: that fact must name it back, and be live
+  // itself, or have gone live on an approval, a receipt or a restoration and left since (its
+  // own departure is checked in its own turn)
+  const by = d.supersededBy;
+  if (
+    d.status === 'superseded' &&
+    by !== null &&
+    by.id !== d.id &&
+    d.key !== null &&
+    by.slot === d.slot &&
+    by.key === d.key &&
+    by.supersedesId === d.id &&
+    (liveIds.has(by.id) ||
+      (['superseded', 'retracted', 'expired'].includes(by.status) &&
+        (by.promotedBy === 'receipt' || by.promotedBy === 'restoration' || approved(by.id))))
+  ) {
+    return null;
+  }
   return {
     id: d.id,
     status: d.status,
@@ -384,8 +445,9 @@ export function judgeFacts(
     else if (isExpired(e.fact, now)) out.expired.push(e.fact);
     else out.live.push(e.fact);
   }
+  const liveIds = new Set(out.live.map((f) => f.id));
   for (const d of departed) {
-    const u = judgeDeparted(d, now);
+    const u = judgeDeparted(d, now, liveIds, (id) => state.approved.has(id));
     if (u !== null) out.unexplained.push(u);
   }
   return out;
@@ -452,5 +514,54 @@ export function integrityLines(v: TrustView, limit = 20): string[] {
   ];
   for (const item of items.slice(0, limit)) lines.push(`- ${item}`);
   if (items.length > limit) lines.push(`- …and ${items.length - limit} more`);
-  return lines;
+  return lines.map(shownSafely);
+}
+
+/**
+ * A line that quotes store-controlled strings (ids, slots, tools, key ids), made safe to put in
+ * front of a model: one line, no control characters, no brackets that could open a block or a
+ * receipt, and bounded.
+ */
+export function shownSafely(line: string): string {
+  const flat = [...line]
+    .map((ch) => {
+      const c = ch.codePointAt(0) ?? 0;
+      return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 ? ' ' : ch;
+    })
+    .join('')
+    .replace(/\[/g, '(')
+    .replace(/\]/g, ')');
+  return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
+}
+
+/**
+ * Whether a fact that went live with no decision of its own was backed when it did: a did fact
+ * under the delegation of its time, or a restoration of an approved fact. Only such a fact's
+ * departure needs explaining; an unbacked one never was live memory.
+ */
+export function wasBacked(
+  state: ChainState,
+  f: {
+    slot: string;
+    promotedBy: string;
+    origin: string;
+    tool: string | null;
+    recordedAt: Date;
+    restoredFrom: string | null;
+  },
+  subjectId: string,
+  crypto: Pick<ChainCrypto, 'sha256Hex'>,
+): boolean {
+  if (f.promotedBy === 'restoration') {
+    return f.restoredFrom !== null && state.approved.has(f.restoredFrom);
+  }
+  const d = state.delegationAt(f.slot, f.recordedAt);
+  return (
+    f.origin === 'did' &&
+    f.tool !== null &&
+    d !== undefined &&
+    d.autoLive &&
+    d.tools.includes(f.tool) &&
+    delegationMatches(subjectId, f.slot, d, crypto)
+  );
 }

@@ -93,16 +93,20 @@ function requireSigner(signer: unknown): void {
  */
 function asTrusted(f: Fact, view: TrustView): Fact {
   if (f.status !== 'active') return f;
+  // the verified copy, never the row as read now (it may have changed since the view)
+  const live = view.live.find((l) => l.id === f.id);
+  if (live !== undefined) return live;
+  const expired = view.expired.find((e) => e.id === f.id);
+  if (expired !== undefined) return { ...expired, status: 'expired' };
   const withheld = view.withheld.find((w) => w.fact.id === f.id);
-  if (withheld !== undefined) {
-    return {
-      ...f,
-      status: 'unverified',
-      integrity: { code: withheld.code, reason: withheld.reason },
-    };
-  }
-  if (view.expired.some((e) => e.id === f.id)) return { ...f, status: 'expired' };
-  return f;
+  return {
+    ...f,
+    status: 'unverified',
+    integrity:
+      withheld === undefined
+        ? { code: 'MISSING_DECISION', reason: 'it went live after the trust view was read' }
+        : { code: withheld.code, reason: withheld.reason },
+  };
 }
 
 /** The write gate, the owner's decisions, slots and facts, each bound to one subject. */
@@ -239,7 +243,8 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             head === null ||
             !Number.isSafeInteger(head.seq) ||
             head.seq < 1 ||
-            typeof head.hash !== 'string')
+            typeof head.hash !== 'string' ||
+            (head.root !== undefined && typeof head.root !== 'string'))
         ) {
           throw invalidField('signedHead', 'must be { seq, hash } from a decision');
         }

@@ -68,7 +68,7 @@ export interface OwnerApi {
      * The last head the owner signed, kept outside the store (the CLI's head file beside the key
      * file): a chain that no longer holds it fails with HEAD_CUT.
      */
-    signedHead?: { seq: number; hash: string };
+    signedHead?: { seq: number; hash: string; root?: string };
   }): Promise<ChainReport>;
 }
 

@@ -14,7 +14,13 @@ import {
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import type { Fact } from '../domain/fact.js';
-import { ChainState, delegationNote, factContentHash, judgeFacts } from '../domain/trust.js';
+import {
+  ChainState,
+  delegationNote,
+  factContentHash,
+  judgeFacts,
+  wasBacked,
+} from '../domain/trust.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DecisionSql, lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
@@ -43,6 +49,8 @@ export interface DecideResult {
   status: Fact['status'];
   seq: number;
   hash: string;
+  /** The hash of the chain's link 1 (for a head recorded outside the store). */
+  root: string;
   superseded: string | null;
 }
 
@@ -62,12 +70,15 @@ export interface DelegateResult {
   tools: string[];
   seq: number;
   hash: string;
+  root: string;
 }
 
 /** A head the owner recorded outside the store (the head file beside the key file). */
 export interface SignedHead {
   seq: number;
   hash: string;
+  /** The hash of link 1 when the head was recorded: a chain with another first link is not it. */
+  root?: string;
 }
 
 /** @deprecated kept for callers of the old name: the hash an approval records of its fact. */
@@ -150,6 +161,13 @@ export class OwnerDecisions {
     if (signedHead !== undefined) heads.push({ ...signedHead, who: "the owner's head file" });
     if (probe?.seen != null)
       heads.push({ seq: probe.seen.length, hash: probe.seen.hash, who: 'an arrival' });
+    if (signedHead?.root !== undefined && links[0]?.hash !== signedHead.root) {
+      return broken(
+        1,
+        'HEAD_CUT',
+        "the owner's head file records another first link than the chain holds",
+      );
+    }
     for (const h of heads) {
       const at = links[h.seq - 1];
       if (at === undefined || at.hash !== h.hash) {
@@ -190,10 +208,15 @@ export class OwnerDecisions {
       (await trustSql.activeVersions(subjectId)).map((v) => v.id),
     );
     const activeIds = new Set(active.map((e) => e.fact.id));
-    const departed = await trustSql.departed(
-      subjectId,
-      state.chainLive().filter((id) => !activeIds.has(id)),
-    );
+    const departed = [
+      ...(await trustSql.departed(
+        subjectId,
+        state.chainLive().filter((id) => !activeIds.has(id)),
+      )),
+      ...(await trustSql.unsignedDeparted(subjectId)).filter((u) =>
+        wasBacked(state, u, subjectId, this.crypto),
+      ),
+    ];
     const judged = judgeFacts(state, active, departed, this.clock(), this.crypto);
     const w = judged.withheld[0];
     if (w !== undefined) {
@@ -386,6 +409,7 @@ export class OwnerDecisions {
           status: input.decision === 'approve' ? 'active' : 'rejected',
           seq: link.seq,
           hash: link.hash,
+          root: state.rootHash ?? link.hash,
           superseded,
         };
       });
@@ -436,6 +460,7 @@ export class OwnerDecisions {
           tools,
           seq: link.seq,
           hash: link.hash,
+          root: state.rootHash ?? link.hash,
         };
       });
       await held.chain(this.client);

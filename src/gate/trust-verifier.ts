@@ -4,6 +4,7 @@ import {
   ChainState,
   factContentHash,
   judgeFacts,
+  wasBacked,
   type ActiveFactEvidence,
   type HeadCut,
   type TrustReader,
@@ -210,14 +211,18 @@ export function createTrustVerifier(deps: {
         active.push({ ...cached.evidence, contentHash: cached.contentHash });
     }
     const now = deps.clock();
+    const unsigned = await sql.unsignedDeparted(subjectId);
     const judge = async (s: ChainState) =>
       judgeFacts(
         s,
         active,
-        await sql.departed(
-          subjectId,
-          s.chainLive().filter((id) => !activeIds.has(id)),
-        ),
+        [
+          ...(await sql.departed(
+            subjectId,
+            s.chainLive().filter((id) => !activeIds.has(id)),
+          )),
+          ...unsigned.filter((u) => wasBacked(s, u, subjectId, crypto)),
+        ],
         now,
         crypto,
       );

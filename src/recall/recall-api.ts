@@ -10,7 +10,7 @@ import type { Embedder } from './embedder.js';
 import { rankFacts } from './fact-rank.js';
 import { lexicalSearch } from './lexical-search.js';
 import { fuse } from './recall-fusion.js';
-import { factItem, turnItem } from './recall-items.js';
+import { factItem, rowOfFact, turnItem } from './recall-items.js';
 import { parseRecallOptions } from './recall-options.js';
 import type { RecallApi, RecallItem, RecallOptions, VectorsApi } from './recall-types.js';
 import { callEmbedder, unitVector } from './vectors.js';
@@ -70,8 +70,9 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
     const liveById = new Map(view?.live.map((f) => [f.id, f]) ?? []);
     const shown = (item: RecallItem): RecallItem | null => {
       if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
+      // shown as the verified fact, not as the row the ranking read (which may have changed)
       const live = liveById.get(item.id);
-      if (live !== undefined && live.text === item.text) return item;
+      if (live !== undefined) return factItem(rowOfFact(live), item.score);
       if (options.includeHistory !== true) return null;
       const expired = view.expired.some((f) => f.id === item.id);
       return {

@@ -1,4 +1,4 @@
-import type { FactOrigin } from '../domain/fact.js';
+import type { Fact, FactOrigin } from '../domain/fact.js';
 import type { RecalledFactRow, RecalledTurn } from '../domain/recall-index.js';
 import type { RecallItem } from './recall-types.js';
 
@@ -56,5 +56,28 @@ export function factItem(row: RecalledFactRow, score: number): RecallItem {
       validFrom: row.validFrom?.toISOString() ?? null,
       validTo: row.validTo?.toISOString() ?? null,
     },
+  };
+}
+
+/** A verified fact in the shape recall ranks (its terms are not needed to show it). */
+export function rowOfFact(f: Fact): RecalledFactRow {
+  return {
+    id: f.id,
+    slot: f.slot,
+    key: f.key,
+    text: f.text,
+    origin: f.origin,
+    status: f.status,
+    attested: f.attested,
+    evidenceTurnId: f.evidence.turnId,
+    evidenceSessionId: f.evidence.sessionId,
+    evidenceSeq: f.evidence.seq,
+    evidenceQuote: f.evidence.quote,
+    evidenceTool: f.evidence.tool,
+    recordedAt: f.recordedAt,
+    statusAt: f.statusAt,
+    validFrom: f.validFrom,
+    validTo: f.validTo,
+    terms: [],
   };
 }

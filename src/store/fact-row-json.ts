@@ -37,7 +37,14 @@ export function factRow(json: unknown): RecalledFactRow {
     number | null,
     string[] | null,
   ];
-  const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+  // `infinity` arrives as a non-finite number or a string: clamped, so nothing throws on it
+  const date = (ms: number | string | null): Date | null => {
+    if (ms === null) return null;
+    const n = Number(ms);
+    return new Date(
+      Number.isFinite(n) ? Math.max(-8.64e15, Math.min(8.64e15, n)) : n < 0 ? -8.64e15 : 8.64e15,
+    );
+  };
   return {
     id: r[0],
     slot: r[1],
@@ -51,8 +58,8 @@ export function factRow(json: unknown): RecalledFactRow {
     evidenceSeq: r[9],
     evidenceQuote: r[10],
     evidenceTool: r[11],
-    recordedAt: new Date(r[12]),
-    statusAt: new Date(r[13]),
+    recordedAt: date(r[12]) as Date,
+    statusAt: date(r[13]) as Date,
     validFrom: date(r[14]),
     validTo: date(r[15]),
     terms: r[16] ?? [],

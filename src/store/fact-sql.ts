@@ -35,6 +35,17 @@ export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, at
   supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
   proposed_by, retraction_id, restored_from_id`;
 
+/**
+ * A timestamp as read. PostgreSQL's `infinity` (a number in node-postgres, an invalid Date in
+ * PGlite) is clamped to the last instant a Date holds, so nothing downstream throws on it; a
+ * clamped value no longer hashes to what was signed, so such a fact is withheld, not shown.
+ */
+function dateOf(v: Date | number | null): Date | null {
+  if (v === null) return null;
+  if (v instanceof Date && Number.isFinite(v.getTime())) return v;
+  return new Date(typeof v === 'number' && v < 0 ? -8.64e15 : 8.64e15);
+}
+
 /** A fact from its row (selected with `FACT_COLUMNS`). */
 export function toFact(r: FactDbRow): Fact {
   return {
@@ -55,11 +66,11 @@ export function toFact(r: FactDbRow): Fact {
     },
     supersedesId: r.supersedes_id,
     supersededById: r.superseded_by_id,
-    validFrom: r.valid_from,
-    validTo: r.valid_to,
-    recordedAt: r.recorded_at,
-    supersededAt: r.superseded_at,
-    statusAt: r.status_at,
+    validFrom: dateOf(r.valid_from),
+    validTo: dateOf(r.valid_to),
+    recordedAt: dateOf(r.recorded_at) as Date,
+    supersededAt: dateOf(r.superseded_at),
+    statusAt: dateOf(r.status_at) as Date,
     proposedBy: r.proposed_by,
     retractionId: r.retraction_id,
     restoredFromId: r.restored_from_id,

@@ -180,44 +180,101 @@ export class TrustSql {
   departed(subjectId: string, ids: readonly string[]): Promise<DepartedFactEvidence[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return guard('reading facts', async () => {
-      const { rows } = await this.db.query<{
-        id: string;
-        status: FactStatus;
-        valid_to: Date | null;
-        ledger_retracted: boolean;
-        by_unsigned: boolean;
-      }>(
-        `SELECT f.id, f.status, f.valid_to,
-                EXISTS (SELECT 1 FROM retractions r WHERE r.subject_id = f.subject_id
-                        AND r.fact_id = f.id AND r.id = f.retraction_id) AS ledger_retracted,
-                COALESCE(n.promoted_by IN ('receipt', 'restoration'), false) AS by_unsigned
-         FROM facts f
-         LEFT JOIN facts n ON n.subject_id = f.subject_id AND n.id = f.superseded_by_id
-                          AND n.status <> 'proposed'
-         WHERE f.subject_id = $1 AND f.id = ANY($2::text[]) AND f.status <> 'active'`,
-        [subjectId, ids],
-      );
+      const rows = await this.departures(subjectId, 'f.id = ANY($2::text[])', [ids]);
       const found = new Map(rows.map((r) => [r.id, r]));
       // A fact the chain approved that is gone from the table is departed too (deleted).
-      return ids.map((id) => {
-        const r = found.get(id);
-        return r === undefined
-          ? {
-              id,
-              status: 'proposed',
-              validTo: null,
-              ledgerRetracted: false,
-              supersededByUnsigned: false,
-            }
-          : {
-              id,
-              status: r.status,
-              validTo: r.valid_to,
-              ledgerRetracted: r.ledger_retracted,
-              supersededByUnsigned: r.by_unsigned,
-            };
-      });
+      return ids.map(
+        (id) =>
+          found.get(id) ?? {
+            id,
+            slot: '',
+            key: null,
+            status: 'proposed',
+            validTo: null,
+            ledgerRetracted: false,
+            supersededBy: null,
+          },
+      );
     });
+  }
+
+  /**
+   * Facts that went live with no decision of their own (on a receipt, or restored) and are no
+   * longer live, with what explains it, and what backed them: `tool`, `recordedAt` and
+   * `restoredFrom` for the caller to check against the chain.
+   */
+  unsignedDeparted(subjectId: string): Promise<
+    Array<
+      DepartedFactEvidence & {
+        promotedBy: string;
+        origin: string;
+        tool: string | null;
+        recordedAt: Date;
+        restoredFrom: string | null;
+      }
+    >
+  > {
+    return guard('reading facts', () =>
+      this.departures(subjectId, `f.promoted_by IN ('receipt', 'restoration')`, []),
+    );
+  }
+
+  private async departures(subjectId: string, where: string, params: unknown[]) {
+    const { rows } = await this.db.query<{
+      id: string;
+      slot: string;
+      key: string | null;
+      status: FactStatus;
+      valid_to: Date | null;
+      promoted_by: string;
+      origin: string;
+      evidence_tool: string | null;
+      recorded_at: Date;
+      restored_from_id: string | null;
+      ledger_retracted: boolean;
+      n_id: string | null;
+      n_slot: string | null;
+      n_key: string | null;
+      n_supersedes_id: string | null;
+      n_status: FactStatus | null;
+      n_promoted_by: string | null;
+    }>(
+      `SELECT f.id, f.slot, f.key, f.status, f.valid_to, f.promoted_by, f.origin, f.evidence_tool,
+              f.recorded_at, f.restored_from_id,
+              EXISTS (SELECT 1 FROM retractions r WHERE r.subject_id = f.subject_id
+                      AND r.fact_id = f.id AND r.id = f.retraction_id) AS ledger_retracted,
+              n.id AS n_id, n.slot AS n_slot, n.key AS n_key, n.supersedes_id AS n_supersedes_id,
+              n.status AS n_status, n.promoted_by AS n_promoted_by
+       FROM facts f
+       LEFT JOIN facts n ON n.subject_id = f.subject_id AND n.id = f.superseded_by_id
+       WHERE f.subject_id = $1 AND f.status <> 'active' AND ${where}`,
+      [subjectId, ...params],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      slot: r.slot,
+      key: r.key,
+      status: r.status,
+      validTo:
+        r.valid_to instanceof Date && Number.isFinite(r.valid_to.getTime()) ? r.valid_to : null,
+      ledgerRetracted: r.ledger_retracted,
+      supersededBy:
+        r.n_id === null
+          ? null
+          : {
+              id: r.n_id,
+              slot: r.n_slot ?? '',
+              key: r.n_key,
+              supersedesId: r.n_supersedes_id,
+              status: r.n_status ?? 'proposed',
+              promotedBy: r.n_promoted_by,
+            },
+      promotedBy: r.promoted_by,
+      origin: r.origin,
+      tool: r.evidence_tool,
+      recordedAt: r.recorded_at instanceof Date ? r.recorded_at : new Date(0),
+      restoredFrom: r.restored_from_id,
+    }));
   }
 }
 
