@@ -65,6 +65,7 @@ interface DecideOutput {
   status: string;
   seq: number;
   hash: string;
+  root: string;
   superseded: string | null;
 }
 interface ChainOutput {
@@ -444,8 +445,11 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
       status: 'active',
       seq: 1,
       hash: expect.any(String),
+      root: expect.any(String),
       superseded: null,
     });
+    // the first link is the chain's root
+    expect(approved.root).toBe(approved.hash);
     const live = await cli.memory();
     expect(live.map((f) => f.id)).toEqual([approveId]);
     expect(live[0]?.status).toBe('active');

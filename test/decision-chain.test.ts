@@ -116,7 +116,12 @@ describe('verifyChain on an untampered chain (negative control)', () => {
     expect(chain.map((l) => l.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(chain[0]?.prevHash).toBe(GENESIS_HASH);
     const report = verifyChain(chain, ownerOpts());
-    expect(report).toEqual({ ok: true, length: 5, headHash: chain[4]?.hash });
+    expect(report).toEqual({
+      ok: true,
+      length: 5,
+      headHash: chain[4]?.hash,
+      rootHash: chain[0]?.hash,
+    });
   });
 
   it('verifies with the current content hashes of the decided proposals', () => {
@@ -129,7 +134,12 @@ describe('verifyChain on an untampered chain (negative control)', () => {
   });
 
   it('verifies an empty chain with the genesis head', () => {
-    expect(verifyChain([], ownerOpts())).toEqual({ ok: true, length: 0, headHash: GENESIS_HASH });
+    expect(verifyChain([], ownerOpts())).toEqual({
+      ok: true,
+      length: 0,
+      headHash: GENESIS_HASH,
+      rootHash: null,
+    });
   });
 });
 
@@ -338,7 +348,12 @@ describe('verifyChain catches tampering at the right link', () => {
     // that names its decision link, or a stored head hash).
     const chain = buildChain();
     const report = verifyChain(chain.slice(0, 4), ownerOpts());
-    expect(report).toEqual({ ok: true, length: 4, headHash: at(chain, 4).hash });
+    expect(report).toEqual({
+      ok: true,
+      length: 4,
+      headHash: at(chain, 4).hash,
+      rootHash: at(chain, 1).hash,
+    });
   });
 });
 

@@ -127,6 +127,14 @@ export async function measureTrustCost(
       run: () => sql.departed(subject, departedIds),
     },
     {
+      step: 'unsigned departures (1 query)',
+      run: () => sql.unsignedDeparted(subject),
+    },
+    {
+      step: 'verified links digest (1 query, every 5 s)',
+      run: () => sql.linkDigest(subject, state.length),
+    },
+    {
       step: `judgement (pure, ${active.length} facts)`,
       run: () => judgeFacts(state, active, departed, new Date(), crypto),
     },
