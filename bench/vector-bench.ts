@@ -45,6 +45,7 @@ import {
   randomIndexingEmbedder,
 } from './support/random-indexing-embedder.js';
 import { runLocomo, type RunLocomoOptions } from '../eval/run-locomo.js';
+import { benchOwnerSigner } from './support/owner-chain.js';
 import { runMain } from './support/run-main.js';
 import { percentile } from './support/stats.js';
 
@@ -133,7 +134,8 @@ async function main(): Promise<void> {
           const sql = storeClient(engine);
           const me = engine.subject(LOCOMO_SUBJECT);
           const math = sql.capabilities.vectorType ? 'pgvector' : 'plain SQL';
-          await seedLocomoStore(engine, turns);
+          // signed, so the seeded facts are live memory (reads withhold unsigned ones)
+          await seedLocomoStore(engine, turns, benchOwnerSigner());
           await vacuumLocomoStore(engine);
           // through the engine: the first turns, as a host would embed them
           const t0 = performance.now();
