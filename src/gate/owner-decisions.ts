@@ -81,11 +81,6 @@ export interface SignedHead {
   root?: string;
 }
 
-/** @deprecated kept for callers of the old name: the hash an approval records of its fact. */
-export function contentHashOf(crypto: ChainCrypto, f: Fact): string {
-  return factContentHash(f, crypto);
-}
-
 const chainBroken = (brokenAt: number, code: string, reason: string) =>
   new EngineError('CHAIN_BROKEN', `the decision chain is broken at link ${brokenAt}: ${reason}`, {
     data: { brokenAt, chainCode: code },
