@@ -368,11 +368,21 @@ export function verifyChain(links: readonly DecisionLink[], opts: VerifyChainOpt
  */
 export function rememberingVerifier(crypto: ChainCrypto, limit = 1_000_000): ChainCrypto {
   const valid = new Set<string>();
+  // a chain is verified under one key: its hash is worked out once, not per link
+  let lastPem: string | null = null;
+  let lastPemHash = '';
+  const pemHash = (pem: string): string => {
+    if (pem !== lastPem) {
+      lastPem = pem;
+      lastPemHash = crypto.sha256Hex(pem);
+    }
+    return lastPemHash;
+  };
   return {
     sha256Hex: (data) => crypto.sha256Hex(data),
     keyIdOf: (pem) => crypto.keyIdOf(pem),
     verify(publicKeyPem, data, signatureB64) {
-      const key = `${crypto.sha256Hex(publicKeyPem)}:${crypto.sha256Hex(data)}:${signatureB64}`;
+      const key = `${pemHash(publicKeyPem)}:${crypto.sha256Hex(data)}:${signatureB64}`;
       if (valid.has(key)) return true;
       const ok = crypto.verify(publicKeyPem, data, signatureB64);
       if (ok) {

@@ -88,24 +88,29 @@ function requireSigner(signer: unknown): void {
 }
 
 /**
- * A fact as reads may show it: stored as live but backed by nothing the owner signed, it is
- * `unverified` (with the reason); its world time ended, it is `expired`.
+ * How reads may show a fact stored as live: the verified copy, expired, or `unverified` with the
+ * reason. Indexed once per view, so labelling every fact of a subject is one pass.
  */
-function asTrusted(f: Fact, view: TrustView): Fact {
-  if (f.status !== 'active') return f;
-  // the verified copy, never the row as read now (it may have changed since the view)
-  const live = view.live.find((l) => l.id === f.id);
-  if (live !== undefined) return live;
-  const expired = view.expired.find((e) => e.id === f.id);
-  if (expired !== undefined) return { ...expired, status: 'expired' };
-  const withheld = view.withheld.find((w) => w.fact.id === f.id);
-  return {
-    ...f,
-    status: 'unverified',
-    integrity:
-      withheld === undefined
-        ? { code: 'MISSING_DECISION', reason: 'it went live after the trust view was read' }
-        : { code: withheld.code, reason: withheld.reason },
+function trustedReader(view: TrustView): (f: Fact) => Fact {
+  const live = new Map(view.live.map((f) => [f.id, f]));
+  const expired = new Map(view.expired.map((f) => [f.id, f]));
+  const withheld = new Map(view.withheld.map((w) => [w.fact.id, w]));
+  return (f) => {
+    if (f.status !== 'active') return f;
+    // the verified copy, never the row as read now (it may have changed since the view)
+    const verified = live.get(f.id);
+    if (verified !== undefined) return verified;
+    const ended = expired.get(f.id);
+    if (ended !== undefined) return { ...ended, status: 'expired' };
+    const w = withheld.get(f.id);
+    return {
+      ...f,
+      status: 'unverified',
+      integrity:
+        w === undefined
+          ? { code: 'MISSING_DECISION', reason: 'it went live after the trust view was read' }
+          : { code: w.code, reason: w.reason },
+    };
   };
 }
 
@@ -364,7 +369,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       },
       async all() {
         const view = await trust.view(subjectId);
-        return (await facts.byStatus(subjectId, ALL_STATUSES)).map((f) => asTrusted(f, view));
+        return (await facts.byStatus(subjectId, ALL_STATUSES)).map(trustedReader(view));
       },
       async get(id) {
         if (typeof id !== 'string' || id === '') {
@@ -374,7 +379,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         }
         const fact = await facts.get(subjectId, id);
         if (fact === null) throw new EngineError('FACT_NOT_FOUND', `no fact "${id}"`);
-        return asTrusted(fact, await trust.view(subjectId));
+        return trustedReader(await trust.view(subjectId))(fact);
       },
     }),
   };
