@@ -58,6 +58,8 @@ export interface TrustCost {
   firstViewMedianMs: number;
   /** trust.view on a warm verifier, per read. */
   warm: Stats;
+  /** trust.view on a warm verifier right after one live row changed (the view built again). */
+  afterChange: Stats;
   /** The parts of one warm view, each timed alone. */
   parts: Array<{ step: string; stats: Stats }>;
   /** Verifying the first `links` links alone (hash, signature, decided content), in memory. */
@@ -104,8 +106,24 @@ export async function measureTrustCost(
     warmMs.push(performance.now() - t0);
   }
 
-  // the parts of one warm view, alone
+  // a read after a change: one live row rewritten as it was (a new row version, the same
+  // content), so the view is built again (one repeatable-read snapshot, the changed row re-read)
   const sql = new TrustSql(client);
+  const touched = (await sql.activeVersions(subject)).map((v) => v.id);
+  const afterChangeMs: number[] = [];
+  for (let i = 0; i < Math.min(reads, 50); i++) {
+    const id = touched[i % touched.length];
+    await client.query(
+      `UPDATE facts SET status = status WHERE subject_id = $1 AND id = $2 AND status = 'active'`,
+      [subject, id],
+    );
+    const t0 = performance.now();
+    const v = await trust.view(subject);
+    afterChangeMs.push(performance.now() - t0);
+    assertCleanView(v, links);
+  }
+
+  // the parts of one warm view, alone
   const crypto = rememberingVerifier(createNodeChainCrypto());
   const state = await trust.withSubject(subject, (held) => held.chain(client));
   const versions = await sql.activeVersions(subject);
@@ -116,26 +134,30 @@ export async function measureTrustCost(
     contentHash: factContentHash(e.fact, crypto),
   }));
   const departed = await sql.departed(subject, departedIds);
+  const since = (await sql.probe(subject, state.length))?.snapshotXmin ?? '';
   const steps: Array<{ step: string; run: () => unknown }> = [
-    { step: 'chain probe (1 query)', run: () => sql.probe(subject, state.length) },
     {
-      step: `live rows' versions (1 query, ${versions.length} rows)`,
+      step: 'a read: probe, links check and mark (1 query)',
+      run: () =>
+        sql.probe(subject, state.length, {
+          links: { len: state.length, since },
+          markSince: since,
+        }),
+    },
+    {
+      step: `after a change: live rows' versions (${versions.length} rows)`,
       run: () => sql.activeVersions(subject),
     },
     {
-      step: `departed facts (1 query, ${departedIds.length} ids)`,
+      step: `after a change: departed facts (${departedIds.length} ids)`,
       run: () => sql.departed(subject, departedIds),
     },
     {
-      step: 'unsigned departures (1 query)',
+      step: 'after a change: unsigned departures',
       run: () => sql.unsignedDeparted(subject),
     },
     {
-      step: 'verified links digest (1 query, every 5 s)',
-      run: () => sql.linkDigest(subject, state.length),
-    },
-    {
-      step: `judgement (pure, ${active.length} facts)`,
+      step: `after a change: judgement (pure, ${active.length} facts)`,
       run: () => judgeFacts(state, active, departed, new Date(), crypto),
     },
   ];
@@ -186,6 +208,7 @@ export async function measureTrustCost(
     firstViewMs,
     firstViewMedianMs: median(firstViewMs),
     warm: stats(warmMs),
+    afterChange: stats(afterChangeMs),
     parts: steps.map((s, i) => ({ step: s.step, stats: stats(partMs[i] ?? []) })),
     growth,
     others: otherCosts,
@@ -207,6 +230,7 @@ export function trustCostLine(engine: string, c: TrustCost): string {
     `first trust view of a fresh engine ${Math.round(c.firstViewMedianMs)} ms ` +
     `(median of ${c.firstViewMs.map((m) => Math.round(m)).join(', ')}); ` +
     `steady state per read p50 ${f1(c.warm.p50)} ms, p95 ${f1(c.warm.p95)} ms; ` +
+    `a read right after a live row changed p50 ${f1(c.afterChange.p50)} ms, p95 ${f1(c.afterChange.p95)} ms; ` +
     `one-off chain check grows linearly, ${f1(perLink)} µs per link (${growth})` +
     (others === '' ? '' : `; first view of shorter chains: ${others}`)
   );

@@ -186,6 +186,9 @@ export function delegationNote(autoLive: boolean, tools: readonly string[]): str
   return JSON.stringify({ autoLive, tools: [...new Set(tools)].sort() });
 }
 
+/** Answers of delegationMatches, per delegation entry (its fields never change once made). */
+const delegationAnswers = new WeakMap<object, { key: string; matches: boolean }>();
+
 /** Whether a delegation link's content hash matches what its note says (a forged note does not). */
 export function delegationMatches(
   subjectId: string,
@@ -193,11 +196,15 @@ export function delegationMatches(
   d: Pick<DelegationEntry, 'autoLive' | 'tools' | 'contentHash'>,
   crypto: Pick<ChainCrypto, 'sha256Hex'>,
 ): boolean {
-  return (
+  const key = `${subjectId}\u0000${slot}\u0000${d.contentHash}\u0000${String(d.autoLive)}\u0000${d.tools.join('\u0000')}`;
+  const known = delegationAnswers.get(d);
+  if (known !== undefined && known.key === key) return known.matches;
+  const matches =
     crypto.sha256Hex(
       delegationPayload({ subjectId, slot, autoLive: d.autoLive, tools: d.tools }),
-    ) === d.contentHash
-  );
+    ) === d.contentHash;
+  delegationAnswers.set(d, { key, matches });
+  return matches;
 }
 
 /** The hash an approval records of the fact it approved. */
@@ -366,6 +373,10 @@ export function judgeActive(
     if (!e.restoration.settled || original === null || !sameContent(original, f)) {
       return no('MISSING_DECISION', 'no probe-settled overturn restores it');
     }
+    // a restoration brings back a retracted fact, which stays retracted
+    if (original.status !== 'retracted') {
+      return no('UNEXPLAINED_STATUS', `the fact it restores is ${original.status}, not retracted`);
+    }
     if (state.decided.get(original.id)?.decision === 'reject') {
       return no('STATUS_MISMATCH', 'the fact it restores was rejected by the owner');
     }
@@ -482,6 +493,29 @@ export interface TrustView {
   expired: Fact[];
   withheld: WithheldFact[];
   unexplained: UnexplainedFact[];
+}
+
+/** A view's facts by id (made once per view: a kept view is read by many reads). */
+export interface TrustViewIndex {
+  live: ReadonlyMap<string, Fact>;
+  expired: ReadonlyMap<string, Fact>;
+  withheld: ReadonlyMap<string, WithheldFact>;
+}
+
+const indexes = new WeakMap<TrustView, TrustViewIndex>();
+
+/** The facts of a view by id. */
+export function viewIndex(v: TrustView): TrustViewIndex {
+  let i = indexes.get(v);
+  if (i === undefined) {
+    i = {
+      live: new Map(v.live.map((f) => [f.id, f])),
+      expired: new Map(v.expired.map((f) => [f.id, f])),
+      withheld: new Map(v.withheld.map((w) => [w.fact.id, w])),
+    };
+    indexes.set(v, i);
+  }
+  return i;
 }
 
 /** Whether anything failed verification. */

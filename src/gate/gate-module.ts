@@ -6,7 +6,7 @@ import {
   optionalString,
   optionalStringList,
 } from '../domain/input.js';
-import { hasIntegrityProblem, integrityLines, type TrustView } from '../domain/trust.js';
+import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
 import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
 import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -92,9 +92,7 @@ function requireSigner(signer: unknown): void {
  * reason. Indexed once per view, so labelling every fact of a subject is one pass.
  */
 function trustedReader(view: TrustView): (f: Fact) => Fact {
-  const live = new Map(view.live.map((f) => [f.id, f]));
-  const expired = new Map(view.expired.map((f) => [f.id, f]));
-  const withheld = new Map(view.withheld.map((w) => [w.fact.id, w]));
+  const { live, expired, withheld } = viewIndex(view);
   return (f) => {
     if (f.status !== 'active') return f;
     // the verified copy, never the row as read now (it may have changed since the view)
@@ -347,12 +345,13 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       list: () => listSlots(subjectId),
     }),
     facts: (subjectId) => ({
-      live: async () => (await trust.view(subjectId)).live,
+      // a copy: the view is kept and shared by reads, the caller's array is its own
+      live: async () => [...(await trust.view(subjectId)).live],
       async integrity() {
         const view = await trust.view(subjectId);
         return {
           ok: !hasIntegrityProblem(view),
-          chain: view.chain,
+          chain: { ...view.chain },
           withheld: view.withheld.map((w) => ({
             factId: w.fact.id,
             code: w.code,

@@ -6,6 +6,7 @@ import {
   judgeFacts,
   wasBacked,
   type ActiveFactEvidence,
+  type DepartedFactEvidence,
   type HeadCut,
   type TrustReader,
   type TrustView,
@@ -14,13 +15,18 @@ import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { TrustSql, type ChainProbe } from '../store/trust-sql.js';
 
 /**
- * Verifies incrementally what reads may show. Per subject it keeps the verified chain state
- * (each link's hash and signature is checked once per process) and, per stored-as-live fact, the
- * evidence read at its row version (xmin: any update of a row gives it a new one). Each read
- * costs one probe of the chain, one list of the live rows' versions, and work for what changed:
- * new links are verified one by one; a changed or new live row is read and hashed again; a chain
- * whose verified prefix changed (an edited, deleted or reordered link) is verified again from
- * the start. See docs/TRUST.md.
+ * Verifies incrementally what reads may show. See docs/TRUST.md ("What a read costs").
+ *
+ * Per subject it keeps the verified chain state, with the row version (xmin) of every verified
+ * link as it was read with the link's content, and the last trust view with a mark of the rows
+ * it was built from (TrustSql.probe). A read costs one statement: the chain probe, a check of
+ * the verified links (those written since the state was built must be the row versions that
+ * were verified; older ones cannot have changed, and their count shows one removed), and the
+ * mark. When all of it matches and no fact's world time has ended since, the view is the same
+ * and is returned as it is. Otherwise the view is built again, in one repeatable-read snapshot:
+ * new links are verified one by one, a changed or new live row is read and hashed again, the
+ * departed facts are read again, and everything is judged again; a chain whose verified links
+ * changed (an edited, deleted or reordered link) is verified again from the start.
  */
 export interface TrustVerifier extends TrustReader {
   /**
@@ -44,38 +50,58 @@ interface CachedFact {
   contentHash: string;
 }
 
+/** A trust view, and what must be unchanged for it to hold. */
+interface CachedView {
+  view: TrustView;
+  /** SubjectCache.epoch when it was built. */
+  epoch: number;
+  /** The xid its mark counts row versions from, and the mark (TrustSql.probe `mark`). */
+  since: string;
+  mark: string;
+  /** The probe's answers the view shows (links stored, the arrivals' head, the key). */
+  probeKey: string;
+  /** The clock (ms) when it was built, and when the first fact in it reaches its valid_to. */
+  at: number;
+  until: number;
+}
+
 interface SubjectCache {
   state: ChainState | null;
   keyId: string | null;
   publicKeyPem: string | null;
+  /** pg_postmaster_start_time when `state` was built. */
+  started: string | null;
   /** Links stored when `state` was built (a broken state stays valid while nothing changes). */
   stored: number;
+  /** The row version of every link `state` verified (and of any stray link before it), by seq. */
+  linkVersions: Map<number, string>;
+  /** Links whose row version is older than this xid are as `state` verified them. */
+  linkSince: string;
+  /** Changes whenever `state` does (built again or extended). */
+  epoch: number;
   /** The longest chain this process saw verified, to find a cut head. */
   highWater: { seq: number; hash: string } | null;
   facts: Map<string, CachedFact>;
-  /** The verified links' digest (TrustSql.linkDigest), and when it was last compared. */
-  digest: string | null;
-  digestLength: number;
-  digestAt: number;
+  view: CachedView | null;
   /** Serialises refreshes of this subject. */
   lock: Promise<void>;
 }
 
 /**
- * How often a read compares the verified links' digest with the store (ms of real time): an
- * in-place edit of a link this process verified earlier (its hash column kept) is found within
- * this long by reads, and at once by every write, which runs the full check.
+ * After this many verified links written since the state's xid, the verifier compares every
+ * verified link's row version once and counts from a newer xid, so the per-read check stays small.
  */
-export const LINK_RECHECK_MS = 5_000;
+export const LINK_REBASE_AFTER = 256;
 
 export function createTrustVerifier(deps: {
   client: SqlClient;
   crypto: ChainCrypto;
   clock: () => Date;
-  recheckMs?: number;
+  /** LINK_REBASE_AFTER, for tests. */
+  rebaseAfter?: number;
 }): TrustVerifier {
   const { crypto } = deps;
-  const recheckMs = deps.recheckMs ?? LINK_RECHECK_MS;
+  const rebaseAfter = deps.rebaseAfter ?? LINK_REBASE_AFTER;
   const caches = new Map<string, SubjectCache>();
 
   const cacheOf = (subjectId: string): SubjectCache => {
@@ -85,12 +111,14 @@ export function createTrustVerifier(deps: {
         state: null,
         keyId: null,
         publicKeyPem: null,
+        started: null,
         stored: 0,
+        linkVersions: new Map(),
+        linkSince: '',
+        epoch: 0,
         highWater: null,
         facts: new Map(),
-        digest: null,
-        digestLength: -1,
-        digestAt: 0,
+        view: null,
         lock: Promise.resolve(),
       };
       caches.set(subjectId, c);
@@ -98,25 +126,39 @@ export function createTrustVerifier(deps: {
     return c;
   };
 
+  /** Whether the verified links are exactly the row versions `state` verified. */
+  const linksHold = (c: SubjectCache, p: ChainProbe): boolean => {
+    const check = p.links;
+    if (check === null || check.inPrefix !== c.linkVersions.size) return false;
+    return check.recent.every((r) => c.linkVersions.get(r.seq) === r.version);
+  };
+
   const holds = (c: SubjectCache, p: ChainProbe): boolean => {
     const s = c.state;
     if (s === null || p.keyId !== c.keyId || p.publicKeyPem !== c.publicKeyPem) return false;
-    if (p.count !== p.maxSeq) return false;
-    if (s.broken !== null)
-      return p.count === c.stored && (s.length === 0 || p.hashAtTip === s.tip.hash);
-    return p.count >= s.length && (s.length === 0 || p.hashAtTip === s.tip.hash);
+    if (p.started !== c.started || !linksHold(c, p)) return false;
+    if (s.broken !== null) return p.count === c.stored;
+    // links after the verified ones are checked one by one as they are read (a gap breaks it)
+    return p.count >= s.length;
   };
 
-  async function chainOf(c: SubjectCache, subjectId: string, db: SqlExecutor): Promise<ChainState> {
+  const emptyState = (subjectId: string) =>
+    new ChainState(subjectId, { crypto, publicKeyPem: '', keyId: '' });
+
+  async function chainOf(
+    c: SubjectCache,
+    subjectId: string,
+    db: SqlExecutor,
+    markSince?: string | 'snapshot',
+  ): Promise<{ state: ChainState; probe: ChainProbe | null }> {
     const sql = new TrustSql(db);
-    const probe = await sql.probe(subjectId, c.state?.length ?? 0);
-    if (probe === null) return new ChainState(subjectId, { crypto, publicKeyPem: '', keyId: '' });
-    let edited = false;
-    if (c.state !== null && c.digest !== null && performance.now() - c.digestAt >= recheckMs) {
-      edited = (await sql.linkDigest(subjectId, c.state.length)) !== c.digest;
-      c.digestAt = performance.now();
-    }
-    if (edited || !holds(c, probe)) {
+    const before = c.state;
+    const probe = await sql.probe(subjectId, before?.length ?? 0, {
+      ...(before === null ? {} : { links: { len: before.length, since: c.linkSince } }),
+      ...(markSince === undefined ? {} : { markSince }),
+    });
+    if (probe === null) return { state: emptyState(subjectId), probe: null };
+    if (!holds(c, probe)) {
       c.state = new ChainState(subjectId, {
         crypto,
         publicKeyPem: probe.publicKeyPem ?? '',
@@ -124,12 +166,17 @@ export function createTrustVerifier(deps: {
       });
       c.keyId = probe.keyId;
       c.publicKeyPem = probe.publicKeyPem;
+      c.started = probe.started;
+      c.linkVersions = new Map();
+      // every link is read below, after this snapshot: older row versions were read as they are
+      c.linkSince = probe.snapshotXmin;
       c.facts.clear();
-      c.digest = null;
+      c.epoch++;
     }
     const state = c.state as ChainState;
     if (state.broken === null && probe.count > state.length) {
-      const links = await sql.linksAfter(subjectId, state.length);
+      const from = state.length;
+      const links = await sql.linksAfter(subjectId, from);
       if (probe.keyId === null && links.length > 0) {
         state.broken = {
           brokenAt: 1,
@@ -137,61 +184,110 @@ export function createTrustVerifier(deps: {
           reason: 'the subject has decisions but no owner key',
         };
       } else {
-        const ids = links.filter((l) => l.decision !== 'delegate').map((l) => l.proposalId);
+        const ids = links
+          .filter((l) => l.link.decision !== 'delegate')
+          .map((l) => l.link.proposalId);
         const facts = new Map((await sql.facts(subjectId, ids)).map((f) => [f.id, f]));
-        state.extend(links, (id) => facts.get(id) ?? null, crypto);
+        state.extend(
+          links.map((l) => l.link),
+          (id) => facts.get(id) ?? null,
+          crypto,
+        );
       }
+      for (const { link, version } of links) {
+        if (link.seq <= state.length) c.linkVersions.set(link.seq, version);
+      }
+      c.epoch++;
+    } else if ((probe.links?.recent.length ?? 0) > rebaseAfter) {
+      // compare every verified link once, then count from this newer snapshot
+      const now = await sql.linkVersions(subjectId, state.length);
+      const same =
+        now.versions.size === c.linkVersions.size &&
+        [...now.versions].every(([seq, v]) => c.linkVersions.get(seq) === v);
+      if (!same) {
+        c.state = null;
+        return chainOf(c, subjectId, db, markSince);
+      }
+      c.linkSince = now.snapshotXmin;
     }
     c.stored = probe.count;
-    lastProbe.set(subjectId, probe);
-    if (c.digest === null || c.digestLength !== state.length) {
-      c.digest = await sql.linkDigest(subjectId, state.length);
-      c.digestLength = state.length;
-      c.digestAt = performance.now();
-    }
     const hw = c.highWater;
     if (state.broken === null && (hw === null || state.length > hw.seq)) {
       c.highWater = { seq: state.length, hash: state.tip.hash };
     }
-    return state;
+    return { state, probe };
   }
-  const lastProbe = new Map<string, ChainProbe>();
 
-  function headCutOf(
-    c: SubjectCache,
-    state: ChainState,
-    probe: ChainProbe | undefined,
-  ): HeadCut | null {
+  function headCutOf(c: SubjectCache, state: ChainState, probe: ChainProbe | null): HeadCut | null {
     const hw = c.highWater;
-    let cut: HeadCut | null = null;
+    const found = probe?.count ?? state.length;
     if (
       hw !== null &&
       (state.length < hw.seq || (state.length === hw.seq && state.tip.hash !== hw.hash))
     ) {
-      cut = {
+      return {
         source: 'process',
         expected: hw,
-        found: probe?.count ?? state.length,
-        reason: `this process verified ${hw.seq} links, and the store now holds ${probe?.count ?? state.length}`,
+        found,
+        reason: `this process verified ${hw.seq} links, and the store now holds ${found}`,
       };
     }
     const seen = probe?.seen ?? null;
-    if (cut === null && seen !== null && seen.hashNow !== seen.hash) {
-      cut = {
+    if (seen !== null && seen.hashNow !== seen.hash) {
+      return {
         source: 'arrival',
         expected: { seq: seen.length, hash: seen.hash },
-        found: probe?.count ?? state.length,
+        found,
         reason:
           seen.hashNow === null
-            ? `an arrival saw link ${seen.length}, and the store's chain now ends at ${probe?.count ?? state.length}`
+            ? `an arrival saw link ${seen.length}, and the store's chain now ends at ${found}`
             : `an arrival saw another link at ${seen.length} than the store holds now`,
       };
     }
-    return cut;
+    return null;
   }
 
+  /** The probe's answers a view shows: a view holds only while they are the same. */
+  const probeKey = (p: ChainProbe | null): string =>
+    p === null ? '' : JSON.stringify([p.count, p.maxSeq, p.seen, p.keyId, p.started]);
+
   async function viewOf(c: SubjectCache, subjectId: string, db: SqlExecutor): Promise<TrustView> {
-    let state = await chainOf(c, subjectId, db);
+    const cached = c.view;
+    if (cached !== null) {
+      const { probe } = await chainOf(c, subjectId, db, cached.since);
+      const now = deps.clock().getTime();
+      if (
+        probe !== null &&
+        cached.epoch === c.epoch &&
+        probe.mark === cached.mark &&
+        probeKey(probe) === cached.probeKey &&
+        now >= cached.at &&
+        now < cached.until
+      ) {
+        return cached.view;
+      }
+    }
+    if (db !== deps.client) return build(c, subjectId, db, false);
+    // one snapshot for every read of the view, so its mark says exactly what it was built from
+    return deps.client.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      return build(c, subjectId, tx, true);
+    });
+  }
+
+  /**
+   * Builds the view from what `db` holds. `snapshot`: every statement on `db` sees one snapshot
+   * (the view is then kept, under the mark of that snapshot).
+   */
+  async function build(
+    c: SubjectCache,
+    subjectId: string,
+    db: SqlExecutor,
+    snapshot: boolean,
+  ): Promise<TrustView> {
+    let { state, probe } = await chainOf(c, subjectId, db, snapshot ? 'snapshot' : undefined);
+    const mark = probe?.mark ?? null;
+    const firstProbe = probe;
     const sql = new TrustSql(db);
     const versions = await sql.activeVersions(subjectId);
     const stale = versions.filter((v) => c.facts.get(v.id)?.version !== v.version).map((v) => v.id);
@@ -204,34 +300,53 @@ export function createTrustVerifier(deps: {
     }
     const activeIds = new Set(versions.map((v) => v.id));
     for (const id of c.facts.keys()) if (!activeIds.has(id)) c.facts.delete(id);
+    // the ledger and the originals of restorations are read again whole: a row of theirs can
+    // change while the live fact's own row does not
+    const ledger = await sql.ledgerFacts(subjectId);
+    const originalIds = new Set<string>();
+    for (const v of versions) {
+      const from = c.facts.get(v.id)?.evidence.fact.restoredFromId;
+      if (from !== null && from !== undefined) originalIds.add(from);
+    }
+    const originals = new Map((await sql.facts(subjectId, [...originalIds])).map((f) => [f.id, f]));
     const active: ActiveFactEvidence[] = [];
     for (const v of versions) {
       const cached = c.facts.get(v.id);
-      if (cached !== undefined)
-        active.push({ ...cached.evidence, contentHash: cached.contentHash });
+      if (cached === undefined) continue;
+      const f = cached.evidence.fact;
+      const from = f.restoredFromId;
+      active.push({
+        ...cached.evidence,
+        ledgerRetracted: ledger.retracted.has(f.id),
+        restoration:
+          from === null
+            ? null
+            : {
+                original: originals.get(from) ?? null,
+                settled: ledger.settled.has(`${f.id}\u0000${from}`),
+              },
+        contentHash: cached.contentHash,
+      });
     }
     const now = deps.clock();
     const unsigned = await sql.unsignedDeparted(subjectId);
-    const judge = async (s: ChainState) =>
-      judgeFacts(
-        s,
-        active,
-        [
-          ...(await sql.departed(
-            subjectId,
-            s.chainLive().filter((id) => !activeIds.has(id)),
-          )),
-          ...unsigned.filter((u) => wasBacked(s, u, subjectId, crypto)),
-        ],
-        now,
-        crypto,
-      );
+    let departed: DepartedFactEvidence[] = [];
+    const judge = async (s: ChainState) => {
+      departed = [
+        ...(await sql.departed(
+          subjectId,
+          s.chainLive().filter((id) => !activeIds.has(id)),
+        )),
+        ...unsigned.filter((u) => wasBacked(s, u, subjectId, crypto)),
+      ];
+      return judgeFacts(s, active, departed, now, crypto);
+    };
     let judged = await judge(state);
-    // The chain was read before the live rows: a decision another process committed in between
-    // (its link and its fact's status in one transaction) would look unbacked. Read the chain
-    // again before withholding anything.
-    if (judged.withheld.length > 0 || judged.unexplained.length > 0) {
-      state = await chainOf(c, subjectId, db);
+    // Outside one snapshot the chain was read before the live rows: a decision another process
+    // committed in between (its link and its fact's status in one transaction) would look
+    // unbacked. Read the chain again before withholding anything.
+    if (!snapshot && (judged.withheld.length > 0 || judged.unexplained.length > 0)) {
+      ({ state, probe } = await chainOf(c, subjectId, db));
       judged = await judge(state);
     }
     const byAge = (a: Fact, b: Fact) =>
@@ -239,25 +354,44 @@ export function createTrustVerifier(deps: {
     judged.live.sort(byAge);
     judged.expired.sort(byAge);
     judged.withheld.sort((a, b) => byAge(a.fact, b.fact));
-    const probe = lastProbe.get(subjectId);
-    return {
+    const view: TrustView = Object.freeze({
       subjectId,
-      chain: {
+      chain: Object.freeze({
         verified: state.length,
         stored: probe?.count ?? state.length,
         headHash: state.tip.hash,
         broken: state.broken,
         headCut: headCutOf(c, state, probe),
-      },
-      ...judged,
-    };
+      }),
+      live: Object.freeze(judged.live) as Fact[],
+      expired: Object.freeze(judged.expired) as Fact[],
+      withheld: Object.freeze(judged.withheld) as TrustView['withheld'],
+      unexplained: Object.freeze(judged.unexplained) as TrustView['unexplained'],
+    });
+    if (snapshot && mark !== null && firstProbe !== null && firstProbe.markSince !== null) {
+      // the view changes when the first fact in it reaches its valid_to
+      let until = Infinity;
+      for (const at of [...judged.live.map((f) => f.validTo), ...departed.map((d) => d.validTo)]) {
+        if (at !== null && at.getTime() > now.getTime()) until = Math.min(until, at.getTime());
+      }
+      c.view = {
+        view,
+        epoch: c.epoch,
+        since: firstProbe.markSince,
+        mark,
+        probeKey: probeKey(firstProbe),
+        at: now.getTime(),
+        until,
+      };
+    }
+    return view;
   }
 
   function withSubject<T>(subjectId: string, fn: (held: HeldTrust) => Promise<T>): Promise<T> {
     const c = cacheOf(subjectId);
     const run = c.lock.then(() =>
       fn({
-        chain: (db) => chainOf(c, subjectId, db),
+        chain: async (db) => (await chainOf(c, subjectId, db)).state,
         view: (db) => viewOf(c, subjectId, db),
       }),
     );

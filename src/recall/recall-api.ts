@@ -1,7 +1,7 @@
 import { analyze } from '../domain/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import { sessionNotFound } from '../domain/session.js';
-import type { TrustReader } from '../domain/trust.js';
+import { viewIndex, type TrustReader } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { VectorSql } from '../store/vector-sql.js';
@@ -67,14 +67,14 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
     }
     // a fact the store holds as live is shown only as the trust view verified it
     const view = kinds.has('fact') ? await trust.view(subject) : null;
-    const liveById = new Map(view?.live.map((f) => [f.id, f]) ?? []);
+    const index = view === null ? null : viewIndex(view);
     const shown = (item: RecallItem): RecallItem | null => {
       if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
       // shown as the verified fact, not as the row the ranking read (which may have changed)
-      const live = liveById.get(item.id);
+      const live = index?.live.get(item.id);
       if (live !== undefined) return factItem(rowOfFact(live), item.score);
       if (options.includeHistory !== true) return null;
-      const expired = view.expired.some((f) => f.id === item.id);
+      const expired = index?.expired.has(item.id) === true;
       return {
         ...item,
         passport: { ...item.passport, status: expired ? 'expired' : 'unverified' },

@@ -17,6 +17,31 @@ export interface ChainProbe {
   hashAtTip: string | null;
   /** The longest chain an arrival recorded seeing, and the hash it saw at that length. */
   seen: { length: number; hash: string; hashNow: string | null } | null;
+  /**
+   * The oldest transaction still running when this statement's snapshot was taken (a 32-bit
+   * xid, as text): every row version written after the snapshot, or by a transaction the
+   * snapshot could not see, has this xid or a newer one.
+   */
+  snapshotXmin: string;
+  /** When the server started: a restart may have reset transaction ids, so nothing cached holds. */
+  started: string;
+  /** The links check asked for (`links`), or null. */
+  links: LinkCheck | null;
+  /** The store mark asked for (`markSince`), or null; and the xid it counts from. */
+  mark: string | null;
+  markSince: string | null;
+}
+
+/** The links up to `len`: how many, and the row versions of those written since `since`. */
+export interface LinkCheck {
+  inPrefix: number;
+  recent: Array<{ seq: number; version: string }>;
+}
+
+/** A stored link with its row version (xmin), read in the same statement. */
+export interface VersionedLink {
+  link: DecisionLink;
+  version: string;
 }
 
 /** A stored-as-live fact's row version (xmin changes with every update of the row). */
@@ -25,40 +50,125 @@ export interface FactVersion {
   version: string;
 }
 
+/** The current snapshot's xmin as a 32-bit xid. */
+const SNAPSHOT_XMIN = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text`;
+
+const PREPARED = { prepare: true } as const;
+
+/**
+ * What a mark reads of one table's rows for a subject: how many, and the ids and row versions of
+ * those written since xid `since` (age(xmin) <= age(since): newer, wraparound-safe), with
+ * whether each of those matters (`matters`, evaluated for those rows only). Two marks taken
+ * with the same `since` are equal when as many rows are older than `since` and the recent rows
+ * that matter are the same row versions: a row version older than `since` was committed before
+ * the snapshot that chose `since`, so it was there then; none can be written later, and the
+ * count shows one removed or rewritten.
+ */
+function rowMarkColumns(id: string, sinceParam: string, matters: string): string {
+  return `count(*)::int AS n, ${sinceParam} AS since,
+          json_agg(json_build_array(${id}, xmin::text, ${matters}))
+            FILTER (WHERE age(xmin) <= age((${sinceParam})::xid)) AS recent`;
+}
+
+interface RowMarkRow {
+  n: number;
+  since: string;
+  recent: Array<[string | number, string, boolean]> | null;
+}
+
+/** A mark as one comparable string: the rows older than `since`, and the recent ones that matter. */
+function markOf(r: RowMarkRow): string {
+  const recent = r.recent ?? [];
+  const matter = recent.filter(([, , m]) => m).map(([id, v]) => `${String(id)}@${v}`);
+  return `${r.n - recent.length}:${JSON.stringify(matter.sort())}`;
+}
+
+const BASE_SQL = `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
+    (SELECT count(*)::int FROM decisions WHERE subject_id = $1) AS n,
+    (SELECT max(seq) FROM decisions WHERE subject_id = $1) AS m,
+    (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = $2) AS tip_hash,
+    mf.chain_length AS seen_length, mf.chain_head AS seen_head,
+    (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = mf.chain_length) AS seen_hash_now,
+    ${SNAPSHOT_XMIN} AS snapshot_xmin,
+    pg_postmaster_start_time()::text AS started
+  FROM subjects s
+  LEFT JOIN LATERAL (
+    SELECT chain_length, chain_head FROM arrival_manifests
+    WHERE subject_id = $1 AND chain_length IS NOT NULL AND chain_length > 0
+    ORDER BY chain_length DESC LIMIT 1
+  ) mf ON true
+  WHERE s.id = $1`;
+
+const LINKS_SQL = `SELECT count(*) FILTER (WHERE seq <= $2)::int AS n,
+    json_agg(json_build_array(seq, xmin::text))
+      FILTER (WHERE seq <= $2 AND age(xmin) <= age($3::text::xid)) AS recent
+  FROM decisions WHERE subject_id = $1`;
+
+const SINCE_PARAM = `coalesce($2::text, ${SNAPSHOT_XMIN})`;
+
+/**
+ * The facts a trust view reads: every fact out of the pile, and any once promoted. (A pending
+ * proposal does not matter; the test runs for recent rows only, since reading the status
+ * column of every row costs more than the rest of the scan.)
+ */
+const FACTS_MARK_SQL = `SELECT ${rowMarkColumns('id', SINCE_PARAM, `status <> 'proposed' OR promoted_by IS NOT NULL`)}
+  FROM facts WHERE subject_id = $1`;
+
+const LEDGER_MARK_SQL = `SELECT ${rowMarkColumns('id', SINCE_PARAM, 'true')}
+  FROM retractions WHERE subject_id = $1`;
+
 /** The reads that decide what is live: the chain, the stored-as-live facts and what backs them. */
 export class TrustSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  probe(subjectId: string, tipSeq: number): Promise<ChainProbe | null> {
+  /**
+   * The chain probe, with what else is asked for: `links` checks the links up to `len` written
+   * since `since` (LinkCheck); `markSince` marks the rows a trust view reads besides the chain
+   * (the facts out of the pile, and the ledger), counting from `markSince` (`'snapshot'`: from
+   * this snapshot's xmin, for a caller whose statements all see one snapshot). Up to four
+   * statements, sent at once (a pool runs them side by side). Each proves its rows unchanged at
+   * the moment it ran, and a change once seen stays seen (row versions never go back), so all
+   * of them matching means the store was as marked when the first of them ran.
+   */
+  probe(
+    subjectId: string,
+    tipSeq: number,
+    ask: { links?: { len: number; since: string }; markSince?: string | 'snapshot' } = {},
+  ): Promise<ChainProbe | null> {
     return guard('reading the decision chain', async () => {
-      const { rows } = await this.db.query<{
-        pk: string | null;
-        kid: string | null;
-        n: number;
-        m: number | null;
-        tip_hash: string | null;
-        seen_length: number | null;
-        seen_head: string | null;
-        seen_hash_now: string | null;
-      }>(
-        `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
-                (SELECT count(*)::int FROM decisions WHERE subject_id = $1) AS n,
-                (SELECT max(seq) FROM decisions WHERE subject_id = $1) AS m,
-                (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = $2) AS tip_hash,
-                mf.chain_length AS seen_length, mf.chain_head AS seen_head,
-                (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = mf.chain_length)
-                  AS seen_hash_now
-         FROM subjects s
-         LEFT JOIN LATERAL (
-           SELECT chain_length, chain_head FROM arrival_manifests
-           WHERE subject_id = $1 AND chain_length IS NOT NULL AND chain_length > 0
-           ORDER BY chain_length DESC LIMIT 1
-         ) mf ON true
-         WHERE s.id = $1`,
-        [subjectId, tipSeq],
-      );
-      const r = rows[0];
+      const since =
+        ask.markSince === undefined || ask.markSince === 'snapshot' ? null : ask.markSince;
+      const [base, links, facts, ledger] = await Promise.all([
+        this.db.query<{
+          pk: string | null;
+          kid: string | null;
+          n: number;
+          m: number | null;
+          tip_hash: string | null;
+          seen_length: number | null;
+          seen_head: string | null;
+          seen_hash_now: string | null;
+          snapshot_xmin: string;
+          started: string;
+        }>(BASE_SQL, [subjectId, tipSeq], PREPARED),
+        ask.links === undefined
+          ? null
+          : this.db.query<{ n: number; recent: Array<[number, string]> | null }>(
+              LINKS_SQL,
+              [subjectId, ask.links.len, ask.links.since],
+              PREPARED,
+            ),
+        ask.markSince === undefined
+          ? null
+          : this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED),
+        ask.markSince === undefined
+          ? null
+          : this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED),
+      ]);
+      const r = base.rows[0];
       if (r === undefined) return null;
+      const f = facts?.rows[0];
+      const l = ledger?.rows[0];
       return {
         publicKeyPem: r.pk,
         keyId: r.kid,
@@ -69,34 +179,52 @@ export class TrustSql {
           r.seen_length === null || r.seen_head === null
             ? null
             : { length: r.seen_length, hash: r.seen_head, hashNow: r.seen_hash_now },
+        snapshotXmin: r.snapshot_xmin,
+        started: r.started,
+        links:
+          links === null
+            ? null
+            : {
+                inPrefix: links.rows[0]?.n ?? 0,
+                recent: (links.rows[0]?.recent ?? []).map(([seq, version]) => ({ seq, version })),
+              },
+        // both marks count from one xid (with 'snapshot', one only if they saw one snapshot)
+        mark:
+          f === undefined || l === undefined || f.since !== l.since
+            ? null
+            : `${markOf(f)}/${markOf(l)}/${f.since}`,
+        markSince: f?.since ?? null,
       };
     });
   }
 
-  /**
-   * A digest of the links up to `seq`: their count and the sum of their row versions (xmin).
-   * Any update, delete or re-insert of one of them changes it (a new row version is a newer,
-   * larger transaction id), appends after `seq` do not.
-   */
-  linkDigest(subjectId: string, seq: number): Promise<string> {
+  /** The row versions of the links up to `len`, by seq, and the snapshot they were read in. */
+  linkVersions(
+    subjectId: string,
+    len: number,
+  ): Promise<{ versions: Map<number, string>; snapshotXmin: string }> {
     return guard('reading the decision chain', async () => {
-      const { rows } = await this.db.query<{ d: string }>(
-        `SELECT count(*)::text || ':' || coalesce(sum(xmin::text::bigint), 0)::text AS d
+      const { rows } = await this.db.query<{ seq: number; v: string; sx: string }>(
+        `SELECT seq, xmin::text AS v, ${SNAPSHOT_XMIN} AS sx
          FROM decisions WHERE subject_id = $1 AND seq <= $2`,
-        [subjectId, seq],
+        [subjectId, len],
       );
-      return rows[0]?.d ?? '';
+      return {
+        versions: new Map(rows.map((r) => [r.seq, r.v])),
+        snapshotXmin: rows[0]?.sx ?? '',
+      };
     });
   }
 
-  /** The links after `seq`, in order. */
-  linksAfter(subjectId: string, seq: number): Promise<DecisionLink[]> {
+  /** The links after `seq` (every link when `seq` is 0), in order, each with its row version. */
+  linksAfter(subjectId: string, seq: number): Promise<VersionedLink[]> {
     return guard('reading the decision chain', async () => {
-      const { rows } = await this.db.query<DecisionDbRow>(
-        `SELECT ${decisionColumns} FROM decisions WHERE subject_id = $1 AND seq > $2 ORDER BY seq`,
+      const { rows } = await this.db.query<DecisionDbRow & { v: string }>(
+        `SELECT ${decisionColumns}, xmin::text AS v FROM decisions
+         WHERE subject_id = $1 AND ($2::int = 0 OR seq > $2::int) ORDER BY seq`,
         [subjectId, seq],
       );
-      return rows.map(toLink);
+      return rows.map((r) => ({ link: toLink(r), version: r.v }));
     });
   }
 
@@ -120,6 +248,35 @@ export class TrustSql {
         [subjectId],
       );
       return rows.map((r) => ({ id: r.id, version: r.v }));
+    });
+  }
+
+  /**
+   * What the ledger says of facts, read whole (it is small): the facts a row retracts, and the
+   * restorations a probe-settled overturn names (`restoredId` + NUL + `originalId`).
+   */
+  ledgerFacts(subjectId: string): Promise<{ retracted: Set<string>; settled: Set<string> }> {
+    return guard('reading the retraction ledger', async () => {
+      const { rows } = await this.db.query<{
+        fact_id: string | null;
+        restored_fact_id: string | null;
+        settles: boolean;
+      }>(
+        `SELECT fact_id, restored_fact_id,
+                (verdict = 'overturned' AND settled_probe_record_id IS NOT NULL) AS settles
+         FROM retractions WHERE subject_id = $1`,
+        [subjectId],
+        PREPARED,
+      );
+      const retracted = new Set<string>();
+      const settled = new Set<string>();
+      for (const r of rows) {
+        if (r.fact_id !== null) retracted.add(r.fact_id);
+        if (r.settles && r.restored_fact_id !== null && r.fact_id !== null) {
+          settled.add(`${r.restored_fact_id}\u0000${r.fact_id}`);
+        }
+      }
+      return { retracted, settled };
     });
   }
 

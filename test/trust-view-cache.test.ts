@@ -1,0 +1,246 @@
+// Issue 12: a read keeps its trust view only while the rows it was built from are the same row
+// versions. Each test keeps a view, changes what a process with the store could change, and
+// asserts the very next read sees it; the negative controls show an unchanged store gives back
+// the kept view (so the changes, not a cold cache, are what the reads see).
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { rememberingVerifier } from '../src/domain/decision-chain.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { createTrustVerifier, type TrustVerifier } from '../src/gate/trust-verifier.js';
+import { ENGINES, PG_URL } from './support/engines.js';
+import { TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+
+/** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
+function verifierOf(f: TrustFixture, opts: { clock?: () => Date; rebaseAfter?: number } = {}) {
+  return createTrustVerifier({
+    client: storeClient(f.engine),
+    crypto: rememberingVerifier(createNodeChainCrypto()),
+    clock: opts.clock ?? (() => new Date()),
+    ...(opts.rebaseAfter === undefined ? {} : { rebaseAfter: opts.rebaseAfter }),
+  });
+}
+
+const liveTexts = async (t: TrustVerifier) => (await t.view('u')).live.map((x) => x.text);
+/** The fixture's three live facts, in a fixed order (two share a recorded time). */
+const FIXTURE_LIVE = [TEXTS.city, TEXTS.job, TEXTS.email].sort();
+const sorted = (texts: string[]) => [...texts].sort();
+
+describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
+  let f: TrustFixture | null = null;
+  afterEach(async () => {
+    await f?.close();
+    f = null;
+  });
+
+  it('an unchanged store gives back the kept view; any change to a fact builds it again', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    const first = await t.view('u');
+    expect(sorted(first.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
+    // negative control: nothing changed, the same view
+    expect(await t.view('u')).toBe(first);
+    // a new pending proposal is not something a view shows: the kept view still holds
+    await f.me.gate.propose({
+      sessionId: f.sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          key: 'shift',
+          text: 'The user works nights.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'I work night shifts' },
+        },
+      ],
+    });
+    expect(await t.view('u')).toBe(first);
+
+    // an approved text edited: the next read withholds it
+    await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    const edited = await t.view('u');
+    expect(edited).not.toBe(first);
+    expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    expect(edited.withheld.map((w) => [w.fact.id, w.code])).toEqual([
+      [f.ids.city, 'CONTENT_CHANGED'],
+    ]);
+    expect(await t.view('u')).toBe(edited);
+
+    // a pending proposal flipped to active (a row entering what the view reads)
+    await f.tamper([`UPDATE facts SET status = 'active' WHERE id = $1`], [f.ids.sister]);
+    expect(await liveTexts(t)).not.toContain(TEXTS.sister);
+    expect((await t.view('u')).withheld.map((w) => w.fact.id)).toContain(f.ids.sister);
+
+    // an approved fact flipped back to the pile (a row leaving it): named, not silently gone
+    await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [f.ids.job]);
+    const left = await t.view('u');
+    expect(left.live.map((x) => x.text)).not.toContain(TEXTS.job);
+    expect(left.unexplained.map((u) => [u.id, u.status])).toEqual([[f.ids.job, 'proposed']]);
+  });
+
+  it('a deleted fact and a re-inserted copy of it are both seen', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    const first = await t.view('u');
+    // the same row put back as it was: a new row version, so a new view, and still backed
+    await f.tamper([
+      `CREATE TABLE keep_row AS SELECT * FROM facts WHERE id = '${f.ids.city}'`,
+      `DELETE FROM facts WHERE id = '${f.ids.city}'`,
+    ]);
+    const gone = await t.view('u');
+    expect(gone).not.toBe(first);
+    expect(gone.live.map((x) => x.text)).not.toContain(TEXTS.city);
+    expect(gone.unexplained.map((u) => u.id)).toEqual([f.ids.city]);
+    await f.tamper([`INSERT INTO facts SELECT * FROM keep_row`, `DROP TABLE keep_row`]);
+    const back = await t.view('u');
+    expect(back).not.toBe(gone);
+    expect(sorted(back.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
+    expect(back.unexplained).toEqual([]);
+  });
+
+  it('a link edited in place after many more were verified is found at the next read', async () => {
+    f = await trustFixture(kind);
+    // rebase after every link written since the state was built: the check then counts from a
+    // newer snapshot, and an edit of an old link must still be found
+    const t = verifierOf(f, { rebaseAfter: 0 });
+    expect((await t.view('u')).chain.verified).toBe(3);
+    await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'approve', signer: f.signer });
+    const four = await t.view('u');
+    expect(four.chain).toMatchObject({ verified: 4, broken: null });
+    expect(four.live.map((x) => x.text)).toContain(TEXTS.sister);
+    expect(await t.view('u')).toBe(four);
+    await f.tamper([`UPDATE decisions SET note = 'edited' WHERE subject_id = 'u' AND seq = 2`]);
+    const edited = await t.view('u');
+    expect(edited.chain.broken).toMatchObject({ brokenAt: 2, code: 'HASH_MISMATCH' });
+    expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.city);
+    expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.sister);
+  });
+
+  it('a stray link before the first is a broken chain, not a rebuild on every read', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    await t.view('u');
+    await f.tamper([
+      `ALTER TABLE decisions DROP CONSTRAINT IF EXISTS decisions_seq_check`,
+      `INSERT INTO decisions SELECT subject_id, 0, proposal_id, content_hash, decision, decided_at,
+         note, key_id, prev_hash, hash, signature FROM decisions WHERE subject_id = 'u' AND seq = 2`,
+    ]);
+    const v = await t.view('u');
+    expect(v.chain.broken).toMatchObject({ brokenAt: 0, code: 'SEQ_GAP' });
+    expect(v.live.map((x) => x.text)).not.toContain(TEXTS.city);
+    expect(await t.view('u')).toBe(v);
+  });
+
+  it('a fact is shown as expired once its valid_to passes, with no change in the store', async () => {
+    f = await trustFixture(kind);
+    let now = Date.now();
+    const t = verifierOf(f, { clock: () => new Date(now) });
+    const r = await f.me.gate.propose({
+      sessionId: f.sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          key: 'shift',
+          text: 'The user works nights this month.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'I work night shifts' },
+          validTo: new Date(now + 3_600_000).toISOString(),
+        },
+      ],
+    });
+    const id = r.proposed[0]?.id ?? '';
+    await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
+    const before = await t.view('u');
+    expect(before.live.map((x) => x.id)).toContain(id);
+    expect(await t.view('u')).toBe(before);
+    now += 2 * 3_600_000;
+    const after = await t.view('u');
+    expect(after.live.map((x) => x.id)).not.toContain(id);
+    expect(after.expired.map((x) => x.id)).toEqual([id]);
+    // a clock set back does not bring back a view built later than it
+    now -= 3 * 3_600_000;
+    expect(await t.view('u')).not.toBe(after);
+  });
+
+  it('a restoration whose original is no longer retracted is withheld', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    // positive control: a probe-settled overturn of the approved city fact, restored as a copy
+    await f.tamper(
+      [
+        `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at,
+           caught_by, procedure, pass_observation, overturn_condition, due_at, fact_id, verdict,
+           settled_at, settled_outcome, settled_by, settled_probe_record_id, restored_fact_id,
+           recorded_at)
+         VALUES ('u', 'r-1', 'x', 'x', 'x', 'x', now(), 'owner', 'x', 'a', 'b', now(), $1,
+                 'overturned', now(), 'probe said so', 'probe', 'record-1', 'restored-1', now())`,
+        `UPDATE facts SET status = 'retracted', retraction_id = 'r-1' WHERE id = $1`,
+        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+           valid_to, recorded_at, status_at, restored_from_id, promoted_by, terms)
+         SELECT subject_id, 'restored-1', slot, key, text, origin, 'active', attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, 'restoration', valid_from,
+           valid_to, now(), now(), id, 'restoration', terms
+         FROM facts WHERE id = $1`,
+      ],
+      [f.ids.city],
+    );
+    const restored = await t.view('u');
+    expect(restored.withheld).toEqual([]);
+    expect(restored.unexplained).toEqual([]);
+    expect(restored.live.map((x) => x.id)).toContain('restored-1');
+    // the original set back to the pile, where a kept view would not look
+    await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [f.ids.city]);
+    const v = await t.view('u');
+    expect(v.live.map((x) => x.id)).not.toContain('restored-1');
+    expect(v.withheld.find((w) => w.fact.id === 'restored-1')?.reason).toMatch(/not retracted/);
+  });
+
+  it('facts.live gives the caller its own array', async () => {
+    f = await trustFixture(kind);
+    const live = await f.me.facts.live();
+    live.splice(0, live.length);
+    expect(sorted((await f.me.facts.live()).map((x) => x.text))).toEqual(FIXTURE_LIVE);
+  });
+});
+
+describe('the kept trust view, another connection [postgres]', () => {
+  let f: TrustFixture | null = null;
+  afterEach(async () => {
+    await f?.close();
+    f = null;
+  });
+
+  it('a write by a transaction that began before the view was kept is seen once it commits', async () => {
+    f = await trustFixture('postgres');
+    const schema = new URL(f.db).searchParams.get('schema') ?? '';
+    const other = new pg.Client({ connectionString: PG_URL });
+    await other.connect();
+    try {
+      await other.query(`SET search_path TO ${schema}`);
+      await other.query('BEGIN');
+      // the transaction takes its id now, before the view is built: its rows carry that older id
+      await other.query('SELECT pg_current_xact_id()');
+      const t = verifierOf(f);
+      await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'reject', signer: f.signer });
+      const kept = await t.view('u');
+      expect(kept.live.map((x) => x.text)).not.toContain(TEXTS.sister);
+      expect(await t.view('u')).toBe(kept);
+      await other.query(`SET LOCAL session_replication_role = replica`);
+      await other.query(`UPDATE facts SET status = 'active' WHERE id = $1`, [f.ids.sister]);
+      await other.query(`UPDATE facts SET text = $2 WHERE id = $1`, [f.ids.job, TEXTS.forged]);
+      await other.query('COMMIT');
+      const v = await t.view('u');
+      expect(v.live.map((x) => x.text)).not.toContain(TEXTS.sister);
+      expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+      expect(v.withheld.map((w) => [w.fact.id, w.code]).sort()).toEqual(
+        [
+          [f.ids.sister, 'STATUS_MISMATCH'],
+          [f.ids.job, 'CONTENT_CHANGED'],
+        ].sort(),
+      );
+    } finally {
+      await other.query('ROLLBACK').catch(() => undefined);
+      await other.end();
+    }
+  });
+});
