@@ -41,7 +41,7 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
     // negative control: nothing changed, the same view
     expect(await t.view('u')).toBe(first);
     // a new pending proposal is not something a view shows: the kept view still holds
-    await f.me.gate.propose({
+    const pending = await f.me.gate.propose({
       sessionId: f.sessionId,
       proposals: [
         {
@@ -54,6 +54,18 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
       ],
     });
     expect(await t.view('u')).toBe(first);
+    // ...until it is flipped to active in the store (a row written after the view, that did not
+    // matter when it was written)
+    const pendingId = pending.proposed[0]?.id ?? '';
+    await f.tamper([`UPDATE facts SET status = 'active' WHERE id = $1`], [pendingId]);
+    const flipped = await t.view('u');
+    expect(flipped).not.toBe(first);
+    expect(flipped.live.map((x) => x.text)).not.toContain('The user works nights.');
+    expect(flipped.withheld.map((w) => [w.fact.id, w.code])).toEqual([
+      [pendingId, 'MISSING_DECISION'],
+    ]);
+    await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [pendingId]);
+    expect((await t.view('u')).withheld).toEqual([]);
 
     // an approved text edited: the next read withholds it
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);

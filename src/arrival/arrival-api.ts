@@ -106,6 +106,10 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const forSubject = (subjectId: string): ArrivalApi => ({
     async assemble(input) {
       const surface = requireSurface(input.surface);
+      // the trust view is the longest read: it starts now, beside the others (a failure of it
+      // shows as degraded blocks, never as an unhandled rejection)
+      const view = deps.trust.view(subjectId);
+      view.catch(() => undefined);
       let sessionId: string | null = null;
       if (input.sessionId !== undefined) {
         const id = requireId(input.sessionId, 'session');
@@ -118,6 +122,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         zones.of(subjectId),
       ]);
       const ctx: BlockContext = { subjectId, sessionId, surface, now, timeZone, tools: bound };
+      views.set(ctx, view);
       const rendered = await runBlocks(blocks, ctx, deps.sha256Hex);
       // the chain head this arrival saw: a later chain without it was cut
       const seen = await viewOf(ctx).then(

@@ -142,6 +142,10 @@ export function createTrustVerifier(deps: {
     return p.count >= s.length;
   };
 
+  /** The engine's own pool runs statements side by side; a transaction has one connection. */
+  const parallelOn = (db: SqlExecutor): boolean =>
+    db === deps.client && deps.client.capabilities.concurrentConnections;
+
   const emptyState = (subjectId: string) =>
     new ChainState(subjectId, { crypto, publicKeyPem: '', keyId: '' });
 
@@ -151,7 +155,7 @@ export function createTrustVerifier(deps: {
     db: SqlExecutor,
     markSince?: string | 'snapshot',
   ): Promise<{ state: ChainState; probe: ChainProbe | null }> {
-    const sql = new TrustSql(db);
+    const sql = new TrustSql(db, parallelOn(db));
     const before = c.state;
     const probe = await sql.probe(subjectId, before?.length ?? 0, {
       ...(before === null ? {} : { links: { len: before.length, since: c.linkSince } }),

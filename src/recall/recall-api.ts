@@ -65,26 +65,33 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
         vector = unitVector(answer as number[], 'the query');
       }
     }
-    // a fact the store holds as live is shown only as the trust view verified it
-    const view = kinds.has('fact') ? await trust.view(subject) : null;
-    const index = view === null ? null : viewIndex(view);
-    const shown = (item: RecallItem): RecallItem | null => {
-      if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
-      // shown as the verified fact, not as the row the ranking read (which may have changed)
-      const live = index?.live.get(item.id);
-      if (live !== undefined) return factItem(rowOfFact(live), item.score);
-      if (options.includeHistory !== true) return null;
-      const expired = index?.expired.has(item.id) === true;
-      return {
-        ...item,
-        passport: { ...item.passport, status: expired ? 'expired' : 'unverified' },
+    // a fact the store holds as live is shown only as the trust view verified it. PGlite has one
+    // connection and its transactions queue, so the view is read before the ranking's; a pool
+    // reads it beside the ranking.
+    const viewing = kinds.has('fact') ? trust.view(subject) : Promise.resolve(null);
+    viewing.catch(() => undefined);
+    if (!client.capabilities.concurrentConnections) await viewing;
+    const trusted = async () => {
+      const view = await viewing;
+      const index = view === null ? null : viewIndex(view);
+      const shown = (item: RecallItem): RecallItem | null => {
+        if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
+        // shown as the verified fact, not as the row the ranking read (which may have changed)
+        const live = index?.live.get(item.id);
+        if (live !== undefined) return factItem(rowOfFact(live), item.score);
+        if (options.includeHistory !== true) return null;
+        const expired = index?.expired.has(item.id) === true;
+        return {
+          ...item,
+          passport: { ...item.passport, status: expired ? 'expired' : 'unverified' },
+        };
       };
+      return (items: RecallItem[]): RecallItem[] =>
+        items.flatMap((i) => {
+          const s = shown(i);
+          return s === null ? [] : [s];
+        });
     };
-    const keep = (items: RecallItem[]): RecallItem[] =>
-      items.flatMap((i) => {
-        const s = shown(i);
-        return s === null ? [] : [s];
-      });
     return readOnly(async (tx) => {
       const sql = new RecallSql(tx, subject);
       const analysed = analyze(query);
@@ -104,6 +111,7 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
         const items = ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score));
         lists.push({ items, weight: 1 });
       }
+      const keep = await trusted();
       if (kinds.has('fact')) {
         const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
         const items = keep(ranked.map((f) => factItem(f.row, f.score)));

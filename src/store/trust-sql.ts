@@ -55,31 +55,38 @@ const SNAPSHOT_XMIN = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 
 
 const PREPARED = { prepare: true } as const;
 
+/** The xid a mark counts from: the one asked for ($2), or this snapshot's xmin. */
+const SINCE_PARAM = `coalesce($2::text, ${SNAPSHOT_XMIN})`;
+
 /**
- * What a mark reads of one table's rows for a subject: how many, and the ids and row versions of
- * those written since xid `since` (age(xmin) <= age(since): newer, wraparound-safe), with
- * whether each of those matters (`matters`, evaluated for those rows only). Two marks taken
- * with the same `since` are equal when as many rows are older than `since` and the recent rows
- * that matter are the same row versions: a row version older than `since` was committed before
- * the snapshot that chose `since`, so it was there then; none can be written later, and the
- * count shows one removed or rewritten.
+ * What a mark reads of one table's rows for a subject, in one scan: how many, and the ids and
+ * row versions of those written since xid `since` (age(xmin) <= age(since): newer,
+ * wraparound-safe). Two marks taken with the same `since` are equal when as many rows are
+ * older than `since` and the recent rows that matter are the same row versions: a row version
+ * older than `since` was committed before the snapshot that chose `since`, so it was there
+ * then; none can be written later, and the count shows one removed or rewritten. (Only a row's
+ * header and first columns are read: the threshold is a subquery, worked out once.)
  */
-function rowMarkColumns(id: string, sinceParam: string, matters: string): string {
-  return `count(*)::int AS n, ${sinceParam} AS since,
-          json_agg(json_build_array(${id}, xmin::text, ${matters}))
-            FILTER (WHERE age(xmin) <= age((${sinceParam})::xid)) AS recent`;
+function rowMarkSql(table: string): string {
+  return `SELECT count(*)::int AS n, (SELECT ${SINCE_PARAM}) AS since,
+            json_agg(json_build_array(id, xmin::text))
+              FILTER (WHERE age(xmin) <= (SELECT age((${SINCE_PARAM})::xid))) AS recent
+          FROM ${table} WHERE subject_id = $1`;
 }
 
 interface RowMarkRow {
   n: number;
   since: string;
-  recent: Array<[string | number, string, boolean]> | null;
+  recent: Array<[string, string]> | null;
 }
 
-/** A mark as one comparable string: the rows older than `since`, and the recent ones that matter. */
-function markOf(r: RowMarkRow): string {
-  const recent = r.recent ?? [];
-  const matter = recent.filter(([, , m]) => m).map(([id, v]) => `${String(id)}@${v}`);
+/**
+ * A mark as one comparable string: the rows older than `since`, and the recent ones that
+ * matter (`matters`: by `id@version`; every one when not given).
+ */
+function markOf(r: RowMarkRow, matters?: ReadonlySet<string>): string {
+  const recent = (r.recent ?? []).map(([id, v]) => `${id}@${v}`);
+  const matter = matters === undefined ? recent : recent.filter((x) => matters.has(x));
   return `${r.n - recent.length}:${JSON.stringify(matter.sort())}`;
 }
 
@@ -101,25 +108,27 @@ const BASE_SQL = `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
 
 const LINKS_SQL = `SELECT count(*) FILTER (WHERE seq <= $2)::int AS n,
     json_agg(json_build_array(seq, xmin::text))
-      FILTER (WHERE seq <= $2 AND age(xmin) <= age($3::text::xid)) AS recent
+      FILTER (WHERE seq <= $2 AND age(xmin) <= (SELECT age($3::text::xid))) AS recent
   FROM decisions WHERE subject_id = $1`;
 
-const SINCE_PARAM = `coalesce($2::text, ${SNAPSHOT_XMIN})`;
+/** The facts a trust view reads are every fact out of the pile, and any once promoted. */
+const FACTS_MARK_SQL = rowMarkSql('facts');
+const LEDGER_MARK_SQL = rowMarkSql('retractions');
 
-/**
- * The facts a trust view reads: every fact out of the pile, and any once promoted. (A pending
- * proposal does not matter; the test runs for recent rows only, since reading the status
- * column of every row costs more than the rest of the scan.)
- */
-const FACTS_MARK_SQL = `SELECT ${rowMarkColumns('id', SINCE_PARAM, `status <> 'proposed' OR promoted_by IS NOT NULL`)}
-  FROM facts WHERE subject_id = $1`;
-
-const LEDGER_MARK_SQL = `SELECT ${rowMarkColumns('id', SINCE_PARAM, 'true')}
-  FROM retractions WHERE subject_id = $1`;
+/** Which recent facts matter, read as the row versions the mark saw (a pending one does not). */
+const FACTS_MATTER_SQL = `SELECT id, xmin::text AS v, (status <> 'proposed' OR promoted_by IS NOT NULL) AS m
+  FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`;
 
 /** The reads that decide what is live: the chain, the stored-as-live facts and what backs them. */
 export class TrustSql {
-  constructor(private readonly db: SqlExecutor) {}
+  /**
+   * `parallel`: `db` runs several statements at once (a pool), so the probe's statements are
+   * sent together; on one connection (a transaction, PGlite) they go one after another.
+   */
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly parallel = false,
+  ) {}
 
   /**
    * The chain probe, with what else is asked for: `links` checks the links up to `len` written
@@ -138,37 +147,69 @@ export class TrustSql {
     return guard('reading the decision chain', async () => {
       const since =
         ask.markSince === undefined || ask.markSince === 'snapshot' ? null : ask.markSince;
+      // one after another on one connection (pg would queue them, and warns), else together
+      let queue: Promise<unknown> = Promise.resolve();
+      const send = <T>(fn: () => Promise<T>): Promise<T> => {
+        if (this.parallel) return fn();
+        const next = queue.then(fn);
+        queue = next.catch(() => undefined);
+        return next;
+      };
       const [base, links, facts, ledger] = await Promise.all([
-        this.db.query<{
-          pk: string | null;
-          kid: string | null;
-          n: number;
-          m: number | null;
-          tip_hash: string | null;
-          seen_length: number | null;
-          seen_head: string | null;
-          seen_hash_now: string | null;
-          snapshot_xmin: string;
-          started: string;
-        }>(BASE_SQL, [subjectId, tipSeq], PREPARED),
+        send(() =>
+          this.db.query<{
+            pk: string | null;
+            kid: string | null;
+            n: number;
+            m: number | null;
+            tip_hash: string | null;
+            seen_length: number | null;
+            seen_head: string | null;
+            seen_hash_now: string | null;
+            snapshot_xmin: string;
+            started: string;
+          }>(BASE_SQL, [subjectId, tipSeq], PREPARED),
+        ),
         ask.links === undefined
           ? null
-          : this.db.query<{ n: number; recent: Array<[number, string]> | null }>(
-              LINKS_SQL,
-              [subjectId, ask.links.len, ask.links.since],
-              PREPARED,
+          : send(() =>
+              this.db.query<{ n: number; recent: Array<[number, string]> | null }>(
+                LINKS_SQL,
+                [subjectId, ask.links?.len, ask.links?.since],
+                PREPARED,
+              ),
             ),
         ask.markSince === undefined
           ? null
-          : this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED),
+          : send(() => this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED)),
         ask.markSince === undefined
           ? null
-          : this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED),
+          : send(() => this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED)),
       ]);
       const r = base.rows[0];
       if (r === undefined) return null;
       const f = facts?.rows[0];
       const l = ledger?.rows[0];
+      // the recent facts that matter, as the versions the mark saw: one whose version moved on
+      // since counts as mattering (the mark then differs, and the view is built again)
+      let matters: Set<string> | undefined;
+      if (f !== undefined && (f.recent ?? []).length > 0) {
+        const recent = f.recent ?? [];
+        const { rows } = await this.db.query<{ id: string; v: string; m: boolean }>(
+          FACTS_MATTER_SQL,
+          [subjectId, recent.map(([id]) => id)],
+          PREPARED,
+        );
+        const now = new Map(rows.map((x) => [x.id, x]));
+        matters = new Set(
+          recent
+            .filter(([id, v]) => {
+              const x = now.get(id);
+              return x === undefined || x.v !== v || x.m;
+            })
+            .map(([id, v]) => `${id}@${v}`),
+        );
+      }
       return {
         publicKeyPem: r.pk,
         keyId: r.kid,
@@ -192,7 +233,7 @@ export class TrustSql {
         mark:
           f === undefined || l === undefined || f.since !== l.since
             ? null
-            : `${markOf(f)}/${markOf(l)}/${f.since}`,
+            : `${markOf(f, matters)}/${markOf(l)}/${f.since}`,
         markSince: f?.since ?? null,
       };
     });
