@@ -89,6 +89,33 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
     expect(left.unexplained.map((u) => [u.id, u.status])).toEqual([[f.ids.job, 'proposed']]);
   });
 
+  it('pending proposals written since a kept view are checked one by one, up to a bound', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f, { rebaseAfter: 1 });
+    const first = await t.view('u');
+    const propose = (key: string) =>
+      f?.me.gate.propose({
+        sessionId: f.sessionId,
+        proposals: [
+          {
+            slot: 'what_i_know_about_user',
+            key,
+            text: `The user works nights (${key}).`,
+            origin: 'saw',
+            evidence: { turn: 1, quote: 'I work night shifts' },
+          },
+        ],
+      });
+    await propose('a');
+    expect(await t.view('u')).toBe(first);
+    await propose('b');
+    // two rows written since the view, past the bound of one: built again, from a newer snapshot
+    const again = await t.view('u');
+    expect(again).not.toBe(first);
+    expect(sorted(again.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
+    expect(await t.view('u')).toBe(again);
+  });
+
   it('a deleted fact and a re-inserted copy of it are both seen', async () => {
     f = await trustFixture(kind);
     const t = verifierOf(f);

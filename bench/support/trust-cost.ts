@@ -2,8 +2,11 @@
  * What verifying reads against the owner's chain costs (src/gate/trust-verifier.ts): the first
  * trust view of a new verifier, which is what a fresh engine's first read does (every link's hash
  * and Ed25519 signature checked, every live row read and hashed), the steady-state cost of one
- * read on a warm verifier (one chain probe, one list of the live rows' versions, the departed
- * facts, the judgement), and how the one-off part grows with the chain's length.
+ * read on a warm verifier (one probe: the chain, the verified links' row versions and the mark
+ * of the facts and ledger rows; the kept view is returned when nothing changed), the cost of a
+ * read right after a live row changed (the view built again: the live rows' versions, the
+ * departed facts, the ledger, the judgement), and how the one-off part grows with the chain's
+ * length.
  *
  * Each verifier here is made exactly as createModules makes the engine's (a remembering verifier
  * over its own node:crypto instance), so nothing is shared with the engine or with each other.

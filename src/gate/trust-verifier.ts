@@ -89,7 +89,9 @@ interface SubjectCache {
 
 /**
  * After this many verified links written since the state's xid, the verifier compares every
- * verified link's row version once and counts from a newer xid, so the per-read check stays small.
+ * verified link's row version once and counts from a newer xid; after this many facts and
+ * ledger rows written since a kept view's xid (pending proposals, which do not change it), the
+ * view is built again. Either way the per-read check stays small.
  */
 export const LINK_REBASE_AFTER = 256;
 
@@ -212,7 +214,7 @@ export function createTrustVerifier(deps: {
         c.state = null;
         return chainOf(c, subjectId, db, markSince);
       }
-      c.linkSince = now.snapshotXmin;
+      if (now.snapshotXmin !== '') c.linkSince = now.snapshotXmin;
     }
     c.stored = probe.count;
     const hw = c.highWater;
@@ -265,6 +267,9 @@ export function createTrustVerifier(deps: {
         cached.epoch === c.epoch &&
         probe.mark === cached.mark &&
         probeKey(probe) === cached.probeKey &&
+        // rows written since the view (pending proposals) are read on every check: past a
+        // bound, the view is built again, and counts from a newer snapshot
+        probe.markRecent <= rebaseAfter &&
         now >= cached.at &&
         now < cached.until
       ) {

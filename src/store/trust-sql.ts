@@ -30,6 +30,8 @@ export interface ChainProbe {
   /** The store mark asked for (`markSince`), or null; and the xid it counts from. */
   mark: string | null;
   markSince: string | null;
+  /** How many rows the mark found written since `markSince` (a view is built again past a bound). */
+  markRecent: number;
 }
 
 /** The links up to `len`: how many, and the row versions of those written since `since`. */
@@ -55,23 +57,22 @@ const SNAPSHOT_XMIN = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 
 
 const PREPARED = { prepare: true } as const;
 
-/** The xid a mark counts from: the one asked for ($2), or this snapshot's xmin. */
-const SINCE_PARAM = `coalesce($2::text, ${SNAPSHOT_XMIN})`;
-
 /**
  * What a mark reads of one table's rows for a subject, in one scan: how many, and the ids and
  * row versions of those written since xid `since` (age(xmin) <= age(since): newer,
- * wraparound-safe). Two marks taken with the same `since` are equal when as many rows are
- * older than `since` and the recent rows that matter are the same row versions: a row version
- * older than `since` was committed before the snapshot that chose `since`, so it was there
- * then; none can be written later, and the count shows one removed or rewritten. (Only a row's
- * header and first columns are read: the threshold is a subquery, worked out once.)
+ * wraparound-safe; `since` null: this snapshot's xmin). Two marks taken with the same `since`
+ * are equal when as many rows are older than `since` and the recent rows that matter are the
+ * same row versions: a row version older than `since` was committed before the snapshot that
+ * chose `since`, so it was there then; none can be written later, and the count shows one
+ * removed or rewritten. (Only a row's header and first columns are read: the threshold is a
+ * subquery, worked out once.)
  */
-function rowMarkSql(table: string): string {
-  return `SELECT count(*)::int AS n, (SELECT ${SINCE_PARAM}) AS since,
+function rowMarkSql(table: string, subject: string, sinceParam: string): string {
+  const since = `coalesce(${sinceParam}::text, ${SNAPSHOT_XMIN})`;
+  return `SELECT count(*)::int AS n, (SELECT ${since}) AS since,
             json_agg(json_build_array(id, xmin::text))
-              FILTER (WHERE age(xmin) <= (SELECT age((${SINCE_PARAM})::xid))) AS recent
-          FROM ${table} WHERE subject_id = $1`;
+              FILTER (WHERE age(xmin) <= (SELECT age((${since})::xid))) AS recent
+          FROM ${table} WHERE subject_id = ${subject}`;
 }
 
 interface RowMarkRow {
@@ -90,30 +91,73 @@ function markOf(r: RowMarkRow, matters?: ReadonlySet<string>): string {
   return `${r.n - recent.length}:${JSON.stringify(matter.sort())}`;
 }
 
-const BASE_SQL = `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
-    (SELECT count(*)::int FROM decisions WHERE subject_id = $1) AS n,
-    (SELECT max(seq) FROM decisions WHERE subject_id = $1) AS m,
-    (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = $2) AS tip_hash,
-    mf.chain_length AS seen_length, mf.chain_head AS seen_head,
-    (SELECT hash FROM decisions WHERE subject_id = $1 AND seq = mf.chain_length) AS seen_hash_now,
-    ${SNAPSHOT_XMIN} AS snapshot_xmin,
-    pg_postmaster_start_time()::text AS started
-  FROM subjects s
-  LEFT JOIN LATERAL (
-    SELECT chain_length, chain_head FROM arrival_manifests
-    WHERE subject_id = $1 AND chain_length IS NOT NULL AND chain_length > 0
-    ORDER BY chain_length DESC LIMIT 1
-  ) mf ON true
-  WHERE s.id = $1`;
+function baseSql(subject: string, tipSeq: string): string {
+  return `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
+      (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = ${tipSeq}) AS tip_hash,
+      mf.chain_length AS seen_length, mf.chain_head AS seen_head,
+      (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = mf.chain_length)
+        AS seen_hash_now,
+      ${SNAPSHOT_XMIN} AS snapshot_xmin,
+      pg_postmaster_start_time()::text AS started
+    FROM subjects s
+    LEFT JOIN LATERAL (
+      SELECT chain_length, chain_head FROM arrival_manifests
+      WHERE subject_id = ${subject} AND chain_length IS NOT NULL AND chain_length > 0
+      ORDER BY chain_length DESC LIMIT 1
+    ) mf ON true
+    WHERE s.id = ${subject}`;
+}
 
-const LINKS_SQL = `SELECT count(*) FILTER (WHERE seq <= $2)::int AS n,
-    json_agg(json_build_array(seq, xmin::text))
-      FILTER (WHERE seq <= $2 AND age(xmin) <= (SELECT age($3::text::xid))) AS recent
-  FROM decisions WHERE subject_id = $1`;
+/** Every link counted (and the highest seq) in the scan that checks the verified ones. */
+function linksSql(subject: string, len: string, since: string): string {
+  return `SELECT count(*)::int AS total, max(seq) AS m,
+      count(*) FILTER (WHERE seq <= ${len}::int)::int AS n,
+      json_agg(json_build_array(seq, xmin::text))
+        FILTER (WHERE seq <= ${len}::int AND age(xmin) <= (SELECT age(${since}::text::xid)))
+        AS recent
+    FROM decisions WHERE subject_id = ${subject}`;
+}
 
+interface BaseRow {
+  pk: string | null;
+  kid: string | null;
+  tip_hash: string | null;
+  seen_length: number | null;
+  seen_head: string | null;
+  seen_hash_now: string | null;
+  snapshot_xmin: string;
+  started: string;
+}
+
+interface LinksRow {
+  total: number;
+  m: number | null;
+  n: number;
+  recent: Array<[number, string]> | null;
+}
+
+interface ProbeRows {
+  base: BaseRow;
+  links: LinksRow;
+  facts: RowMarkRow | null;
+  ledger: RowMarkRow | null;
+}
+
+/** The probe as separate statements, for a pool to run side by side. */
+const BASE_SQL = baseSql('$1', '$2');
+const LINKS_SQL = linksSql('$1', '$2', '$3');
 /** The facts a trust view reads are every fact out of the pile, and any once promoted. */
-const FACTS_MARK_SQL = rowMarkSql('facts');
-const LEDGER_MARK_SQL = rowMarkSql('retractions');
+const FACTS_MARK_SQL = rowMarkSql('facts', '$1', '$2');
+const LEDGER_MARK_SQL = rowMarkSql('retractions', '$1', '$2');
+
+/** The probe as one statement, for one connection (each statement there has its own cost). */
+const PROBE_SQL = `SELECT b.*,
+    (SELECT row_to_json(x) FROM (${linksSql('$1', '$3', '$4')}) x) AS links,
+    CASE WHEN $6::boolean THEN
+      (SELECT row_to_json(x) FROM (${rowMarkSql('facts', '$1', '$5')}) x) END AS facts,
+    CASE WHEN $6::boolean THEN
+      (SELECT row_to_json(x) FROM (${rowMarkSql('retractions', '$1', '$5')}) x) END AS ledger
+  FROM (${baseSql('$1', '$2')}) b`;
 
 /** Which recent facts matter, read as the row versions the mark saw (a pending one does not). */
 const FACTS_MATTER_SQL = `SELECT id, xmin::text AS v, (status <> 'proposed' OR promoted_by IS NOT NULL) AS m
@@ -147,49 +191,13 @@ export class TrustSql {
     return guard('reading the decision chain', async () => {
       const since =
         ask.markSince === undefined || ask.markSince === 'snapshot' ? null : ask.markSince;
-      // one after another on one connection (pg would queue them, and warns), else together
-      let queue: Promise<unknown> = Promise.resolve();
-      const send = <T>(fn: () => Promise<T>): Promise<T> => {
-        if (this.parallel) return fn();
-        const next = queue.then(fn);
-        queue = next.catch(() => undefined);
-        return next;
-      };
-      const [base, links, facts, ledger] = await Promise.all([
-        send(() =>
-          this.db.query<{
-            pk: string | null;
-            kid: string | null;
-            n: number;
-            m: number | null;
-            tip_hash: string | null;
-            seen_length: number | null;
-            seen_head: string | null;
-            seen_hash_now: string | null;
-            snapshot_xmin: string;
-            started: string;
-          }>(BASE_SQL, [subjectId, tipSeq], PREPARED),
-        ),
-        ask.links === undefined
-          ? null
-          : send(() =>
-              this.db.query<{ n: number; recent: Array<[number, string]> | null }>(
-                LINKS_SQL,
-                [subjectId, ask.links?.len, ask.links?.since],
-                PREPARED,
-              ),
-            ),
-        ask.markSince === undefined
-          ? null
-          : send(() => this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED)),
-        ask.markSince === undefined
-          ? null
-          : send(() => this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED)),
-      ]);
-      const r = base.rows[0];
-      if (r === undefined) return null;
-      const f = facts?.rows[0];
-      const l = ledger?.rows[0];
+      const rows = this.parallel
+        ? await this.probeSideBySide(subjectId, tipSeq, ask.links, ask.markSince, since)
+        : await this.probeAtOnce(subjectId, tipSeq, ask.links, ask.markSince, since);
+      if (rows === null) return null;
+      const { base: r, links: lk } = rows;
+      const f = rows.facts ?? undefined;
+      const l = rows.ledger ?? undefined;
       // the recent facts that matter, as the versions the mark saw: one whose version moved on
       // since counts as mattering (the mark then differs, and the view is built again)
       let matters: Set<string> | undefined;
@@ -213,8 +221,8 @@ export class TrustSql {
       return {
         publicKeyPem: r.pk,
         keyId: r.kid,
-        count: r.n,
-        maxSeq: r.m ?? 0,
+        count: lk.total,
+        maxSeq: lk.m ?? 0,
         hashAtTip: r.tip_hash,
         seen:
           r.seen_length === null || r.seen_head === null
@@ -223,11 +231,11 @@ export class TrustSql {
         snapshotXmin: r.snapshot_xmin,
         started: r.started,
         links:
-          links === null
+          ask.links === undefined
             ? null
             : {
-                inPrefix: links.rows[0]?.n ?? 0,
-                recent: (links.rows[0]?.recent ?? []).map(([seq, version]) => ({ seq, version })),
+                inPrefix: lk.n,
+                recent: (lk.recent ?? []).map(([seq, version]) => ({ seq, version })),
               },
         // both marks count from one xid (with 'snapshot', one only if they saw one snapshot)
         mark:
@@ -235,8 +243,58 @@ export class TrustSql {
             ? null
             : `${markOf(f, matters)}/${markOf(l)}/${f.since}`,
         markSince: f?.since ?? null,
+        markRecent: (f?.recent ?? []).length + (l?.recent ?? []).length,
       };
     });
+  }
+
+  /** The probe's parts as four statements, sent together (a pool runs them side by side). */
+  private async probeSideBySide(
+    subjectId: string,
+    tipSeq: number,
+    links: { len: number; since: string } | undefined,
+    markSince: string | undefined,
+    since: string | null,
+  ): Promise<ProbeRows | null> {
+    const [base, lk, facts, ledger] = await Promise.all([
+      this.db.query<BaseRow>(BASE_SQL, [subjectId, tipSeq], PREPARED),
+      this.db.query<LinksRow>(
+        LINKS_SQL,
+        [subjectId, links?.len ?? null, links?.since ?? null],
+        PREPARED,
+      ),
+      markSince === undefined
+        ? null
+        : this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED),
+      markSince === undefined
+        ? null
+        : this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED),
+    ]);
+    const b = base.rows[0];
+    const l = lk.rows[0];
+    if (b === undefined || l === undefined) return null;
+    return { base: b, links: l, facts: facts?.rows[0] ?? null, ledger: ledger?.rows[0] ?? null };
+  }
+
+  /** The probe's parts as one statement (on one connection, each statement has its own cost). */
+  private async probeAtOnce(
+    subjectId: string,
+    tipSeq: number,
+    links: { len: number; since: string } | undefined,
+    markSince: string | undefined,
+    since: string | null,
+  ): Promise<ProbeRows | null> {
+    const { rows } = await this.db.query<
+      BaseRow & { links: LinksRow; facts: RowMarkRow | null; ledger: RowMarkRow | null }
+    >(
+      PROBE_SQL,
+      [subjectId, tipSeq, links?.len ?? null, links?.since ?? null, since, markSince !== undefined],
+      PREPARED,
+    );
+    const r = rows[0];
+    if (r === undefined) return null;
+    const { links: l, facts, ledger, ...base } = r;
+    return { base, links: l, facts, ledger };
   }
 
   /** The row versions of the links up to `len`, by seq, and the snapshot they were read in. */
