@@ -169,6 +169,59 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
     expect(await t.view('u')).toBe(v);
   });
 
+  it('a view put in the place of the facts table, with a made-up xmin, is not trusted', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    await t.view('u');
+    await f.tamper([
+      `ALTER TABLE facts RENAME TO facts_real`,
+      `CREATE VIEW facts AS SELECT r.*, '1'::xid AS xmin FROM facts_real r`,
+    ]);
+    await t.view('u');
+    await f.tamper([`UPDATE facts_real SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    const v = await t.view('u');
+    expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    // read afresh, the edited approval breaks the chain where it was approved
+    expect(v.withheld.map((w) => w.fact.id)).toContain(f.ids.city);
+    expect(v.chain.broken).toMatchObject({ brokenAt: 2 });
+  });
+
+  it('two rows with one id (the key dropped) are each checked', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    const first = await t.view('u');
+    await f.tamper(
+      [
+        `ALTER TABLE facts DROP CONSTRAINT facts_pkey CASCADE`,
+        `ALTER TABLE facts DROP CONSTRAINT IF EXISTS facts_id_key CASCADE`,
+        `INSERT INTO facts SELECT * FROM facts WHERE id = $1`,
+        `UPDATE facts SET status = 'active', promoted_by = 'owner', text = $2
+         WHERE ctid = (SELECT max(ctid) FROM facts WHERE id = $1)`,
+      ],
+      [f.ids.sister, TEXTS.forged],
+    );
+    const v = await t.view('u');
+    expect(v).not.toBe(first);
+    expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    expect(v.withheld.map((w) => w.fact.id)).toEqual([f.ids.sister]);
+  });
+
+  it('a link with no seq breaks the chain once, not a rebuild on every read', async () => {
+    f = await trustFixture(kind);
+    const t = verifierOf(f);
+    await t.view('u');
+    await f.tamper([
+      `ALTER TABLE decisions DROP CONSTRAINT decisions_pkey CASCADE`,
+      `ALTER TABLE decisions ALTER COLUMN seq DROP NOT NULL`,
+      `INSERT INTO decisions SELECT subject_id, NULL, proposal_id, content_hash, decision,
+         decided_at, note, key_id, prev_hash, hash, signature
+       FROM decisions WHERE subject_id = 'u' AND seq = 2`,
+    ]);
+    const v = await t.view('u');
+    expect(v.chain.broken).toMatchObject({ brokenAt: 4, code: 'SEQ_GAP' });
+    expect(await t.view('u')).toBe(v);
+  });
+
   it('a fact is shown as expired once its valid_to passes, with no change in the store', async () => {
     f = await trustFixture(kind);
     let now = Date.now();

@@ -95,6 +95,12 @@ interface SubjectCache {
  */
 export const LINK_REBASE_AFTER = 256;
 
+/**
+ * The xid a check counts from must be less than 2^30 transactions old: age() compares 32-bit
+ * xids within 2^31 of now, so a check counts from a newer one long before that can wrap.
+ */
+const recentEnough = (age: number): boolean => Number.isFinite(age) && age >= 0 && age < 2 ** 30;
+
 export function createTrustVerifier(deps: {
   client: SqlClient;
   crypto: ChainCrypto;
@@ -138,6 +144,7 @@ export function createTrustVerifier(deps: {
   const holds = (c: SubjectCache, p: ChainProbe): boolean => {
     const s = c.state;
     if (s === null || p.keyId !== c.keyId || p.publicKeyPem !== c.publicKeyPem) return false;
+    if (!p.plainTables) return false;
     if (p.started !== c.started || !linksHold(c, p)) return false;
     if (s.broken !== null) return p.count === c.stored;
     // links after the verified ones are checked one by one as they are read (a gap breaks it)
@@ -201,10 +208,23 @@ export function createTrustVerifier(deps: {
         );
       }
       for (const { link, version } of links) {
-        if (link.seq <= state.length) c.linkVersions.set(link.seq, version);
+        if (Number.isSafeInteger(link.seq) && link.seq <= state.length) {
+          c.linkVersions.set(link.seq, version);
+        }
+      }
+      // links the ordered read could not place (a seq of NULL) break the chain where it ends
+      if (state.broken === null && probe.count > state.length) {
+        state.broken = {
+          brokenAt: state.length + 1,
+          code: 'SEQ_GAP',
+          reason: `the store holds ${probe.count} links, and only ${state.length} follow one another from link 1`,
+        };
       }
       c.epoch++;
-    } else if ((probe.links?.recent.length ?? 0) > rebaseAfter) {
+    } else if (
+      (probe.links?.recent.length ?? 0) > rebaseAfter ||
+      !recentEnough(probe.links?.sinceAge ?? 0)
+    ) {
       // compare every verified link once, then count from this newer snapshot
       const now = await sql.linkVersions(subjectId, state.length);
       const same =
@@ -270,6 +290,8 @@ export function createTrustVerifier(deps: {
         // rows written since the view (pending proposals) are read on every check: past a
         // bound, the view is built again, and counts from a newer snapshot
         probe.markRecent <= rebaseAfter &&
+        recentEnough(probe.markSinceAge ?? -1) &&
+        probe.plainTables &&
         now >= cached.at &&
         now < cached.until
       ) {
@@ -363,6 +385,11 @@ export function createTrustVerifier(deps: {
     judged.live.sort(byAge);
     judged.expired.sort(byAge);
     judged.withheld.sort((a, b) => byAge(a.fact, b.fact));
+    // a view is shared by every read that gets it: none of them may change what it says
+    for (const f of [...judged.live, ...judged.expired, ...judged.withheld.map((w) => w.fact)]) {
+      Object.freeze(f.evidence);
+      Object.freeze(f);
+    }
     const view: TrustView = Object.freeze({
       subjectId,
       chain: Object.freeze({
@@ -377,7 +404,13 @@ export function createTrustVerifier(deps: {
       withheld: Object.freeze(judged.withheld) as TrustView['withheld'],
       unexplained: Object.freeze(judged.unexplained) as TrustView['unexplained'],
     });
-    if (snapshot && mark !== null && firstProbe !== null && firstProbe.markSince !== null) {
+    if (
+      snapshot &&
+      mark !== null &&
+      firstProbe !== null &&
+      firstProbe.markSince !== null &&
+      firstProbe.plainTables
+    ) {
       // the view changes when the first fact in it reaches its valid_to
       let until = Infinity;
       for (const at of [...judged.live.map((f) => f.validTo), ...departed.map((d) => d.validTo)]) {

@@ -65,14 +65,11 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
         vector = unitVector(answer as number[], 'the query');
       }
     }
-    // a fact the store holds as live is shown only as the trust view verified it. PGlite has one
-    // connection and its transactions queue, so the view is read before the ranking's; a pool
-    // reads it beside the ranking.
-    const viewing = kinds.has('fact') ? trust.view(subject) : Promise.resolve(null);
-    viewing.catch(() => undefined);
-    if (!client.capabilities.concurrentConnections) await viewing;
-    const trusted = async () => {
-      const view = await viewing;
+    // a fact the store holds as live is shown only as the trust view verified it. The view is
+    // read before the ranking's transaction opens: it needs connections of its own, and a
+    // transaction waiting on it would hold one (PGlite's queue, a pool's limit).
+    const view = kinds.has('fact') ? await trust.view(subject) : null;
+    const trusted = () => {
       const index = view === null ? null : viewIndex(view);
       const shown = (item: RecallItem): RecallItem | null => {
         if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
@@ -111,7 +108,7 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
         const items = ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score));
         lists.push({ items, weight: 1 });
       }
-      const keep = await trusted();
+      const keep = trusted();
       if (kinds.has('fact')) {
         const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
         const items = keep(ranked.map((f) => factItem(f.row, f.score)));

@@ -25,6 +25,11 @@ export interface ChainProbe {
   snapshotXmin: string;
   /** When the server started: a restart may have reset transaction ids, so nothing cached holds. */
   started: string;
+  /**
+   * Whether facts, decisions and retractions are plain tables. Row versions are trusted only
+   * then: a view put in a table's place could make up an `xmin` column.
+   */
+  plainTables: boolean;
   /** The links check asked for (`links`), or null. */
   links: LinkCheck | null;
   /** The store mark asked for (`markSince`), or null; and the xid it counts from. */
@@ -32,10 +37,14 @@ export interface ChainProbe {
   markSince: string | null;
   /** How many rows the mark found written since `markSince` (a view is built again past a bound). */
   markRecent: number;
+  /** How many transactions ago `markSince` was. */
+  markSinceAge: number | null;
 }
 
 /** The links up to `len`: how many, and the row versions of those written since `since`. */
 export interface LinkCheck {
+  /** How many transactions ago `since` was (age(since)). */
+  sinceAge: number;
   inPrefix: number;
   recent: Array<{ seq: number; version: string }>;
 }
@@ -70,6 +79,7 @@ const PREPARED = { prepare: true } as const;
 function rowMarkSql(table: string, subject: string, sinceParam: string): string {
   const since = `coalesce(${sinceParam}::text, ${SNAPSHOT_XMIN})`;
   return `SELECT count(*)::int AS n, (SELECT ${since}) AS since,
+            (SELECT age((${since})::xid)) AS since_age,
             json_agg(json_build_array(id, xmin::text))
               FILTER (WHERE age(xmin) <= (SELECT age((${since})::xid))) AS recent
           FROM ${table} WHERE subject_id = ${subject}`;
@@ -78,6 +88,7 @@ function rowMarkSql(table: string, subject: string, sinceParam: string): string 
 interface RowMarkRow {
   n: number;
   since: string;
+  since_age: number;
   recent: Array<[string, string]> | null;
 }
 
@@ -98,7 +109,10 @@ function baseSql(subject: string, tipSeq: string): string {
       (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = mf.chain_length)
         AS seen_hash_now,
       ${SNAPSHOT_XMIN} AS snapshot_xmin,
-      pg_postmaster_start_time()::text AS started
+      extract(epoch FROM pg_postmaster_start_time())::text AS started,
+      (SELECT bool_and(c.relkind = 'r') FROM pg_class c
+       WHERE c.oid IN ('facts'::regclass, 'decisions'::regclass, 'retractions'::regclass))
+        AS plain
     FROM subjects s
     LEFT JOIN LATERAL (
       SELECT chain_length, chain_head FROM arrival_manifests
@@ -111,6 +125,7 @@ function baseSql(subject: string, tipSeq: string): string {
 /** Every link counted (and the highest seq) in the scan that checks the verified ones. */
 function linksSql(subject: string, len: string, since: string): string {
   return `SELECT count(*)::int AS total, max(seq) AS m,
+      (SELECT age(${since}::text::xid)) AS since_age,
       count(*) FILTER (WHERE seq <= ${len}::int)::int AS n,
       json_agg(json_build_array(seq, xmin::text))
         FILTER (WHERE seq <= ${len}::int AND age(xmin) <= (SELECT age(${since}::text::xid)))
@@ -127,11 +142,13 @@ interface BaseRow {
   seen_hash_now: string | null;
   snapshot_xmin: string;
   started: string;
+  plain: boolean;
 }
 
 interface LinksRow {
   total: number;
   m: number | null;
+  since_age: number | null;
   n: number;
   recent: Array<[number, string]> | null;
 }
@@ -208,14 +225,14 @@ export class TrustSql {
           [subjectId, recent.map(([id]) => id)],
           PREPARED,
         );
-        const now = new Map(rows.map((x) => [x.id, x]));
+        // by id and version: two rows with one id (a dropped key) each say for themselves
+        const pending = new Set<string>();
+        const promoted = new Set<string>();
+        for (const x of rows) (x.m ? promoted : pending).add(`${x.id}@${x.v}`);
         matters = new Set(
           recent
-            .filter(([id, v]) => {
-              const x = now.get(id);
-              return x === undefined || x.v !== v || x.m;
-            })
-            .map(([id, v]) => `${id}@${v}`),
+            .map(([id, v]) => `${id}@${v}`)
+            .filter((key) => promoted.has(key) || !pending.has(key)),
         );
       }
       return {
@@ -230,10 +247,12 @@ export class TrustSql {
             : { length: r.seen_length, hash: r.seen_head, hashNow: r.seen_hash_now },
         snapshotXmin: r.snapshot_xmin,
         started: r.started,
+        plainTables: r.plain === true,
         links:
           ask.links === undefined
             ? null
             : {
+                sinceAge: Number(lk.since_age),
                 inPrefix: lk.n,
                 recent: (lk.recent ?? []).map(([seq, version]) => ({ seq, version })),
               },
@@ -244,6 +263,7 @@ export class TrustSql {
             : `${markOf(f, matters)}/${markOf(l)}/${f.since}`,
         markSince: f?.since ?? null,
         markRecent: (f?.recent ?? []).length + (l?.recent ?? []).length,
+        markSinceAge: f === undefined ? null : Number(f.since_age),
       };
     });
   }
