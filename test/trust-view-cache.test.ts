@@ -336,3 +336,25 @@ describe('the kept trust view, another connection [postgres]', () => {
     }
   });
 });
+
+describe('reads at once on a pool [postgres]', () => {
+  let f: TrustFixture | null = null;
+  afterEach(async () => {
+    await f?.close();
+    f = null;
+  });
+
+  it('thirty recalls and arrivals at once, more than the pool has connections, all answer', async () => {
+    f = await trustFixture('postgres');
+    const me = f.me;
+    // no read may hold a connection while it waits for the trust view (which needs its own)
+    const reads = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0
+        ? me.arrival.assemble({ surface: 'chat' }).then((a) => a.text.includes(TEXTS.city))
+        : me.recall
+            .search('Lisbon nurse', { kinds: ['fact', 'turn'] })
+            .then((items) => items.some((x) => x.text === TEXTS.city)),
+    );
+    expect(await Promise.all(reads)).toEqual(reads.map(() => true));
+  });
+});

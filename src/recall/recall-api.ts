@@ -1,7 +1,7 @@
 import { analyze } from '../domain/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import { sessionNotFound } from '../domain/session.js';
-import { viewIndex, type TrustReader } from '../domain/trust.js';
+import { viewIndex, type TrustReader, type TrustView } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { VectorSql } from '../store/vector-sql.js';
@@ -66,10 +66,12 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
       }
     }
     // a fact the store holds as live is shown only as the trust view verified it. The view is
-    // read before the ranking's transaction opens: it needs connections of its own, and a
-    // transaction waiting on it would hold one (PGlite's queue, a pool's limit).
-    const view = kinds.has('fact') ? await trust.view(subject) : null;
-    const trusted = () => {
+    // read beside the ranking, and applied after the ranking's transaction has closed: it needs
+    // connections of its own, and a transaction must never wait on it while holding one
+    // (PGlite's queue, a pool's limit).
+    const viewing = kinds.has('fact') ? trust.view(subject) : Promise.resolve(null);
+    viewing.catch(() => undefined);
+    const trusted = (view: TrustView | null) => {
       const index = view === null ? null : viewIndex(view);
       const shown = (item: RecallItem): RecallItem | null => {
         if (item.kind !== 'fact' || item.passport.status !== 'active' || view === null) return item;
@@ -89,14 +91,16 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
           return s === null ? [] : [s];
         });
     };
-    return readOnly(async (tx) => {
+    // each list, and whether the trust view filters it (`cut`: and then keeps the best k)
+    type Ranked = { items: RecallItem[]; weight: number; trust: 'none' | 'filter' | 'cut' };
+    const ranked = await readOnly(async (tx): Promise<Ranked[]> => {
       const sql = new RecallSql(tx, subject);
       const analysed = analyze(query);
       const terms = new Map<string, number>();
       for (const t of analysed) terms.set(t, (terms.get(t) ?? 0) + 1);
       const { sessionExists, ...lookup } = await sql.scopedLookup([...terms.keys()], session);
       if (session !== null && !sessionExists) throw sessionNotFound(session);
-      const lists: { items: RecallItem[]; weight: number }[] = [];
+      const lists: Ranked[] = [];
       if (kinds.has('turn')) {
         const ranked = await lexicalSearch(sql.port(), query, {
           limit: k,
@@ -106,13 +110,15 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
           ...(session === null ? {} : { session }),
         });
         const items = ranked.map((r) => turnItem(r.session, r.seq, r.turn, r.score));
-        lists.push({ items, weight: 1 });
+        lists.push({ items, weight: 1, trust: 'none' });
       }
-      const keep = trusted();
       if (kinds.has('fact')) {
         const ranked = await rankFacts(sql, terms, lookup, statuses, session, p);
-        const items = keep(ranked.map((f) => factItem(f.row, f.score)));
-        lists.push({ items: items.slice(0, k), weight: 1 });
+        lists.push({
+          items: ranked.map((f) => factItem(f.row, f.score)),
+          weight: 1,
+          trust: 'cut',
+        });
       }
       // (a vector weight of 0 leaves the query unembedded: its items would all score 0)
       if (vector !== null && embedder !== undefined) {
@@ -123,10 +129,23 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
           { subject, model: embedder.model, vector, stored, math },
           { kinds, statuses, session, k },
         );
-        for (const items of near) lists.push({ items: keep(items), weight: p.vectorWeight });
+        for (const items of near) lists.push({ items, weight: p.vectorWeight, trust: 'filter' });
       }
-      return fuse(lists, k);
+      return lists;
     });
+    const keep = trusted(await viewing);
+    return fuse(
+      ranked.map((l) => ({
+        weight: l.weight,
+        items:
+          l.trust === 'none'
+            ? l.items
+            : l.trust === 'cut'
+              ? keep(l.items).slice(0, k)
+              : keep(l.items),
+      })),
+      k,
+    );
   };
 
   return {
