@@ -60,6 +60,8 @@ interface CachedView {
   mark: string;
   /** The probe's answers the view shows (links stored, the arrivals' head, the key). */
   probeKey: string;
+  /** The snapshot it was built in: while the server's is the same, nothing was written since. */
+  snapshot: string;
   /** The clock (ms) when it was built, and when the first fact in it reaches its valid_to. */
   at: number;
   until: number;
@@ -280,6 +282,19 @@ export function createTrustVerifier(deps: {
   async function viewOf(c: SubjectCache, subjectId: string, db: SqlExecutor): Promise<TrustView> {
     const cached = c.view;
     if (cached !== null) {
+      const timely = (now: number) => now >= cached.at && now < cached.until;
+      // no transaction that wrote anything has ended since the view was built: the same view
+      // (not inside a caller's transaction, whose own writes no snapshot shows)
+      const same = db === deps.client ? await new TrustSql(db).snapshot() : null;
+      if (
+        same !== null &&
+        same.snapshot === cached.snapshot &&
+        same.started === c.started &&
+        cached.epoch === c.epoch &&
+        timely(deps.clock().getTime())
+      ) {
+        return cached.view;
+      }
       const { probe } = await chainOf(c, subjectId, db, cached.since);
       const now = deps.clock().getTime();
       if (
@@ -422,6 +437,7 @@ export function createTrustVerifier(deps: {
         since: firstProbe.markSince,
         mark,
         probeKey: probeKey(firstProbe),
+        snapshot: firstProbe.snapshot,
         at: now.getTime(),
         until,
       };

@@ -23,6 +23,12 @@ export interface ChainProbe {
    * snapshot could not see, has this xid or a newer one.
    */
   snapshotXmin: string;
+  /**
+   * This statement's snapshot (pg_current_snapshot: xmin, xmax and the transactions in
+   * progress). Two equal snapshots mean no transaction that wrote anything has ended between
+   * them, anywhere on the server: the store is the same.
+   */
+  snapshot: string;
   /** When the server started: a restart may have reset transaction ids, so nothing cached holds. */
   started: string;
   /**
@@ -109,6 +115,7 @@ function baseSql(subject: string, tipSeq: string): string {
       (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = mf.chain_length)
         AS seen_hash_now,
       ${SNAPSHOT_XMIN} AS snapshot_xmin,
+      pg_current_snapshot()::text AS snapshot,
       extract(epoch FROM pg_postmaster_start_time())::text AS started,
       (SELECT bool_and(c.relkind = 'r') FROM pg_class c
        WHERE c.oid IN ('facts'::regclass, 'decisions'::regclass, 'retractions'::regclass))
@@ -141,6 +148,7 @@ interface BaseRow {
   seen_head: string | null;
   seen_hash_now: string | null;
   snapshot_xmin: string;
+  snapshot: string;
   started: string;
   plain: boolean;
 }
@@ -246,6 +254,7 @@ export class TrustSql {
             ? null
             : { length: r.seen_length, hash: r.seen_head, hashNow: r.seen_hash_now },
         snapshotXmin: r.snapshot_xmin,
+        snapshot: r.snapshot,
         started: r.started,
         plainTables: r.plain === true,
         links:
@@ -315,6 +324,19 @@ export class TrustSql {
     if (r === undefined) return null;
     const { links: l, facts, ledger, ...base } = r;
     return { base, links: l, facts, ledger };
+  }
+
+  /** The current snapshot and the server's start, in one cheap statement (see ChainProbe). */
+  async snapshot(): Promise<{ snapshot: string; started: string }> {
+    return guard('reading the decision chain', async () => {
+      const { rows } = await this.db.query<{ snapshot: string; started: string }>(
+        `SELECT pg_current_snapshot()::text AS snapshot,
+                extract(epoch FROM pg_postmaster_start_time())::text AS started`,
+        [],
+        PREPARED,
+      );
+      return rows[0] ?? { snapshot: '', started: '' };
+    });
   }
 
   /** The row versions of the links up to `len`, by seq, and the snapshot they were read in. */
