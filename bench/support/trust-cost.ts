@@ -61,6 +61,8 @@ export interface TrustCost {
   firstViewMedianMs: number;
   /** trust.view on a warm verifier, per read. */
   warm: Stats;
+  /** trust.view on a warm verifier right after a write to something it does not read. */
+  elsewhere: Stats;
   /** trust.view on a warm verifier right after one live row changed (the view built again). */
   afterChange: Stats;
   /** The parts of one warm view, each timed alone. */
@@ -107,6 +109,17 @@ export async function measureTrustCost(
     const t0 = performance.now();
     await trust.view(subject);
     warmMs.push(performance.now() - t0);
+  }
+
+  // a read after a write somewhere else (a transaction that took an id and committed): the
+  // server's snapshot moved on, so the probe runs its scans, and finds nothing this view reads
+  // changed
+  const elsewhereMs: number[] = [];
+  for (let i = 0; i < reads; i++) {
+    await client.query('SELECT pg_current_xact_id()');
+    const t0 = performance.now();
+    await trust.view(subject);
+    elsewhereMs.push(performance.now() - t0);
   }
 
   // a read after a change: one live row rewritten as it was (a new row version, the same
@@ -213,6 +226,7 @@ export async function measureTrustCost(
     firstViewMs,
     firstViewMedianMs: median(firstViewMs),
     warm: stats(warmMs),
+    elsewhere: stats(elsewhereMs),
     afterChange: stats(afterChangeMs),
     parts: steps.map((s, i) => ({ step: s.step, stats: stats(partMs[i] ?? []) })),
     growth,
@@ -234,7 +248,8 @@ export function trustCostLine(engine: string, c: TrustCost): string {
     `verification cost (${engine}, subject "${c.subject}", ${int(c.links)} links, ${int(c.liveFacts)} live facts): ` +
     `first trust view of a fresh engine ${Math.round(c.firstViewMedianMs)} ms ` +
     `(median of ${c.firstViewMs.map((m) => Math.round(m)).join(', ')}); ` +
-    `steady state per read p50 ${f1(c.warm.p50)} ms, p95 ${f1(c.warm.p95)} ms; ` +
+    `a read when nothing was written p50 ${f1(c.warm.p50)} ms, p95 ${f1(c.warm.p95)} ms; ` +
+    `a read after a write elsewhere (the probe's scans) p50 ${f1(c.elsewhere.p50)} ms, p95 ${f1(c.elsewhere.p95)} ms; ` +
     `a read right after a live row changed p50 ${f1(c.afterChange.p50)} ms, p95 ${f1(c.afterChange.p95)} ms; ` +
     `one-off chain check grows linearly, ${f1(perLink)} µs per link (${growth})` +
     (others === '' ? '' : `; first view of shorter chains: ${others}`)
