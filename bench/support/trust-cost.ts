@@ -152,12 +152,12 @@ export async function measureTrustCost(
     contentHash: factContentHash(e.fact, crypto),
   }));
   const departed = await sql.departed(subject, departedIds);
-  const since = (await sql.probe(subject, state.length))?.snapshotXmin ?? '';
+  const since = (await sql.probe(subject))?.snapshotXmin ?? '';
   const steps: Array<{ step: string; run: () => unknown }> = [
     {
       step: 'a read: probe, links check and mark',
       run: () =>
-        probing.probe(subject, state.length, {
+        probing.probe(subject, {
           links: { len: state.length, since },
           markSince: since,
         }),

@@ -151,7 +151,7 @@ export class OwnerDecisions {
     });
 
     // heads recorded outside the decisions table: the owner's head file, the arrivals
-    const probe = await trustSql.probe(subjectId, 0);
+    const probe = await trustSql.probe(subjectId);
     const heads: Array<{ seq: number; hash: string; who: string }> = [];
     if (signedHead !== undefined) heads.push({ ...signedHead, who: "the owner's head file" });
     if (probe?.seen != null)

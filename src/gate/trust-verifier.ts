@@ -168,7 +168,7 @@ export function createTrustVerifier(deps: {
   ): Promise<{ state: ChainState; probe: ChainProbe | null }> {
     const sql = new TrustSql(db, parallelOn(db));
     const before = c.state;
-    const probe = await sql.probe(subjectId, before?.length ?? 0, {
+    const probe = await sql.probe(subjectId, {
       ...(before === null ? {} : { links: { len: before.length, since: c.linkSince } }),
       ...(markSince === undefined ? {} : { markSince }),
     });

@@ -13,8 +13,6 @@ export interface ChainProbe {
   /** Links stored, and the highest seq (equal when the seqs are 1..n with no gap). */
   count: number;
   maxSeq: number;
-  /** The stored hash of the link at the seq asked about (the cached tip), or null. */
-  hashAtTip: string | null;
   /** The longest chain an arrival recorded seeing, and the hash it saw at that length. */
   seen: { length: number; hash: string; hashNow: string | null } | null;
   /**
@@ -108,9 +106,8 @@ function markOf(r: RowMarkRow, matters?: ReadonlySet<string>): string {
   return `${r.n - recent.length}:${JSON.stringify(matter.sort())}`;
 }
 
-function baseSql(subject: string, tipSeq: string): string {
+function baseSql(subject: string): string {
   return `SELECT s.owner_public_key AS pk, s.owner_key_id AS kid,
-      (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = ${tipSeq}) AS tip_hash,
       mf.chain_length AS seen_length, mf.chain_head AS seen_head,
       (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = mf.chain_length)
         AS seen_hash_now,
@@ -143,7 +140,6 @@ function linksSql(subject: string, len: string, since: string): string {
 interface BaseRow {
   pk: string | null;
   kid: string | null;
-  tip_hash: string | null;
   seen_length: number | null;
   seen_head: string | null;
   seen_hash_now: string | null;
@@ -169,7 +165,7 @@ interface ProbeRows {
 }
 
 /** The probe as separate statements, for a pool to run side by side. */
-const BASE_SQL = baseSql('$1', '$2');
+const BASE_SQL = baseSql('$1');
 const LINKS_SQL = linksSql('$1', '$2', '$3');
 /** The facts a trust view reads are every fact out of the pile, and any once promoted. */
 const FACTS_MARK_SQL = rowMarkSql('facts', '$1', '$2');
@@ -177,16 +173,26 @@ const LEDGER_MARK_SQL = rowMarkSql('retractions', '$1', '$2');
 
 /** The probe as one statement, for one connection (each statement there has its own cost). */
 const PROBE_SQL = `SELECT b.*,
-    (SELECT row_to_json(x) FROM (${linksSql('$1', '$3', '$4')}) x) AS links,
-    CASE WHEN $6::boolean THEN
-      (SELECT row_to_json(x) FROM (${rowMarkSql('facts', '$1', '$5')}) x) END AS facts,
-    CASE WHEN $6::boolean THEN
-      (SELECT row_to_json(x) FROM (${rowMarkSql('retractions', '$1', '$5')}) x) END AS ledger
-  FROM (${baseSql('$1', '$2')}) b`;
+    (SELECT row_to_json(x) FROM (${linksSql('$1', '$2', '$3')}) x) AS links,
+    CASE WHEN $5::boolean THEN
+      (SELECT row_to_json(x) FROM (${rowMarkSql('facts', '$1', '$4')}) x) END AS facts,
+    CASE WHEN $5::boolean THEN
+      (SELECT row_to_json(x) FROM (${rowMarkSql('retractions', '$1', '$4')}) x) END AS ledger
+  FROM (${baseSql('$1')}) b`;
 
 /** Which recent facts matter, read as the row versions the mark saw (a pending one does not). */
 const FACTS_MATTER_SQL = `SELECT id, xmin::text AS v, (status <> 'proposed' OR promoted_by IS NOT NULL) AS m
   FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`;
+
+/** The xid a mark counts from, as the statements take it: null for this snapshot's xmin. */
+const markSinceParam = (ask: ProbeAsk): string | null =>
+  ask.markSince === undefined || ask.markSince === 'snapshot' ? null : ask.markSince;
+
+/** What a probe is asked for besides the chain's head (see TrustSql.probe). */
+export interface ProbeAsk {
+  links?: { len: number; since: string };
+  markSince?: string | 'snapshot';
+}
 
 /** The reads that decide what is live: the chain, the stored-as-live facts and what backs them. */
 export class TrustSql {
@@ -208,17 +214,11 @@ export class TrustSql {
    * the moment it ran, and a change once seen stays seen (row versions never go back), so all
    * of them matching means the store was as marked when the first of them ran.
    */
-  probe(
-    subjectId: string,
-    tipSeq: number,
-    ask: { links?: { len: number; since: string }; markSince?: string | 'snapshot' } = {},
-  ): Promise<ChainProbe | null> {
+  probe(subjectId: string, ask: ProbeAsk = {}): Promise<ChainProbe | null> {
     return guard('reading the decision chain', async () => {
-      const since =
-        ask.markSince === undefined || ask.markSince === 'snapshot' ? null : ask.markSince;
       const rows = this.parallel
-        ? await this.probeSideBySide(subjectId, tipSeq, ask.links, ask.markSince, since)
-        : await this.probeAtOnce(subjectId, tipSeq, ask.links, ask.markSince, since);
+        ? await this.probeSideBySide(subjectId, ask)
+        : await this.probeAtOnce(subjectId, ask);
       if (rows === null) return null;
       const { base: r, links: lk } = rows;
       const f = rows.facts ?? undefined;
@@ -248,7 +248,6 @@ export class TrustSql {
         keyId: r.kid,
         count: lk.total,
         maxSeq: lk.m ?? 0,
-        hashAtTip: r.tip_hash,
         seen:
           r.seen_length === null || r.seen_head === null
             ? null
@@ -278,26 +277,18 @@ export class TrustSql {
   }
 
   /** The probe's parts as four statements, sent together (a pool runs them side by side). */
-  private async probeSideBySide(
-    subjectId: string,
-    tipSeq: number,
-    links: { len: number; since: string } | undefined,
-    markSince: string | undefined,
-    since: string | null,
-  ): Promise<ProbeRows | null> {
+  private async probeSideBySide(subjectId: string, ask: ProbeAsk): Promise<ProbeRows | null> {
+    const marked = ask.markSince !== undefined;
+    const since = markSinceParam(ask);
     const [base, lk, facts, ledger] = await Promise.all([
-      this.db.query<BaseRow>(BASE_SQL, [subjectId, tipSeq], PREPARED),
+      this.db.query<BaseRow>(BASE_SQL, [subjectId], PREPARED),
       this.db.query<LinksRow>(
         LINKS_SQL,
-        [subjectId, links?.len ?? null, links?.since ?? null],
+        [subjectId, ask.links?.len ?? null, ask.links?.since ?? null],
         PREPARED,
       ),
-      markSince === undefined
-        ? null
-        : this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED),
-      markSince === undefined
-        ? null
-        : this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED),
+      marked ? this.db.query<RowMarkRow>(FACTS_MARK_SQL, [subjectId, since], PREPARED) : null,
+      marked ? this.db.query<RowMarkRow>(LEDGER_MARK_SQL, [subjectId, since], PREPARED) : null,
     ]);
     const b = base.rows[0];
     const l = lk.rows[0];
@@ -306,18 +297,18 @@ export class TrustSql {
   }
 
   /** The probe's parts as one statement (on one connection, each statement has its own cost). */
-  private async probeAtOnce(
-    subjectId: string,
-    tipSeq: number,
-    links: { len: number; since: string } | undefined,
-    markSince: string | undefined,
-    since: string | null,
-  ): Promise<ProbeRows | null> {
+  private async probeAtOnce(subjectId: string, ask: ProbeAsk): Promise<ProbeRows | null> {
     const { rows } = await this.db.query<
       BaseRow & { links: LinksRow; facts: RowMarkRow | null; ledger: RowMarkRow | null }
     >(
       PROBE_SQL,
-      [subjectId, tipSeq, links?.len ?? null, links?.since ?? null, since, markSince !== undefined],
+      [
+        subjectId,
+        ask.links?.len ?? null,
+        ask.links?.since ?? null,
+        markSinceParam(ask),
+        ask.markSince !== undefined,
+      ],
       PREPARED,
     );
     const r = rows[0];
