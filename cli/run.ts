@@ -37,6 +37,7 @@ import {
 import { reviewCommand } from './commands/review.js';
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
 import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
+import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
 import { turnAddCommand } from './commands/turn.js';
 import { usageCommand } from './commands/usage.js';
 import { makeContext } from './context.js';
@@ -86,6 +87,9 @@ const COMMANDS: readonly Command[] = [
   recallCommand,
   embedCommand,
   reindexCommand,
+  tokenCreateCommand,
+  tokenListCommand,
+  tokenRevokeCommand,
   benchLocomoCommand,
   demoCommand,
 ];

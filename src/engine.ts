@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createTokensModule } from './access/access-tokens.js';
 import type { ArrivalConfig } from './arrival/arrival-module.js';
 import { requireId } from './domain/turn.js';
 import { createEngineContext } from './engine/context.js';
@@ -116,6 +117,15 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
         return subjects.list();
       },
     },
+    tokens: createTokensModule({
+      client,
+      clock: ctx.clock,
+      newId: ctx.newId,
+      crypto: modules.crypto,
+      storeId,
+      defaultSubject: DEFAULT_SUBJECT,
+      assertOpen: () => ctx.assertOpen(),
+    }),
     addArrivalBlock(def) {
       ctx.assertOpen();
       modules.arrival.addBlock(def);

@@ -30,6 +30,11 @@ export type {
   VectorsApi,
 } from './recall/recall-types.js';
 
+// The servers' credentials.
+export { TOKEN_PREFIX, TOKEN_ROLES } from './domain/token.js';
+export type { TokenInfo, TokenRole } from './domain/token.js';
+export type { CreatedToken, TokensApi } from './access/access-tokens.js';
+
 // Errors.
 export { EngineError, ERROR_CODES, isEngineError } from './domain/errors.js';
 export type { EngineErrorOptions, ErrorCode } from './domain/errors.js';

@@ -13,6 +13,7 @@ const MODULES = [
   'arrival',
   'recall',
   'history',
+  'access',
   'reflection',
   'crypto',
   'pglite',
@@ -53,7 +54,8 @@ const BELOW_ENGINE: readonly Layer[] = [
  * The layout, innermost first: domain ← store ← modules ← engine ← root ← cli, server. Lateral
  * imports between modules are type-only and listed here; these are the ones that exist:
  * - gate → crypto: the `OwnerSigner` a decision is signed with (the engine passes the crypto in);
- * - probes → ledger: the probe service implements the ledger's `FalsifierProbes` port.
+ * - probes → ledger: the probe service implements the ledger's `FalsifierProbes` port;
+ * - access → crypto: the `OwnerSigner` a token grant is signed with.
  */
 const RULES: Readonly<Record<Layer, LayerRule>> = {
   domain: { paths: ['src/domain/'], imports: [], pure: true },
@@ -64,6 +66,7 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   arrival: { paths: ['src/arrival/'], imports: ['domain', 'store'], pure: true },
   recall: { paths: ['src/recall/'], imports: ['domain', 'store'] },
   history: { paths: ['src/history/'], imports: ['domain', 'store'] },
+  access: { paths: ['src/access/'], imports: ['domain', 'store'], types: ['crypto'] },
   reflection: { paths: ['src/reflection/'], imports: ['domain', 'store'] },
   crypto: { paths: ['src/crypto/'], imports: ['domain'] },
   pglite: { paths: ['src/pglite/'], imports: ['domain', 'store'], drivers: true },

@@ -1,3 +1,4 @@
+import type { TokensApi } from '../access/access-tokens.js';
 import type { HostBlockDef } from '../arrival/host-blocks.js';
 import type { SessionsApi, TurnsApi, HistoryApi } from '../history/history-types.js';
 import type { GateApi, OwnerApi, SlotsApi, FactsApi } from '../gate/gate-types.js';
@@ -51,6 +52,11 @@ export interface Engine {
     /** Every subject's id, in order. */
     list(): Promise<string[]>;
   };
+  /**
+   * The servers' credentials: agent and reader tokens, each bound to one subject, made and
+   * revoked with that subject's owner key (docs/SERVER.md).
+   */
+  readonly tokens: TokensApi;
   /** Adds a host block to every arrival (read-only SQL inside a read-only transaction). */
   addArrivalBlock(def: HostBlockDef): void;
   /** Closes the store; every method rejects with ENGINE_CLOSED afterwards. */

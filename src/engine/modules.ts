@@ -31,6 +31,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   const crypto = rememberingVerifier(nodeChainCrypto);
   const trust = createTrustVerifier({ ...deps, crypto });
   return {
+    crypto,
     history: createHistoryModule({
       ...deps,
       ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),

@@ -8,6 +8,7 @@ import { sql as vectors } from './0007-vectors.js';
 import { backfill as analyzerBackfill, sql as analyzerVersion } from './0008-analyzer-version.js';
 import { sql as trust } from './0009-trust.js';
 import { sql as probeRole } from './0010-probe-role.js';
+import { sql as tokens } from './0011-tokens.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'analyzer-version', sql: analyzerVersion, backfill: analyzerBackfill },
   { version: 9, name: 'trust', sql: trust },
   { version: 10, name: 'probe-role', sql: probeRole },
+  { version: 11, name: 'tokens', sql: tokens },
 ];

@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import type { OwnerSigner } from '../crypto/owner-key.js';
+import type { ChainCrypto } from '../domain/decision-chain.js';
+import { EngineError } from '../domain/errors.js';
+import { invalidField, optionalString } from '../domain/input.js';
+import {
+  hasTokenShape,
+  TOKEN_PREFIX,
+  TOKEN_ROLES,
+  tokenGrantPayload,
+  type TokenInfo,
+  type TokenRole,
+} from '../domain/token.js';
+import { requireId } from '../domain/turn.js';
+import { parseChoice } from '../domain/vocabulary.js';
+import type { ModuleDeps } from '../store/module-deps.js';
+import { SubjectSql } from '../store/subject-sql.js';
+import { TokenSql, type TokenRow } from '../store/token-sql.js';
+
+/** A token just made: its secret, shown this once and stored only as a hash, and its record. */
+export interface CreatedToken {
+  token: string;
+  info: TokenInfo;
+}
+
+/**
+ * The owner's credentials for the servers. Making and revoking a token needs the owner key of
+ * its subject; authenticating one checks the owner's signature over its grant every time.
+ */
+export interface TokensApi {
+  create(input: {
+    subject?: string;
+    role: TokenRole;
+    name?: string;
+    signer: OwnerSigner;
+  }): Promise<CreatedToken>;
+  list(options?: { subject?: string }): Promise<TokenInfo[]>;
+  revoke(input: { id: string; signer: OwnerSigner }): Promise<TokenInfo>;
+  /** The token's record when the secret is a live, owner-signed token; TOKEN_INVALID or TOKEN_REVOKED otherwise. */
+  authenticate(secret: string): Promise<TokenInfo>;
+}
+
+export interface TokensDeps extends ModuleDeps {
+  crypto: ChainCrypto;
+  storeId: string;
+  defaultSubject: string;
+  /** ENGINE_CLOSED once the engine is closed. */
+  assertOpen(): void;
+}
+
+const NAME_MAX = 200;
+
+const info = (r: TokenRow): TokenInfo => ({
+  id: r.id,
+  subject: r.subjectId,
+  role: r.role,
+  name: r.name,
+  createdAt: new Date(r.createdAt),
+  revokedAt: r.revokedAt,
+});
+
+const invalid = (why: string): EngineError =>
+  new EngineError('TOKEN_INVALID', `this token is not accepted: ${why}`);
+
+function requireSigner(signer: unknown): OwnerSigner {
+  const s = signer as Partial<OwnerSigner> | null;
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    typeof s.keyId !== 'string' ||
+    typeof s.publicKeyPem !== 'string' ||
+    typeof s.sign !== 'function'
+  ) {
+    throw invalidField('signer', 'must be the owner signer from loadOwnerKey');
+  }
+  return s as OwnerSigner;
+}
+
+function requireObject(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EngineError('INVALID_ARGUMENT', `tokens.${what} takes an input object`, {
+      data: { field: 'input' },
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+export function createTokensModule(deps: TokensDeps): TokensApi {
+  const { client, clock, newId, crypto, storeId } = deps;
+  const tokens = new TokenSql(client);
+
+  /** The subject's owner key, and that `signer` is it. */
+  async function ownerOf(subjectId: string, signer: OwnerSigner) {
+    const subject = await new SubjectSql(client).get(subjectId);
+    if (subject === null) {
+      throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subjectId}" does not exist`);
+    }
+    if (subject.ownerKeyId === null || subject.ownerPublicKey === null) {
+      throw new EngineError(
+        'NO_OWNER_KEY',
+        `subject "${subjectId}" has no owner key; a token is signed by it (memledger init)`,
+      );
+    }
+    if (signer.keyId !== subject.ownerKeyId || signer.publicKeyPem !== subject.ownerPublicKey) {
+      throw new EngineError(
+        'WRONG_KEY',
+        `this key (${signer.keyId}) is not the owner key of "${subjectId}" (${subject.ownerKeyId})`,
+        { data: { keyId: signer.keyId, ownerKeyId: subject.ownerKeyId } },
+      );
+    }
+  }
+
+  /** Whether a row's grant carries a valid signature by its subject's current owner key. */
+  async function signedByOwner(row: TokenRow): Promise<boolean> {
+    const subject = await new SubjectSql(client).get(row.subjectId);
+    if (subject?.ownerPublicKey == null || subject.ownerKeyId !== row.keyId) return false;
+    const payload = tokenGrantPayload({
+      storeId,
+      id: row.id,
+      subject: row.subjectId,
+      role: row.role,
+      name: row.name,
+      tokenHash: row.tokenHash,
+      keyId: row.keyId,
+      createdAt: row.createdAt,
+    });
+    return (
+      (TOKEN_ROLES as readonly string[]).includes(row.role) &&
+      crypto.verify(subject.ownerPublicKey, payload, row.signature)
+    );
+  }
+
+  return {
+    async create(raw) {
+      deps.assertOpen();
+      const input = requireObject(raw, 'create');
+      const subjectId = requireId(input.subject ?? deps.defaultSubject, 'subject');
+      const role = parseChoice(TOKEN_ROLES, input.role, 'role');
+      const name = optionalString(input.name, 'name', NAME_MAX) ?? null;
+      const signer = requireSigner(input.signer);
+      await ownerOf(subjectId, signer);
+      const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+      const row: Omit<TokenRow, 'revokedAt'> = {
+        id: `tok_${newId()}`,
+        subjectId,
+        role,
+        name,
+        tokenHash: crypto.sha256Hex(token),
+        keyId: signer.keyId,
+        signature: '',
+        createdAt: clock().toISOString(),
+      };
+      row.signature = signer.sign(
+        tokenGrantPayload({ storeId, ...row, subject: subjectId, id: row.id }),
+      );
+      await tokens.insert(row);
+      return { token, info: info({ ...row, revokedAt: null }) };
+    },
+
+    async list(options = {}) {
+      deps.assertOpen();
+      const opts = options as { subject?: unknown };
+      const subject = opts.subject === undefined ? null : requireId(opts.subject, 'subject');
+      return (await tokens.list(subject)).map(info);
+    },
+
+    async revoke(raw) {
+      deps.assertOpen();
+      const input = requireObject(raw, 'revoke');
+      if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200) {
+        throw invalidField('id', 'must be a token id (tok_…)');
+      }
+      const signer = requireSigner(input.signer);
+      const row = await tokens.get(input.id);
+      if (row === null) {
+        throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${input.id}"`);
+      }
+      await ownerOf(row.subjectId, signer);
+      if (row.revokedAt !== null) return info(row);
+      const revoked = await tokens.revoke(row.id, clock());
+      // revoked by another process in between: read the row as it is now
+      return info(revoked ?? ((await tokens.get(row.id)) as TokenRow));
+    },
+
+    async authenticate(secret) {
+      deps.assertOpen();
+      if (typeof secret !== 'string' || !hasTokenShape(secret)) {
+        throw invalid(`a token is "${TOKEN_PREFIX}" and 43 characters`);
+      }
+      const rows = await tokens.byHash(crypto.sha256Hex(secret));
+      const row = rows[0];
+      if (row === undefined || rows.length !== 1) throw invalid('no such token');
+      if (!(await signedByOwner(row))) {
+        throw invalid('its grant is not signed by its subject\u2019s owner key');
+      }
+      if (row.revokedAt !== null) {
+        throw new EngineError('TOKEN_REVOKED', `token ${row.id} was revoked`, {
+          data: { id: row.id },
+        });
+      }
+      return info(row);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type OwnerSigner,
+  type TokenInfo,
+} from '../../src/index.js';
+
+export const OWNER_PASSPHRASE = 'correct horse battery staple';
+
+/** An owner key written to a temp file and loaded: one scrypt per call, so share it per file. */
+export function makeOwnerSigner(): { signer: OwnerSigner; keyPath: string } {
+  const keyPath = join(mkdtempSync(join(tmpdir(), 'ml-owner-')), 'owner.key');
+  writeOwnerKeyFile(keyPath, generateOwnerKey(OWNER_PASSPHRASE).keyFile);
+  return { signer: loadOwnerKey(keyPath, OWNER_PASSPHRASE), keyPath };
+}
+
+export interface SubjectWithTokens {
+  signer: OwnerSigner;
+  keyPath: string;
+  agent: string;
+  reader: string;
+  agentInfo: TokenInfo;
+  readerInfo: TokenInfo;
+}
+
+/** Creates the subject, sets its owner key, and makes one agent and one reader token. */
+export async function ownerWithTokens(
+  engine: Engine,
+  subject: string,
+  owner: { signer: OwnerSigner; keyPath: string } = makeOwnerSigner(),
+): Promise<SubjectWithTokens> {
+  const { signer } = owner;
+  await engine.subjects.create(subject);
+  const handle = engine.subject(subject);
+  if ((await handle.owner.key()) === null) {
+    await handle.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+  }
+  const agent = await engine.tokens.create({ subject, role: 'agent', name: 'agent', signer });
+  const reader = await engine.tokens.create({ subject, role: 'reader', name: 'reader', signer });
+  return {
+    ...owner,
+    agent: agent.token,
+    reader: reader.token,
+    agentInfo: agent.info,
+    readerInfo: reader.info,
+  };
+}

@@ -1,0 +1,138 @@
+// Tokens the servers accept: made and revoked with the owner key, checked against the owner's
+// signature on every authentication, so a flipped column refuses a token instead of widening it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeClient } from '../src/engine/test-access.js';
+import { TOKEN_ROLES, type Engine } from '../src/index.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
+import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+
+const owner = makeOwnerSigner();
+const stranger = makeOwnerSigner();
+
+describe.each(ENGINES)('tokens [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    engine = t.engine;
+  });
+  afterAll(async () => t.close());
+
+  const sql = (text: string, params: unknown[] = []) => storeClient(engine).query(text, params);
+
+  it('a token authenticates as its subject and role, and its secret is stored only as a hash', async () => {
+    const { agent, reader, agentInfo, readerInfo } = await ownerWithTokens(engine, 'alice', owner);
+    expect(agent).toMatch(/^mlt_[A-Za-z0-9_-]{43}$/);
+    const a = await engine.tokens.authenticate(agent);
+    expect(a).toMatchObject({ id: agentInfo.id, subject: 'alice', role: 'agent', revokedAt: null });
+    expect((await engine.tokens.authenticate(reader)).role).toBe('reader');
+    expect(readerInfo.name).toBe('reader');
+    const { rows } = await sql('SELECT * FROM access_tokens');
+    expect(JSON.stringify(rows)).not.toContain(agent.slice(4));
+    expect(TOKEN_ROLES).toEqual(['agent', 'reader']);
+    const listed = await engine.tokens.list({ subject: 'alice' });
+    expect(listed.map((x) => x.role)).toEqual(['agent', 'reader']);
+    expect(JSON.stringify(listed)).not.toContain(agent);
+  });
+
+  it('refuses a malformed, unknown or revoked token', async () => {
+    expect(await code(engine.tokens.authenticate('nope'))).toBe('TOKEN_INVALID');
+    expect(await code(engine.tokens.authenticate(`mlt_${'A'.repeat(43)}`))).toBe('TOKEN_INVALID');
+    expect(await code(engine.tokens.authenticate(undefined as unknown as string))).toBe(
+      'TOKEN_INVALID',
+    );
+    const made = await engine.tokens.create({
+      subject: 'alice',
+      role: 'agent',
+      signer: owner.signer,
+    });
+    await engine.tokens.authenticate(made.token); // positive control
+    const revoked = await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+    expect(revoked.revokedAt).toBeInstanceOf(Date);
+    expect(await code(engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
+    // revoking twice is harmless and keeps the first time
+    const again = await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+    expect(again.revokedAt?.getTime()).toBe(revoked.revokedAt?.getTime());
+    expect(await code(engine.tokens.revoke({ id: 'tok_nosuch', signer: owner.signer }))).toBe(
+      'TOKEN_NOT_FOUND',
+    );
+  });
+
+  it('only the subject\u2019s owner key makes or revokes its tokens', async () => {
+    expect(
+      await code(
+        engine.tokens.create({ subject: 'alice', role: 'agent', signer: stranger.signer }),
+      ),
+    ).toBe('WRONG_KEY');
+    await engine.subjects.create('keyless');
+    expect(
+      await code(
+        engine.tokens.create({ subject: 'keyless', role: 'reader', signer: owner.signer }),
+      ),
+    ).toBe('NO_OWNER_KEY');
+    expect(
+      await code(engine.tokens.create({ subject: 'ghost', role: 'reader', signer: owner.signer })),
+    ).toBe('SUBJECT_NOT_FOUND');
+    const made = await engine.tokens.create({
+      subject: 'alice',
+      role: 'reader',
+      signer: owner.signer,
+    });
+    expect(await code(engine.tokens.revoke({ id: made.info.id, signer: stranger.signer }))).toBe(
+      'WRONG_KEY',
+    );
+    await engine.tokens.authenticate(made.token);
+    for (const bad of [
+      { subject: 'alice', role: 'owner', signer: owner.signer },
+      { subject: 'alice', role: 'agent' },
+      { subject: 'alice', role: 'agent', signer: owner.signer, name: 'a\u0000b' },
+      { subject: '../alice', role: 'agent', signer: owner.signer },
+    ]) {
+      expect(
+        await code(engine.tokens.create(bad as Parameters<Engine['tokens']['create']>[0])),
+      ).toBe('INVALID_ARGUMENT');
+    }
+  });
+
+  it('a row changed in the store refuses the token: its role or its subject', async () => {
+    const { reader } = await ownerWithTokens(engine, 'bob', owner);
+    await ownerWithTokens(engine, 'carol', stranger);
+    await engine.tokens.authenticate(reader); // positive control
+    // the trigger lets a row change only by being revoked
+    await expect(
+      sql(`UPDATE access_tokens SET role = 'agent' WHERE name = 'reader'`),
+    ).rejects.toThrow(/only by being revoked/);
+    await expect(sql('DELETE FROM access_tokens')).rejects.toThrow(/never deleted/);
+    await sql('ALTER TABLE access_tokens DISABLE TRIGGER access_tokens_revoke_only');
+    try {
+      const hash = (
+        await sql('SELECT token_hash FROM access_tokens WHERE subject_id = $1 AND role = $2', [
+          'bob',
+          'reader',
+        ])
+      ).rows[0] as { token_hash: string };
+      await sql(`UPDATE access_tokens SET role = 'agent' WHERE token_hash = $1`, [hash.token_hash]);
+      expect(await code(engine.tokens.authenticate(reader))).toBe('TOKEN_INVALID');
+      await sql(
+        `UPDATE access_tokens SET role = 'reader', subject_id = 'carol' WHERE token_hash = $1`,
+        [hash.token_hash],
+      );
+      expect(await code(engine.tokens.authenticate(reader))).toBe('TOKEN_INVALID');
+      await sql(`UPDATE access_tokens SET subject_id = 'bob' WHERE token_hash = $1`, [
+        hash.token_hash,
+      ]);
+      await engine.tokens.authenticate(reader); // restored: accepted again
+    } finally {
+      await sql('ALTER TABLE access_tokens ENABLE TRIGGER access_tokens_revoke_only');
+    }
+  });
+
+  it('rejects every call once the engine is closed', async () => {
+    const other = await openTestEngine(kind);
+    await other.close();
+    expect(await code(other.engine.tokens.list())).toBe('ENGINE_CLOSED');
+    expect(await code(other.engine.tokens.authenticate('x'))).toBe('ENGINE_CLOSED');
+  });
+});
