@@ -305,7 +305,7 @@ export const use = (t: Thing) => rank + t.id.length;
     });
     expect(checkLayering(tree)).toEqual([
       'cli/deep.ts imports src/engine.ts (cli may import root, server, eval)',
-      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, gate, ledger, probes, arrival, recall, history, reflection, crypto, pglite, postgres, engine, root, eval)',
+      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, gate, ledger, probes, arrival, recall, history, access, reflection, crypto, pglite, postgres, engine, root, eval)',
       'eval/run.ts imports src/engine.ts (eval may import root)',
       'eval/up.ts imports cli/ok.ts (eval may import root)',
     ]);
