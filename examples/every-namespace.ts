@@ -127,6 +127,10 @@ async function main(): Promise<Record<string, unknown>> {
     const embedded = await me.vectors.embedPending();
     const recalled = await me.recall.search('peanuts allergy');
 
+    // tokens for the servers: made with the owner key, shown once, checked on every use
+    const { token } = await engine.tokens.create({ subject: 'alice', role: 'reader', signer });
+    const caller = await engine.tokens.authenticate(token);
+
     // Errors are EngineErrors with a code.
     let unknownSubject = '';
     try {
@@ -152,6 +156,7 @@ async function main(): Promise<Record<string, unknown>> {
       embedded: embedded.turns + embedded.facts > 0,
       recalledFirst: recalled[0]?.passport.origin ?? null,
       unknownSubject,
+      tokenRole: caller.role,
       rules: {
         attested: isAttestedBy('allergic to peanuts', 'I am allergic to peanuts.'),
         stripped: stripImitatedReceipts(`Done.\n${RECEIPT_PREFIX} no tools ran]]`).removed,

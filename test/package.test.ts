@@ -94,6 +94,7 @@ describe('the packed package', () => {
       settled: 'stands',
       embedded: true,
       unknownSubject: 'SUBJECT_NOT_FOUND',
+      tokenRole: 'reader',
       rules: { attested: true, stripped: 1 },
     });
     expect(out.systemBlocks).toBeGreaterThan(0);
