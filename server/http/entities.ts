@@ -1,0 +1,370 @@
+import { z } from '@hono/zod-openapi';
+import {
+  ACTION_STATUSES,
+  CAUGHT_BY,
+  COMMITMENT_STATUSES,
+  DROP_CODES,
+  FACT_ORIGINS,
+  FACT_STATUSES,
+  PROBE_VERDICTS,
+  RECALL_KINDS,
+  RETRACTION_VERDICTS,
+  SLOT_RULES,
+  TIERS,
+  TURN_ROLES,
+  UTILITY_KINDS,
+} from '../../src/index.js';
+import { DateTime } from './schemas.js';
+import { ProbeSpecOut } from './probe-spec.js';
+
+/**
+ * Output schemas: what each route answers, as the OpenAPI document describes it. Handlers pass
+ * every answer through its schema (`send`), so a field the document does not name never leaves,
+ * and a field it names wrongly fails loudly as INTERNAL in the tests rather than silently.
+ * No output names a subject: the token's subject is the only one a caller ever sees.
+ */
+
+export const Session = z
+  .object({
+    id: z.string(),
+    title: z.string().nullable(),
+    turnCount: z.number().int(),
+    createdAt: DateTime,
+  })
+  .openapi('Session');
+
+export const Receipt = z
+  .discriminatedUnion('kind', [
+    z.object({
+      kind: z.literal('tools'),
+      tools: z.array(z.string()),
+      sources: z.array(z.string()),
+    }),
+    z.object({ kind: z.literal('none') }),
+    z.object({ kind: z.literal('unknown') }),
+  ])
+  .openapi('Receipt', {
+    description: 'What tools ran on an assistant turn and what they returned; none; or unknown.',
+  });
+
+export const Turn = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    seq: z.number().int(),
+    role: z.enum(TURN_ROLES),
+    content: z.string(),
+    corrective: z.boolean(),
+    receipt: Receipt.nullable(),
+    recordedAt: DateTime,
+    speaker: z.string().nullable(),
+  })
+  .openapi('Turn');
+
+export const AddTurnResult = z
+  .discriminatedUnion('recorded', [
+    z.object({ recorded: z.literal(true), turn: Turn, strippedReceipts: z.number().int() }),
+    z.object({
+      recorded: z.literal(false),
+      utility: z.enum(UTILITY_KINDS),
+      requests: z.number().int(),
+    }),
+  ])
+  .openapi('AddTurnResult', {
+    description: 'The recorded turn, or a utility generation counted (never recorded).',
+  });
+
+export const UtilityUsage = z
+  .object({
+    kind: z.enum(UTILITY_KINDS),
+    requests: z.number().int(),
+    chars: z.number().int(),
+    firstAt: DateTime,
+    lastAt: DateTime,
+  })
+  .openapi('UtilityUsage');
+
+export const HistoryMessage = z
+  .object({ role: z.enum(TURN_ROLES), content: z.string() })
+  .openapi('HistoryMessage');
+
+export const Fact = z
+  .object({
+    id: z.string(),
+    slot: z.string(),
+    key: z.string().nullable(),
+    text: z.string(),
+    origin: z.enum(FACT_ORIGINS),
+    status: z.enum(FACT_STATUSES),
+    attested: z.boolean(),
+    evidence: z.object({
+      turnId: z.string().nullable(),
+      sessionId: z.string().nullable(),
+      seq: z.number().int().nullable(),
+      quote: z.string().nullable(),
+      tool: z.string().nullable(),
+    }),
+    supersedesId: z.string().nullable(),
+    supersededById: z.string().nullable(),
+    validFrom: DateTime.nullable(),
+    validTo: DateTime.nullable(),
+    recordedAt: DateTime,
+    supersededAt: DateTime.nullable(),
+    statusAt: DateTime,
+    proposedBy: z.string(),
+    retractionId: z.string().nullable(),
+    restoredFromId: z.string().nullable(),
+    integrity: z.object({ code: z.string(), reason: z.string() }).optional(),
+  })
+  .openapi('Fact', { description: 'A fact with its passport: origin, evidence, status, dates.' });
+
+export const PendingProposal = z
+  .object({ fact: Fact, citedTurn: Turn.nullable() })
+  .openapi('PendingProposal');
+
+export const ProposeResult = z
+  .object({
+    proposed: z.array(
+      z.object({
+        id: z.string(),
+        slot: z.string(),
+        text: z.string(),
+        attested: z.boolean(),
+        status: z.enum(FACT_STATUSES),
+      }),
+    ),
+    dropped: z.array(
+      z.object({
+        slot: z.string(),
+        text: z.string(),
+        code: z.enum(DROP_CODES),
+        reason: z.string(),
+      }),
+    ),
+  })
+  .openapi('ProposeResult');
+
+const FieldDigest = z.object({
+  length: z.number().int(),
+  sha256: z.string().nullable(),
+  unencodable: z.string().optional(),
+});
+
+export const DroppedProposal = z
+  .object({
+    id: z.string(),
+    sessionId: z.string().nullable(),
+    slot: z.string(),
+    text: z.string(),
+    proposal: z.unknown(),
+    code: z.string(),
+    reason: z.string(),
+    proposedBy: z.string(),
+    droppedAt: DateTime,
+    digest: z
+      .object({
+        truncated: z.boolean(),
+        slot: FieldDigest,
+        text: FieldDigest,
+        proposal: FieldDigest,
+      })
+      .nullable(),
+  })
+  .openapi('DroppedProposal');
+
+export const IntegrityReport = z
+  .object({
+    ok: z.boolean(),
+    chain: z.object({
+      verified: z.number().int(),
+      stored: z.number().int(),
+      headHash: z.string(),
+      broken: z
+        .object({ brokenAt: z.number().int(), code: z.string(), reason: z.string() })
+        .nullable(),
+      headCut: z
+        .object({
+          source: z.enum(['process', 'arrival', 'owner']),
+          expected: z.object({ seq: z.number().int(), hash: z.string() }),
+          found: z.number().int(),
+          reason: z.string(),
+        })
+        .nullable(),
+    }),
+    withheld: z.array(z.object({ factId: z.string(), code: z.string(), reason: z.string() })),
+    unexplained: z.array(
+      z.object({ factId: z.string(), status: z.string(), code: z.string(), reason: z.string() }),
+    ),
+    warning: z.array(z.string()),
+  })
+  .openapi('IntegrityReport');
+
+export const Slot = z
+  .object({
+    name: z.string(),
+    rule: z.enum(SLOT_RULES),
+    autoLive: z.boolean(),
+    tools: z.array(z.string()).optional(),
+  })
+  .openapi('Slot');
+
+export const Retraction = z
+  .object({
+    id: z.string(),
+    claim: z.string(),
+    claimedAt: DateTime.nullable(),
+    claimSurface: z.string().nullable(),
+    claimRef: z.string().nullable(),
+    stoodOn: z.string(),
+    whyWrong: z.string(),
+    correctedClaim: z.string(),
+    correctedAt: DateTime,
+    caughtBy: z.enum(CAUGHT_BY),
+    tags: z.array(z.string()),
+    procedure: z.string(),
+    passObservation: z.string(),
+    overturnCondition: z.string(),
+    probe: z
+      .object({ spec: z.unknown(), standsIf: z.string(), overturnsIf: z.string() })
+      .nullable(),
+    dueAt: DateTime,
+    factId: z.string().nullable(),
+    verdict: z.enum(RETRACTION_VERDICTS),
+    settledAt: DateTime.nullable(),
+    settledOutcome: z.string().nullable(),
+    settledBy: z.string().nullable(),
+    settledProbeRecordId: z.string().nullable(),
+    restoredFactId: z.string().nullable(),
+    recordedAt: DateTime,
+  })
+  .openapi('Retraction');
+
+export const ProbeRecord = z
+  .object({
+    id: z.string(),
+    instrument: z.string(),
+    spec: ProbeSpecOut,
+    verdict: z.enum(PROBE_VERDICTS),
+    errorCode: z.string().nullable(),
+    evidence: z.record(z.string(), z.unknown()),
+    calibrated: z.boolean(),
+    calibrationId: z.string().nullable(),
+    purpose: z.string().nullable(),
+    ranAt: DateTime,
+  })
+  .openapi('ProbeRecord');
+
+export const CalibrationSummary = z
+  .object({
+    instrument: z.string(),
+    passed: z.boolean(),
+    positive: z.enum(PROBE_VERDICTS),
+    negative: z.enum(PROBE_VERDICTS),
+    calibrationId: z.string(),
+    problem: z.string().optional(),
+  })
+  .openapi('CalibrationSummary');
+
+export const Arrival = z
+  .object({
+    manifestId: z.string(),
+    sessionId: z.string().nullable(),
+    surface: z.string(),
+    blocks: z.array(
+      z.object({
+        name: z.string(),
+        tier: z.enum(TIERS),
+        text: z.string(),
+        sha256: z.string(),
+        degraded: z.boolean(),
+        /** Why a fallback stood in: `timeout` or `failed` (the block's own error stays in the server). */
+        reason: z.enum(['timeout', 'failed']).nullable(),
+      }),
+    ),
+    tools: z.array(z.string()),
+    text: z.string(),
+  })
+  .openapi('Arrival');
+
+export const ManifestDiff = z
+  .object({
+    from: z.string().nullable(),
+    to: z.string(),
+    surface: z.string(),
+    blocks: z.object({
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      changed: z.array(z.string()),
+    }),
+    tools: z.object({
+      added: z.array(z.string()),
+      removed: z.array(z.string()),
+      countBefore: z.number().int().nullable(),
+      countAfter: z.number().int(),
+    }),
+  })
+  .openapi('ManifestDiff');
+
+export const Commitment = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    due: z.string().nullable(),
+    status: z.enum(COMMITMENT_STATUSES),
+    createdAt: DateTime,
+    statusAt: DateTime,
+  })
+  .openapi('Commitment');
+
+export const ActionRecord = z
+  .object({
+    id: z.string(),
+    tool: z.string(),
+    surface: z.string(),
+    target: z.string(),
+    status: z.enum(ACTION_STATUSES),
+    completedAt: DateTime.nullable(),
+    recordedAt: DateTime,
+  })
+  .openapi('ActionRecord');
+
+export const RegisteredTool = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    surfaces: z.array(z.string()),
+    registeredAt: DateTime,
+  })
+  .openapi('RegisteredTool');
+
+export const RecallItem = z
+  .object({
+    kind: z.enum(RECALL_KINDS),
+    id: z.string(),
+    text: z.string(),
+    score: z.number(),
+    passport: z.object({
+      origin: z.enum(['turn', ...FACT_ORIGINS]),
+      primary: z.boolean(),
+      status: z.enum(['recorded', ...FACT_STATUSES]),
+      date: z.string(),
+      sessionId: z.string().nullable(),
+      turn: z.number().int().nullable(),
+      role: z.enum(TURN_ROLES).optional(),
+      speaker: z.string().nullable().optional(),
+      receipt: Receipt.nullable().optional(),
+      slot: z.string().optional(),
+      key: z.string().nullable().optional(),
+      attested: z.boolean().optional(),
+      evidence: z
+        .object({
+          turnId: z.string().nullable(),
+          quote: z.string().nullable(),
+          tool: z.string().nullable(),
+        })
+        .optional(),
+      validFrom: z.string().nullable().optional(),
+      validTo: z.string().nullable().optional(),
+    }),
+  })
+  .openapi('RecallItem');

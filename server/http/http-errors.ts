@@ -1,0 +1,190 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import { EngineError, isEngineError, type ErrorCode } from '../../src/index.js';
+
+/**
+ * The one place the HTTP API turns a failure into a response: `{"error":{"code","message"}}` with
+ * the status its code maps to. Every other file throws (an EngineError, or anything else, which
+ * is INTERNAL here and never shows its message, stack or SQL).
+ */
+const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+  INVALID_ARGUMENT: 400,
+  UNKNOWN_ROLE: 400,
+  EMPTY_TEXT: 400,
+  SESSION_REQUIRED: 400,
+  RECEIPT_CONFLICT: 400,
+  RECEIPT_NOT_ALLOWED: 400,
+  UNKNOWN_SLOT_RULE: 400,
+  POLARITY_NOT_DISTINCT: 400,
+  UNKNOWN_INSTRUMENT: 400,
+  NO_EMBEDDER: 400,
+  INVALID_JSON: 400,
+  TOKEN_REQUIRED: 401,
+  TOKEN_INVALID: 401,
+  TOKEN_REVOKED: 401,
+  ROLE_FORBIDDEN: 403,
+  HOST_NOT_ALLOWED: 403,
+  REMOTE_NOT_ALLOWED: 403,
+  SESSION_NOT_FOUND: 404,
+  SUBJECT_NOT_FOUND: 404,
+  PROPOSAL_NOT_FOUND: 404,
+  SLOT_NOT_FOUND: 404,
+  RETRACTION_NOT_FOUND: 404,
+  FACT_NOT_FOUND: 404,
+  PROBE_RECORD_NOT_FOUND: 404,
+  COMMITMENT_NOT_FOUND: 404,
+  MANIFEST_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  SESSION_EXISTS: 409,
+  NEWER_VALUE_LIVE: 409,
+  NOT_PENDING: 409,
+  FACT_NOT_LIVE: 409,
+  ALREADY_SETTLED: 409,
+  NOT_DUE: 409,
+  NO_PROBE: 409,
+  INSTRUMENT_NOT_CALIBRATED: 409,
+  PROBE_INCONCLUSIVE: 409,
+  COMMITMENT_NOT_OPEN: 409,
+  BLOCK_EXISTS: 409,
+  SLOT_IN_USE: 409,
+  CHAIN_BROKEN: 409,
+  NO_OWNER_KEY: 409,
+  WRONG_KEY: 409,
+  BODY_TOO_LARGE: 413,
+  EMBEDDER_FAILED: 502,
+  ENGINE_CLOSED: 503,
+  STORE_LOCKED: 503,
+  // the server's own set-up, not the caller's doing: the message stays in the server
+  DB_UNUSABLE: 500,
+  NOT_INITIALIZED: 500,
+  STORE_TOO_NEW: 500,
+  MIGRATION_MISMATCH: 500,
+  REINDEX_REQUIRED: 500,
+  STORE_ERROR: 500,
+  BAD_PASSPHRASE: 500,
+  KEY_UNREADABLE: 500,
+  PASSPHRASE_REQUIRED: 500,
+  PROBE_ROLE_MISSING: 500,
+  INTERNAL: 500,
+};
+
+/** Codes whose message may name server paths, hosts or SQL: the caller gets this instead. */
+const WITHHELD: Readonly<Partial<Record<ErrorCode, string>>> = {
+  ENGINE_CLOSED: 'the server is shutting down',
+  STORE_LOCKED: 'the store is busy in another process',
+  EMBEDDER_FAILED: 'the embedder failed',
+};
+
+const MAX_MESSAGE = 1_000;
+
+/** The HTTP status an engine error code answers with. */
+export function httpStatus(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
+}
+
+/** Where a failure that is not the caller's doing is reported (default: stderr). */
+export type InternalErrorReporter = (err: unknown) => void;
+
+function publicError(err: unknown): { code: ErrorCode; message: string; status: number } {
+  if (isEngineError(err)) {
+    const status = STATUS[err.code];
+    const message =
+      status >= 500 ? (WITHHELD[err.code] ?? 'internal error: see the server log') : err.message;
+    return { code: err.code, message: message.slice(0, MAX_MESSAGE), status };
+  }
+  if (err instanceof HTTPException) return fromHttpException(err);
+  return { code: 'INTERNAL', message: 'internal error: see the server log', status: 500 };
+}
+
+/** What Hono itself throws: an unparsable body, an unsupported media type, a size limit. */
+function fromHttpException(err: HTTPException): {
+  code: ErrorCode;
+  message: string;
+  status: number;
+} {
+  switch (err.status) {
+    case 400:
+    case 415:
+      return {
+        code: 'INVALID_JSON',
+        message: 'the body must be JSON, sent with Content-Type: application/json',
+        status: 400,
+      };
+    case 413:
+      return { code: 'BODY_TOO_LARGE', message: 'the body is too large', status: 413 };
+    case 404:
+      return { code: 'ROUTE_NOT_FOUND', message: 'no such route', status: 404 };
+    default:
+      return err.status < 500
+        ? { code: 'INVALID_ARGUMENT', message: 'the request was refused', status: 400 }
+        : { code: 'INTERNAL', message: 'internal error: see the server log', status: 500 };
+  }
+}
+
+/** The response for any failure; 401s carry `WWW-Authenticate: Bearer`. */
+export function errorResponse(c: Context, err: unknown, report: InternalErrorReporter): Response {
+  const { code, message, status } = publicError(err);
+  if (status >= 500) report(err);
+  if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="memledger"');
+  return c.json({ error: { code, message } }, status as ContentfulStatusCode);
+}
+
+/** An unknown path or method. */
+export function routeNotFound(c: Context): Response {
+  return c.json(
+    {
+      error: { code: 'ROUTE_NOT_FOUND', message: `no route ${c.req.method} ${shown(c.req.path)}` },
+    },
+    404,
+  );
+}
+
+/** A body over the limit (hono/body-limit's onError). */
+export function bodyTooLarge(limit: number): never {
+  throw new EngineError('BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, {
+    data: { limit },
+  });
+}
+
+/** A body that is not UTF-8 JSON. */
+export function invalidJson(message: string): EngineError {
+  return new EngineError('INVALID_JSON', message);
+}
+
+/** A caller's string, shown safely inside a message: bounded, one line, no controls. */
+function shown(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  return flat.length > 64 ? `${flat.slice(0, 64)}…` : flat;
+}
+
+const WHERE: Readonly<Record<string, string>> = { json: 'body', param: 'path', query: 'query' };
+
+/**
+ * The validation hook of every route (OpenAPIHono's `defaultHook`): the first problem becomes
+ * INVALID_ARGUMENT naming the field, in the message and in `data.field`. Values are never
+ * echoed, only field names, bounded.
+ */
+export function validationHook(
+  result: { success: true } | { success: false; error: ZodError; target: string },
+): void {
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  const where = WHERE[result.target] ?? result.target;
+  const path = (issue?.path ?? []).map((p) => shown(typeof p === 'symbol' ? '?' : String(p)));
+  if (issue?.code === 'unrecognized_keys') path.push(shown(issue.keys[0] ?? ''));
+  const field = path.join('.');
+  const raw =
+    issue?.code === 'unrecognized_keys' ? 'unknown field' : (issue?.message ?? 'is invalid');
+  const message = raw.charAt(0).toLowerCase() + raw.slice(1);
+  throw new EngineError(
+    'INVALID_ARGUMENT',
+    `${field === '' ? where : `${where}.${field}`}: ${message}`,
+    {
+      data: { field: field === '' ? where : field },
+    },
+  );
+}

@@ -1,0 +1,186 @@
+import { z } from '@hono/zod-openapi';
+import { FACT_ORIGINS, type Engine } from '../../src/index.js';
+import {
+  DroppedProposal,
+  Fact,
+  IntegrityReport,
+  PendingProposal,
+  ProposeResult,
+  Slot,
+} from './entities.js';
+import {
+  apiRoute,
+  ENGINE_WINDOW,
+  jsonResponse,
+  pageOf,
+  send,
+  windowFor,
+  type HttpApp,
+} from './route-kit.js';
+import { Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
+
+const tag = ['gate'];
+
+/**
+ * One proposed memory. The schema holds the types; the gate holds the rules (a quote not in its
+ * turn, an unknown slot, a text over 2,000 code points…) and drops a failing item with its code,
+ * logged, while the rest of the batch goes on.
+ */
+const ProposalItem = z
+  .strictObject({
+    slot: text(LIMITS.slot).min(1),
+    key: text(LIMITS.key).optional(),
+    text: text(),
+    origin: z.enum(FACT_ORIGINS),
+    evidence: z
+      .strictObject({
+        turn: z.number().int().min(1).max(LIMITS.maxInt).optional(),
+        quote: text().optional(),
+        tool: text(LIMITS.tool).optional(),
+      })
+      .optional()
+      .openapi({ description: 'a user quote {turn, quote}, or a receipt {turn, tool}' }),
+    validFrom: text(64).optional(),
+    validTo: text(64).optional(),
+  })
+  .openapi('Proposal');
+
+const ProposeBody = z.strictObject({
+  sessionId: Id,
+  proposals: z.array(ProposalItem).min(1).max(LIMITS.proposals),
+});
+
+export function registerGateRoutes(app: HttpApp, engine: Engine): void {
+  app.openapi(
+    apiRoute(engine, 'gate.propose', {
+      method: 'post',
+      path: '/v1/proposals',
+      tags: tag,
+      summary: "Proposes memories citing a session's user turns; what passes waits for the owner",
+      request: {
+        body: { required: true, content: { 'application/json': { schema: ProposeBody } } },
+      },
+      responses: jsonResponse(ProposeResult, 'what went to the pile, and what was dropped and why'),
+    }),
+    async (c) => {
+      const { sessionId, proposals } = c.req.valid('json');
+      const caller = c.var.caller;
+      const result = await caller.handle.gate.propose({
+        sessionId,
+        proposals,
+        proposedBy: `agent:${caller.tokenId ?? 'local'}`,
+      });
+      return c.json(send(ProposeResult, result), 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'gate.pileCount', {
+      method: 'get',
+      path: '/v1/pile/count',
+      tags: tag,
+      summary: "How many proposals await the owner's decision",
+      responses: jsonResponse(z.object({ count: z.number().int() }), 'the count'),
+    }),
+    async (c) => c.json({ count: (await c.var.caller.handle.gate.pile()).length }, 200),
+  );
+
+  app.openapi(
+    apiRoute(engine, 'gate.pile', {
+      method: 'get',
+      path: '/v1/pile',
+      tags: tag,
+      summary: "Proposals awaiting the owner's decision, each with the turn it cites",
+      request: { query: z.strictObject(pageQuery) },
+      responses: jsonResponse(
+        z.object({ pending: z.array(PendingProposal), page: PageInfo }),
+        'a page of the pile',
+      ),
+    }),
+    async (c) => {
+      const { items, page } = pageOf(await c.var.caller.handle.gate.pile(), c.req.valid('query'));
+      return c.json({ pending: send(z.array(PendingProposal), items), page }, 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'gate.dropped', {
+      method: 'get',
+      path: '/v1/dropped',
+      tags: tag,
+      summary: 'Dropped proposals, newest first, each with its code',
+      request: { query: z.strictObject(pageQuery) },
+      responses: jsonResponse(
+        z.object({ dropped: z.array(DroppedProposal), page: PageInfo }),
+        'a page of the dropped log',
+      ),
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const all = await c.var.caller.handle.gate.dropped({ limit: windowFor(q) });
+      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      return c.json({ dropped: send(z.array(DroppedProposal), items), page }, 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'facts.integrity', {
+      method: 'get',
+      path: '/v1/facts/integrity',
+      tags: tag,
+      summary: "What failed verification against the owner's chain, if anything",
+      responses: jsonResponse(IntegrityReport, 'the integrity report'),
+    }),
+    async (c) => c.json(send(IntegrityReport, await c.var.caller.handle.facts.integrity()), 200),
+  );
+
+  app.openapi(
+    apiRoute(engine, 'facts.live', {
+      method: 'get',
+      path: '/v1/facts',
+      tags: tag,
+      summary: "Live memory: only facts the owner's signatures back, each with its passport",
+      request: { query: z.strictObject({ slot: text(LIMITS.slot).optional(), ...pageQuery }) },
+      responses: jsonResponse(
+        z.object({ facts: z.array(Fact), page: PageInfo }),
+        'a page of live facts',
+      ),
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const live = await c.var.caller.handle.facts.live();
+      const { items, page } = pageOf(
+        q.slot === undefined ? live : live.filter((f) => f.slot === q.slot),
+        q,
+      );
+      return c.json({ facts: send(z.array(Fact), items), page }, 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'facts.get', {
+      method: 'get',
+      path: '/v1/facts/{factId}',
+      tags: tag,
+      summary: 'One fact or proposal by id, whatever its status, with its passport',
+      request: { params: idParam('factId') },
+      responses: jsonResponse(Fact, 'the fact'),
+    }),
+    async (c) => {
+      const { factId } = c.req.valid('param');
+      return c.json(send(Fact, await c.var.caller.handle.facts.get(factId)), 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'slots.list', {
+      method: 'get',
+      path: '/v1/slots',
+      tags: tag,
+      summary: 'The declared slots (auto-live only where a verified owner delegation says so)',
+      responses: jsonResponse(z.object({ slots: z.array(Slot) }), 'the slots'),
+    }),
+    async (c) =>
+      c.json({ slots: send(z.array(Slot), await c.var.caller.handle.slots.list()) }, 200),
+  );
+}

@@ -1,0 +1,103 @@
+import { z } from '@hono/zod-openapi';
+import { PROBE_KINDS, type Engine } from '../../src/index.js';
+import { CalibrationSummary, ProbeRecord } from './entities.js';
+import { ProbeSpecIn } from './probe-spec.js';
+import {
+  apiRoute,
+  ENGINE_WINDOW,
+  exact,
+  jsonResponse,
+  pageOf,
+  send,
+  windowFor,
+  type HttpApp,
+} from './route-kit.js';
+import { idParam, InstrumentName, PageInfo, pageQuery, text } from './schemas.js';
+
+const tag = ['probes'];
+
+const RunBody = z.strictObject({
+  spec: ProbeSpecIn,
+  purpose: text().optional(),
+  instrument: InstrumentName.optional().openapi({ description: 'a host instrument of this kind' }),
+});
+
+const CalibrateBody = z.strictObject({ instrument: InstrumentName.optional() });
+
+export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
+  app.openapi(
+    apiRoute(engine, 'probes.run', {
+      method: 'post',
+      path: '/v1/probes/run',
+      tags: tag,
+      summary: 'Runs a structured probe (file, sql, http) and records it',
+      request: {
+        body: { required: true, content: { 'application/json': { schema: RunBody } } },
+      },
+      responses: jsonResponse(ProbeRecord, 'the probe record, with its verdict'),
+    }),
+    async (c) => {
+      const { spec, ...options } = exact(c.req.valid('json'));
+      const record = await c.var.caller.handle.probes.run(spec, options);
+      return c.json(send(ProbeRecord, record), 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'probes.calibrate', {
+      method: 'post',
+      path: '/v1/probes/calibrate',
+      tags: tag,
+      summary: "Runs each instrument's positive and negative controls (or one instrument's)",
+      request: {
+        body: { required: false, content: { 'application/json': { schema: CalibrateBody } } },
+      },
+      responses: jsonResponse(
+        z.object({ calibrations: z.array(CalibrationSummary) }),
+        'one summary per instrument',
+      ),
+    }),
+    async (c) => {
+      const summaries = await c.var.caller.handle.probes.calibrate(exact(c.req.valid('json')));
+      return c.json({ calibrations: send(z.array(CalibrationSummary), summaries) }, 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'probes.log', {
+      method: 'get',
+      path: '/v1/probes/log',
+      tags: tag,
+      summary: "The subject's probe records, newest first",
+      request: { query: z.strictObject({ kind: z.enum(PROBE_KINDS).optional(), ...pageQuery }) },
+      responses: jsonResponse(
+        z.object({ records: z.array(ProbeRecord), page: PageInfo }),
+        'a page of probe records',
+      ),
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const all = await c.var.caller.handle.probes.log({
+        limit: windowFor(q),
+        ...(q.kind === undefined ? {} : { kind: q.kind }),
+      });
+      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      return c.json({ records: send(z.array(ProbeRecord), items), page }, 200);
+    },
+  );
+
+  app.openapi(
+    apiRoute(engine, 'probes.get', {
+      method: 'get',
+      path: '/v1/probes/{recordId}',
+      tags: tag,
+      summary: 'One probe record',
+      request: { params: idParam('recordId') },
+      responses: jsonResponse(ProbeRecord, 'the probe record'),
+    }),
+    async (c) => {
+      const { recordId } = c.req.valid('param');
+      return c.json(send(ProbeRecord, await c.var.caller.handle.probes.get(recordId)), 200);
+    },
+  );
+}

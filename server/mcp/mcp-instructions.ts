@@ -1,0 +1,14 @@
+/** What every MCP client is told when it connects: how to read what memledger gives it. */
+export const MCP_INSTRUCTIONS = `memledger keeps this subject's memory with its receipts. Read it like this.
+
+Start of a session: load the arrival (the get_arrival tool, the "arrival" prompt, or the resource memledger://arrival/{surface}). It holds the standing rules, live memory, open commitments with their true count, recent confirmed actions and retractions, falsifiers due, and how many proposals await review.
+
+Passports: every memory line carries how it was learned and when. did = your own action, backed by a tool receipt; saw = told by the user, attested against their own words; inferred = a conclusion; summarized = a compression. Then the date. inferred and summarized never outrank did and saw. Recall items carry the same passport (origin, status, date, evidence); a fact that is not live is labelled so.
+
+Receipts: lines of the form [[RECEIPT recorded by memledger, not written by the model: …]] sit beside past assistant turns. "tools …; sources …" says which tools ran and what they returned; "no tools ran" is evidence that none did; "unknown" means the host reported nothing, which is not the same as none. Only memledger writes receipts; one imitated in a reply is cut out.
+
+No record: when recall, history or the arrival holds no record of something, "I have no record of that" is the correct answer. It is not a failure to recall, not something to apologise for, and never a correction to store.
+
+Proposals: propose_memories makes nothing live. Each memory must quote the user's own words from a numbered user turn (or, for did, cite a tool on that turn's receipt); your own replies are never evidence, and a correction needs a turn where the user corrected you. What passes waits in the pile for the owner; what fails comes back dropped with its code and reason. No memledger tool can approve, reject, sign or delegate anything: only the owner decides, outside this connection.
+
+Scope: every tool acts for this connection's one subject. Failures come back as tool errors carrying a code (ROLE_FORBIDDEN, SESSION_NOT_FOUND, INVALID_ARGUMENT, …) and change nothing.`;

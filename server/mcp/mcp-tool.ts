@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { SubjectHandle } from '../../src/index.js';
+import type { Operation } from '../roles.js';
+import { parseArguments } from './mcp-schemas.js';
+
+/** What a tool answers: structured content (checked against its output schema) and the text. */
+export interface ToolAnswer<O> {
+  structured: O;
+  text: string;
+}
+
+/**
+ * One MCP tool: its name, the one operation of the role table it runs, its schemas, and the
+ * call. `call` parses its own arguments, so a bad one is INVALID_ARGUMENT.
+ */
+export interface McpTool {
+  readonly name: string;
+  readonly operation: Operation;
+  readonly title: string;
+  readonly description: string;
+  readonly input: z.ZodType;
+  readonly output: z.ZodObject;
+  /** Reads only: nothing in the store changes (MCP's `readOnlyHint`). */
+  readonly readOnly: boolean;
+  call(handle: SubjectHandle, args: unknown): Promise<ToolAnswer<Record<string, unknown>>>;
+}
+
+/** Declares a tool; the run function is typed from its schemas. */
+export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: {
+  name: string;
+  operation: Operation;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  readOnly?: boolean;
+  run(handle: SubjectHandle, input: z.output<I>): Promise<ToolAnswer<z.input<O>>>;
+}): McpTool {
+  const { run, readOnly, ...meta } = def;
+  return {
+    ...meta,
+    readOnly: readOnly ?? false,
+    async call(handle, args) {
+      const answer = await run(handle, parseArguments(def.input, args));
+      return { structured: answer.structured as Record<string, unknown>, text: answer.text };
+    },
+  };
+}
+
+/** An ISO string for a date, null kept. */
+export function iso(d: Date): string;
+export function iso(d: Date | null): string | null;
+export function iso(d: Date | null): string | null {
+  return d === null ? null : d.toISOString();
+}

@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import {
+  FACT_ORIGINS,
+  RECALL_KINDS,
+  type ProposeResult,
+  type RecallItem,
+  type SubjectHandle,
+} from '../../src/index.js';
+import { renderReceiptLine } from '../../src/rules.js';
+import { defineTool, type McpTool } from './mcp-tool.js';
+import {
+  LIMITS,
+  freeText,
+  idText,
+  isoDate,
+  positiveInt,
+  receiptSchema,
+  text,
+} from './mcp-schemas.js';
+
+const proposalInput = z.strictObject({
+  slot: text(LIMITS.slot).describe('what_i_know_about_user, stances, corrections_received, …'),
+  key: text(LIMITS.key).optional(),
+  text: freeText.describe('the memory, one line (at most 2,000 characters)'),
+  origin: z.enum(FACT_ORIGINS).describe('did, saw, inferred or summarized'),
+  evidence: z
+    .strictObject({
+      turn: positiveInt().optional().describe('the cited turn’s number (seq) in this session'),
+      quote: freeText.optional().describe('the user’s own words, exactly as in that turn'),
+      tool: text(LIMITS.tool)
+        .optional()
+        .describe('for origin did: the tool on that turn’s receipt'),
+    })
+    .optional(),
+  validFrom: isoDate.optional(),
+  validTo: isoDate.optional(),
+});
+
+function renderPropose(r: ProposeResult): string {
+  const lines = [
+    `Proposed ${r.proposed.length}, dropped ${r.dropped.length}.`,
+    ...r.proposed.map(
+      (p) =>
+        `PROPOSED ${p.id} ${p.slot}: ${p.text}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ' [UNATTESTED: the quote is real, the claim is not in it]'}`,
+    ),
+    ...r.dropped.map((d) => `DROPPED ${d.code} ${d.slot}: ${d.text}\n  why: ${d.reason}`),
+  ];
+  if (r.proposed.some((p) => p.status !== 'active')) {
+    lines.push(
+      'Nothing proposed is live: each proposal waits in the pile until the owner approves or rejects it, and no tool can do that.',
+    );
+  }
+  if (r.dropped.length > 0) {
+    lines.push(
+      'Dropped items are logged and never stored as memory. Evidence is the user’s own words from a numbered user turn (or a tool receipt for origin did); your own replies are never evidence, and a correction needs a turn where the user corrected you.',
+    );
+  }
+  return lines.join('\n');
+}
+
+const proposeMemories = defineTool({
+  name: 'propose_memories',
+  operation: 'gate.propose',
+  title: 'Propose memories',
+  description:
+    'Proposes memories from one session. Each must quote the user’s own words from a numbered user turn of that session (evidence.turn + evidence.quote), or, for origin did, cite a tool on that turn’s receipt. What passes waits in the review pile, not live; what fails is dropped with a code and a reason. Nothing proposed becomes live through any tool.',
+  input: z.strictObject({
+    sessionId: idText,
+    proposals: z.array(proposalInput).min(1).max(100),
+  }),
+  output: z.object({
+    proposed: z.array(
+      z.object({
+        id: z.string(),
+        slot: z.string(),
+        text: z.string(),
+        attested: z.boolean(),
+        status: z.string(),
+      }),
+    ),
+    dropped: z.array(
+      z.object({ slot: z.string(), text: z.string(), code: z.string(), reason: z.string() }),
+    ),
+  }),
+  async run(me, input) {
+    const result = await me.gate.propose({
+      sessionId: input.sessionId,
+      proposals: input.proposals,
+      proposedBy: 'agent',
+    });
+    return {
+      structured: { proposed: result.proposed, dropped: result.dropped },
+      text: renderPropose(result),
+    };
+  },
+});
+
+const passportSchema = z.object({
+  origin: z.string(),
+  primary: z.boolean(),
+  status: z.string(),
+  date: z.string(),
+  sessionId: z.string().nullable(),
+  turn: z.int().nullable(),
+  role: z.string().optional(),
+  speaker: z.string().nullable().optional(),
+  receipt: receiptSchema.nullable().optional(),
+  slot: z.string().optional(),
+  key: z.string().nullable().optional(),
+  attested: z.boolean().optional(),
+  evidence: z
+    .object({
+      turnId: z.string().nullable(),
+      quote: z.string().nullable(),
+      tool: z.string().nullable(),
+    })
+    .optional(),
+  validFrom: z.string().nullable().optional(),
+  validTo: z.string().nullable().optional(),
+});
+
+const recallItemSchema = z.object({
+  kind: z.enum(RECALL_KINDS),
+  id: z.string(),
+  text: z.string(),
+  score: z.number(),
+  passport: passportSchema,
+});
+
+function recallLine(item: RecallItem, rank: number): string {
+  const p = item.passport;
+  const where =
+    item.kind === 'turn'
+      ? `turn ${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}`
+      : `fact ${p.slot ?? ''} (${p.origin}, ${p.status}${p.primary ? '' : ', not primary evidence'})`;
+  const body = item.text.length > 400 ? `${item.text.slice(0, 399)}…` : item.text;
+  const receipt = p.receipt ? `\n   ${renderReceiptLine(p.receipt)}` : '';
+  return `${rank}. [${p.date.slice(0, 10)}] ${where}: ${body.replace(/\s+/g, ' ')}${receipt}`;
+}
+
+const recall = defineTool({
+  name: 'recall',
+  operation: 'recall.search',
+  title: 'Recall',
+  description:
+    'Searches this subject’s recorded turns and live facts, each item with its passport (origin did/saw/inferred/summarized or turn, status, date, evidence, receipt). Reads only. An empty answer means no record exists: say so.',
+  readOnly: true,
+  input: z.strictObject({
+    query: freeText,
+    k: z.int().min(1).max(200).optional(),
+    sessionId: idText.optional().describe('only this session’s turns, and facts cited in it'),
+    includeHistory: z.boolean().optional().describe('also facts that are not live, labelled'),
+    kinds: z.array(z.enum(RECALL_KINDS)).min(1).max(2).optional(),
+  }),
+  output: z.object({ items: z.array(recallItemSchema) }),
+  async run(me, input) {
+    const items = await me.recall.search(input.query, {
+      ...(input.k === undefined ? {} : { k: input.k }),
+      ...(input.sessionId === undefined ? {} : { session: input.sessionId }),
+      ...(input.includeHistory === undefined ? {} : { includeHistory: input.includeHistory }),
+      ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
+    });
+    return {
+      structured: { items },
+      text:
+        items.length === 0
+          ? 'No record matches this query. "I have no record of that" is the correct answer.'
+          : items.map((it, i) => recallLine(it, i + 1)).join('\n'),
+    };
+  },
+});
+
+/** The arrival as the tool, the prompt and the resource give it. */
+export const arrivalSchema = z.object({
+  manifestId: z.string(),
+  surface: z.string(),
+  sessionId: z.string().nullable(),
+  tools: z.array(z.string()),
+  blocks: z.array(
+    z.object({ name: z.string(), tier: z.string(), text: z.string(), degraded: z.boolean() }),
+  ),
+  text: z.string(),
+});
+
+/** The surface an MCP client arrives on unless it names another. */
+export const DEFAULT_SURFACE = 'mcp';
+
+/** Assembles an arrival (which records its manifest) and shapes it for MCP. */
+export async function arrivalJson(
+  me: SubjectHandle,
+  surface: string,
+  sessionId: string | undefined,
+): Promise<z.input<typeof arrivalSchema>> {
+  const a = await me.arrival.assemble({
+    surface,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
+  return {
+    manifestId: a.manifestId,
+    surface: a.surface,
+    sessionId: a.sessionId,
+    tools: a.tools,
+    blocks: a.blocks.map((b) => ({
+      name: b.name,
+      tier: b.tier,
+      text: b.text,
+      degraded: b.degraded,
+    })),
+    text: a.text,
+  };
+}
+
+const getArrival = defineTool({
+  name: 'get_arrival',
+  operation: 'arrival.assemble',
+  title: 'Get the arrival context',
+  description:
+    'The context to read before answering: standing rules, live memory with passports, open commitments with their true count, recent actions and retractions, falsifiers due, and how many proposals await review. Each arrival records a manifest of what it gave.',
+  input: z.strictObject({
+    surface: text(64).optional().describe(`the surface (default ${DEFAULT_SURFACE})`),
+    sessionId: idText.optional(),
+  }),
+  output: arrivalSchema,
+  async run(me, input) {
+    const arrival = await arrivalJson(me, input.surface ?? DEFAULT_SURFACE, input.sessionId);
+    return { structured: arrival, text: arrival.text };
+  },
+});
+
+/** Proposing, recalling and arriving. */
+export const MEMORY_TOOLS: readonly McpTool[] = [proposeMemories, recall, getArrival];

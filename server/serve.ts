@@ -1,0 +1,193 @@
+import { isIP } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import {
+  createMcpHandler,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { EngineError, type Engine } from '../src/index.js';
+import { authenticateBearer, type Caller } from './access.js';
+import { createHttpApp, DEFAULT_BODY_LIMIT, type InternalErrorReporter } from './http/app.js';
+import { bodyTooLarge, errorResponse, routeNotFound } from './http/http-errors.js';
+import { createMcpServer } from './mcp/mcp-server.js';
+
+export interface ServeAppConfig {
+  engine: Engine;
+  /**
+   * Host names a request may be addressed to (the `Host` header, and a browser's `Origin`):
+   * DNS-rebinding protection. Default: the loopback names only.
+   */
+  allowedHosts?: readonly string[];
+  /** The largest request body, in bytes, on /v1 and /mcp alike (default 1 MiB). */
+  bodyLimitBytes?: number;
+  /** Where failures that are not the caller's doing go (default: one line on stderr). */
+  onInternalError?: InternalErrorReporter;
+}
+
+export interface ServeApp {
+  /** The Hono app: the HTTP API, /healthz, /openapi.json and /mcp. */
+  readonly app: Hono;
+  /** Ends in-flight MCP exchanges. */
+  close(): Promise<void>;
+}
+
+const reportToStderr: InternalErrorReporter = (err) => {
+  const what = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`memledger serve: ${what}\n`);
+};
+
+/** Hostnames as the SDK's validators compare them: lowercase, IPv6 in brackets. */
+function hostnameOf(host: string): string {
+  const h = host.trim().toLowerCase();
+  return isIP(h) === 6 ? `[${h}]` : h;
+}
+
+/**
+ * One process, two faces: the HTTP API and MCP over Streamable HTTP at /mcp. Every /mcp request
+ * is authenticated by its own bearer token and served by a fresh, stateless MCP server for that
+ * caller, so no session id exists that another token could present.
+ */
+export function createServeApp(config: ServeAppConfig): ServeApp {
+  const { engine } = config;
+  const report = config.onInternalError ?? reportToStderr;
+  const limit = config.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const hosts = [
+    ...new Set([...localhostAllowedHostnames(), ...(config.allowedHosts ?? []).map(hostnameOf)]),
+  ];
+
+  // The SDK hands the factory the very AuthInfo object given to `fetch`: the caller rides on it.
+  const callers = new WeakMap<AuthInfo, Caller>();
+  const mcp = createMcpHandler(
+    ({ authInfo }) => {
+      const caller = authInfo === undefined ? undefined : callers.get(authInfo);
+      if (caller === undefined) {
+        throw new EngineError('TOKEN_REQUIRED', 'an MCP request without an authenticated caller');
+      }
+      return createMcpServer(caller, { onInternalError: report });
+    },
+    // onerror hears every refused request too; the responses already say what went wrong
+    { legacy: 'stateless', maxRequestBodySize: limit, onerror: () => undefined },
+  );
+
+  const app = new Hono();
+  app.onError((err, c) => errorResponse(c, err, report));
+  app.notFound(routeNotFound);
+  app.use('*', async (c, next) => {
+    const host = validateHostHeader(c.req.header('host'), hosts);
+    if (!host.ok) {
+      throw new EngineError('HOST_NOT_ALLOWED', `this server does not answer to that Host`);
+    }
+    const origin = validateOriginHeader(c.req.header('origin'), hosts);
+    if (!origin.ok) {
+      throw new EngineError('HOST_NOT_ALLOWED', `requests from that Origin are refused`);
+    }
+    await next();
+  });
+  app.use('/mcp', bodyLimit({ maxSize: limit, onError: () => bodyTooLarge(limit) }));
+  app.all('/mcp', async (c) => {
+    const caller = await authenticateBearer(engine, c.req.header('authorization'));
+    const authInfo: AuthInfo = {
+      token: caller.tokenId ?? '',
+      clientId: caller.tokenId ?? caller.subject,
+      scopes: [caller.role],
+    };
+    callers.set(authInfo, caller);
+    return mcp.fetch(c.req.raw, { authInfo });
+  });
+  app.route('/', createHttpApp({ engine, bodyLimitBytes: limit, onInternalError: report }));
+  return { app, close: () => mcp.close() };
+}
+
+export interface ServeConfig extends Omit<ServeAppConfig, 'allowedHosts'> {
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The port (default 7777; 0 picks a free one). */
+  port?: number;
+  /** Listening on a non-loopback address needs this, said explicitly. */
+  allowRemote?: boolean;
+  /** More host names requests may be addressed to (a name for a wildcard address, a proxy's). */
+  allowedHosts?: readonly string[];
+}
+
+export interface RunningServe {
+  /** The base URL, e.g. `http://127.0.0.1:7777/`; MCP is at `mcp` under it. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 7777;
+
+/** Whether an address or name is this machine's loopback. */
+export function isLoopback(host: string): boolean {
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h === '::1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * Listens (loopback by default): a non-loopback address without `allowRemote` is
+ * REMOTE_NOT_ALLOWED, refused before anything binds.
+ */
+export async function startServe(config: ServeConfig): Promise<RunningServe> {
+  const host = (config.host ?? DEFAULT_HOST).replace(/^\[(.*)\]$/, '$1');
+  const port = config.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new EngineError('INVALID_ARGUMENT', `port ${String(port)} is not 0 to 65535`, {
+      data: { field: 'port' },
+    });
+  }
+  const remote = !isLoopback(host);
+  if (remote && config.allowRemote !== true) {
+    throw new EngineError(
+      'REMOTE_NOT_ALLOWED',
+      `refusing to listen on ${host}, which is not loopback: anyone who can reach it could try tokens. Pass --allow-remote to mean it (and put TLS in front)`,
+      { data: { host } },
+    );
+  }
+  // A specific remote address is a name requests may carry; a wildcard names nothing.
+  const allowedHosts = [
+    ...(config.allowedHosts ?? []),
+    ...(remote && !WILDCARDS.has(host) ? [host] : []),
+  ];
+  const serveApp = createServeApp({ ...config, allowedHosts });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: serveApp.app.fetch, hostname: host, port }, () => resolve(s));
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      void serveApp.close();
+      reject(
+        new EngineError(
+          'INVALID_ARGUMENT',
+          `cannot listen on ${host}:${port} (${err.code ?? err.message})`,
+          { data: { field: 'listen' }, cause: err },
+        ),
+      );
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = isIP(host) === 6 ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${address.port}/`,
+    host,
+    port: address.port,
+    async close() {
+      await serveApp.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+    },
+  };
+}

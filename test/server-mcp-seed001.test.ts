@@ -1,0 +1,176 @@
+// Seed 001 through MCP: a correct "no record" answer must not become a stored false confession.
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../src/index.js';
+import { callerForToken } from '../server/access.js';
+import { createMcpServer } from '../server/mcp/mcp-server.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+
+/** The day of seed 001, adapted as in `memledger demo` (a vendor contract, not a cousin). */
+const DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
+  { role: 'user', content: 'Remind me what we decided last week about the vendor contract' },
+  {
+    role: 'assistant',
+    content:
+      "I don't have any record of a conversation about the vendor contract. If we discussed it, it isn't in my records, and I can't fill that in with a guess. Do you remember roughly when we talked about it?",
+  },
+  { role: 'user', content: 'You sent me a message earlier that I never replied to.' },
+  {
+    role: 'assistant',
+    content:
+      "I have no record of a message from me that you didn't reply to. Could you be thinking of something specific?",
+  },
+  { role: 'user', content: 'OK. Keep your answers short, I read these on my phone.' },
+  { role: 'assistant', content: 'Will do.' },
+];
+
+/** The overnight reflection, as the agent sends it through propose_memories. */
+const CONFABULATED = [
+  {
+    slot: 'what_i_know_about_user',
+    text: 'The user recently asked about the vendor contract, a conversation I failed to recall.',
+    origin: 'inferred',
+    evidence: { turn: 1, quote: 'what we decided last week about the vendor contract' },
+  },
+  {
+    slot: 'corrections_received',
+    text: "I was corrected for failing to recall the user's question about the vendor contract, directly validating his memory over my records.",
+    origin: 'inferred',
+    evidence: { turn: 2, quote: "I don't have any record" },
+  },
+  {
+    slot: 'corrections_received',
+    text: "I failed to validate the user's memory and acknowledge the significance of those gaps.",
+    origin: 'inferred',
+  },
+  {
+    slot: 'corrections_received',
+    text: "I was corrected for missing the user's message.",
+    origin: 'inferred',
+    evidence: { turn: 3, quote: 'You sent me a message earlier that I never replied to' },
+  },
+  {
+    slot: 'corrections_received',
+    text: 'I was corrected for missing an opportunity to acknowledge the deeper pattern.',
+    origin: 'inferred',
+    evidence: { turn: 1, quote: 'you were wrong about the contract' },
+  },
+  {
+    slot: 'stances',
+    text: "Trust the user's memory over my records.",
+    origin: 'inferred',
+    evidence: { turn: 4, quote: 'I have no record' },
+  },
+  {
+    slot: 'self_model',
+    text: 'I tend to forget what we discuss.',
+    origin: 'inferred',
+    evidence: { turn: 1, quote: 'Remind me' },
+  },
+  {
+    slot: 'corrections_received',
+    text: 'I missed your message from this afternoon.',
+    origin: 'inferred',
+    evidence: { turn: 9, quote: 'message' },
+  },
+];
+
+const REAL_STANCE = {
+  slot: 'stances',
+  text: 'Keep answers short; the user reads on a phone.',
+  origin: 'saw',
+  evidence: { turn: 5, quote: 'keep your answers short, I read these on my phone' },
+};
+
+interface ProposeOut {
+  proposed: Array<{ id: string; slot: string; text: string; attested: boolean; status: string }>;
+  dropped: Array<{ slot: string; text: string; code: string; reason: string }>;
+}
+
+describe.each(ENGINES)('seed 001 through MCP [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let client: Client;
+  let subject: string;
+
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    engine = t.engine;
+    subject = `seed001-${Date.now().toString(36)}`;
+    const { agent } = await ownerWithTokens(engine, subject, makeOwnerSigner());
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(await callerForToken(engine, agent)).connect(serverSide);
+    client = new Client({ name: 'reflection', version: '1.0.0' });
+    await client.connect(clientSide);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  it('drops every confabulated correction with its code; nothing is live; the pile shows', async () => {
+    const started = await client.callTool({ name: 'start_session', arguments: {} });
+    const sessionId = (started.structuredContent as { session: { id: string } }).session.id;
+    for (const turn of DAY) {
+      const r = await client.callTool({
+        name: 'record_turn',
+        arguments: {
+          sessionId,
+          ...turn,
+          ...(turn.role === 'assistant' ? { receipt: { noTools: true } } : {}),
+        },
+      });
+      expect(r.isError).not.toBe(true);
+    }
+
+    const result = await client.callTool({
+      name: 'propose_memories',
+      arguments: { sessionId, proposals: [...CONFABULATED, REAL_STANCE] },
+    });
+    expect(result.isError).not.toBe(true);
+    const out = result.structuredContent as unknown as ProposeOut;
+    const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
+
+    // Every self-blaming line comes back dropped, each with a code and a reason the model can read.
+    expect(out.dropped).toHaveLength(CONFABULATED.length);
+    expect(out.dropped.map((d) => d.text).sort()).toEqual(CONFABULATED.map((c) => c.text).sort());
+    for (const d of out.dropped) {
+      expect(d.code).toMatch(/^[A-Z_]+$/);
+      expect(d.reason.length).toBeGreaterThan(10);
+      expect(text).toContain(`DROPPED ${d.code} ${d.slot}: ${d.text}`);
+    }
+    const codeOf = (needle: string) => out.dropped.find((d) => d.text.includes(needle))?.code;
+    expect(codeOf('directly validating his memory')).toBe('EVIDENCE_NOT_USER_TURN');
+    expect(codeOf('acknowledge the significance')).toBe('NO_EVIDENCE');
+    expect(codeOf('deeper pattern')).toBe('QUOTE_NOT_FOUND');
+    expect(codeOf('from this afternoon')).toBe('TURN_NOT_FOUND');
+    expect(codeOf('tend to forget')).toBe('UNKNOWN_SLOT');
+    expect(codeOf("missing the user's message")).toBe('NO_CORRECTION_EVENT');
+    expect(text).toMatch(/your own replies are never evidence/);
+    expect(text).toMatch(/Nothing proposed is live/);
+
+    // The one real stance waits for the owner; it is not live.
+    expect(out.proposed).toEqual([
+      expect.objectContaining({ slot: 'stances', text: REAL_STANCE.text, status: 'proposed' }),
+    ]);
+    const me = engine.subject(subject);
+    expect(await me.facts.live()).toEqual([]);
+    const logged = await me.gate.dropped();
+    expect(logged.map((d) => d.code).sort()).toEqual(out.dropped.map((d) => d.code).sort());
+
+    // The next arrival shows the pile count, and no confession as memory.
+    const arrival = await client.callTool({ name: 'get_arrival', arguments: { sessionId } });
+    const arrivalText = (arrival.structuredContent as { text: string }).text;
+    expect(arrivalText).toContain('Proposals awaiting owner review: 1');
+    expect(arrivalText).not.toMatch(/failed to recall|I was corrected/);
+    expect(arrivalText).toContain('"I have no record of that" is a correct answer');
+
+    // Recall finds the real day, and no stored confession.
+    const recalled = await client.callTool({
+      name: 'recall',
+      arguments: { query: 'corrected failed to recall vendor contract', kinds: ['fact'] },
+    });
+    expect((recalled.structuredContent as { items: unknown[] }).items).toEqual([]);
+  });
+});
