@@ -20,9 +20,13 @@ export const PROBE_CONFIG_OPTIONS = {
 
 /**
  * Roots: `--root` (repeatable), else MEMLEDGER_PROBE_ROOTS (path-delimiter separated), else the
- * current directory. HTTP allowlist: `--allow a,b`, else MEMLEDGER_PROBE_HTTP_ALLOW (comma list).
+ * current directory (`defaultRoots: 'none'`, for the servers: no directory, so a token holder
+ * reads no file the owner did not name). HTTP allowlist: `--allow a,b`, else MEMLEDGER_PROBE_HTTP_ALLOW (comma list).
  */
-export function probeConfig(ctx: CommandContext<typeof PROBE_CONFIG_OPTIONS>): ProbeConfig {
+export function probeConfig(
+  ctx: CommandContext<typeof PROBE_CONFIG_OPTIONS>,
+  defaultRoots: 'cwd' | 'none' = 'cwd',
+): ProbeConfig {
   const given = ctx.values.root ?? [];
   const fromEnv = (ctx.io.env.MEMLEDGER_PROBE_ROOTS ?? '').split(delimiter).filter((r) => r !== '');
   const roots = given.length > 0 ? [...given] : fromEnv;
@@ -34,7 +38,7 @@ export function probeConfig(ctx: CommandContext<typeof PROBE_CONFIG_OPTIONS>): P
       .filter((h) => h !== '');
   const timeout = ctx.values['timeout-ms'];
   return {
-    ...(roots.length > 0 ? { roots } : {}),
+    ...(roots.length > 0 ? { roots } : defaultRoots === 'none' ? { roots: [] } : {}),
     httpAllowlist: [...allow],
     ...(timeout === undefined ? {} : { httpTimeoutMs: timeout, sqlTimeoutMs: timeout }),
   };

@@ -8,7 +8,10 @@ import type { ProbeContext, ProbeInstrument, SourceFallback } from './instrument
 import { createSqlInstrument } from './sql-probe.js';
 
 export interface ProbeConfig {
-  /** Allowed roots for file probes. Default: the current directory. */
+  /**
+   * Allowed roots for file probes. Default: the current directory. `[]`: none, so every file
+   * probe answers that its path is outside the allowed roots (the servers' default).
+   */
   roots?: string[];
   /** e.g. `{ from: 'src/', to: 'dist/', fromExt: '.ts', toExt: '.js' }`. Default none. */
   sourceFallback?: SourceFallback | null;
@@ -82,7 +85,6 @@ function checkInstrument(i: ProbeInstrument): ProbeInstrument {
 /** Checks the probe configuration before the engine opens anything. */
 export function resolveProbeConfig(config: ProbeConfig = {}): ResolvedProbeConfig {
   const roots = strings(config.roots ?? [process.cwd()], 'roots');
-  if (roots.length === 0) throw bad('roots must name at least one directory');
   const instruments = new Map<string, ProbeInstrument>(
     [createFileInstrument(), createSqlInstrument(), createHttpInstrument()].map((i) => [i.name, i]),
   );
