@@ -16,7 +16,9 @@ import {
   toolRegisterCommand,
 } from './commands/ground-truth.js';
 import { historyCommand } from './commands/history.js';
+import { hookSessionStartCommand, hookStopCommand } from './commands/hook.js';
 import { initCommand } from './commands/init.js';
+import { mcpCommand } from './commands/mcp.js';
 import { chainVerifyCommand, memoryCommand } from './commands/memory.js';
 import {
   probeCalibrateCommand,
@@ -35,6 +37,7 @@ import {
   retractSettleCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
+import { serveCommand } from './commands/serve.js';
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
 import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
@@ -76,6 +79,8 @@ const COMMANDS: readonly Command[] = [
   probeCalibrationsCommand,
   arrivalCommand,
   arrivalDiffCommand,
+  hookSessionStartCommand,
+  hookStopCommand,
   commitmentAddCommand,
   commitmentDoneCommand,
   commitmentDropCommand,
@@ -90,6 +95,8 @@ const COMMANDS: readonly Command[] = [
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,
+  serveCommand,
+  mcpCommand,
   benchLocomoCommand,
   demoCommand,
 ];
