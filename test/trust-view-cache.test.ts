@@ -358,3 +358,74 @@ describe('reads at once on a pool [postgres]', () => {
     expect(await Promise.all(reads)).toEqual(reads.map(() => true));
   });
 });
+
+describe.each(ENGINES)('reads of one subject at once [%s]', (kind) => {
+  let f: TrustFixture | null = null;
+  afterEach(async () => {
+    await f?.close();
+    f = null;
+  });
+
+  /** The fixture's client, counting statements; the answer of the next one can be held back. */
+  function gatedClient(fx: TrustFixture) {
+    const client = storeClient(fx.engine);
+    let statements = 0;
+    let hold: { entered: () => void; released: Promise<void> } | null = null;
+    const gated = Object.create(client) as typeof client;
+    gated.query = async (...args: Parameters<typeof client.query>) => {
+      statements += 1;
+      const h = hold;
+      hold = null;
+      const result = await client.query(...args);
+      if (h !== null) {
+        h.entered();
+        await h.released;
+      }
+      return result;
+    };
+    return {
+      client: gated,
+      statements: () => statements,
+      /** Holds back the next statement's answer; `inside` resolves once it has run. */
+      holdNext() {
+        let release!: () => void;
+        let entered!: () => void;
+        const inside = new Promise<void>((r) => (entered = r));
+        hold = { entered, released: new Promise<void>((r) => (release = r)) };
+        return { inside, release };
+      },
+    };
+  }
+
+  it('share one check while it is queued, and a read that arrives while one runs waits for the next', async () => {
+    f = await trustFixture(kind);
+    const g = gatedClient(f);
+    const t = createTrustVerifier({
+      client: g.client,
+      crypto: rememberingVerifier(createNodeChainCrypto()),
+      clock: () => new Date(),
+    });
+    const first = await t.view('u');
+    // twenty reads at once: one check (one statement: nothing was written), one view for all
+    const before = g.statements();
+    const many = await Promise.all(Array.from({ length: 20 }, () => t.view('u')));
+    expect(g.statements() - before).toBe(1);
+    expect(many.every((v) => v === first)).toBe(true);
+
+    // a read has run its check (nothing changed yet); an edit commits; a read that arrives now
+    // must not share the running one
+    const gate = g.holdNext();
+    const running = t.view('u');
+    await gate.inside;
+    await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    const later = t.view('u');
+    const alsoLater = t.view('u');
+    gate.release();
+    const [r, l, l2] = await Promise.all([running, later, alsoLater]);
+    expect(l).toBe(l2); // the two later reads shared the check queued after the running one
+    expect(r).toBe(first);
+    expect(l).not.toBe(r);
+    expect(l.withheld.map((w) => [w.fact.id, w.code])).toEqual([[f.ids.city, 'CONTENT_CHANGED']]);
+    expect(l.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+  });
+});

@@ -87,6 +87,8 @@ interface SubjectCache {
   view: CachedView | null;
   /** Serialises refreshes of this subject. */
   lock: Promise<void>;
+  /** A read of the view queued behind `lock` and not started yet: later reads share it. */
+  queuedRead: Promise<TrustView> | null;
 }
 
 /**
@@ -130,6 +132,7 @@ export function createTrustVerifier(deps: {
         facts: new Map(),
         view: null,
         lock: Promise.resolve(),
+        queuedRead: null,
       };
       caches.set(subjectId, c);
     }
@@ -460,8 +463,28 @@ export function createTrustVerifier(deps: {
     return run;
   }
 
-  return {
-    view: (subjectId) => withSubject(subjectId, (held) => held.view(deps.client)),
-    withSubject,
-  };
+  /**
+   * Reads that arrive while another is queued share it: it has not started, so it starts after
+   * each of them arrived and sees every write committed before any of them. Under load one
+   * subject's reads then wait for at most the check running now and one more, not for one
+   * check per read ahead of them.
+   */
+  function view(subjectId: string): Promise<TrustView> {
+    const c = cacheOf(subjectId);
+    if (c.queuedRead !== null) return c.queuedRead;
+    const read: Promise<TrustView> = withSubject(subjectId, (held) => {
+      if (c.queuedRead === read) c.queuedRead = null;
+      return held.view(deps.client);
+    });
+    c.queuedRead = read;
+    // a read that fails before it starts (it cannot: the lock never rejects) must not stay queued
+    read
+      .catch(() => undefined)
+      .finally(() => {
+        if (c.queuedRead === read) c.queuedRead = null;
+      });
+    return read;
+  }
+
+  return { view, withSubject };
 }
