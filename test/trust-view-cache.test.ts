@@ -372,7 +372,7 @@ describe.each(ENGINES)('reads of one subject at once [%s]', (kind) => {
     let statements = 0;
     let hold: { entered: () => void; released: Promise<void> } | null = null;
     const gated = Object.create(client) as typeof client;
-    gated.query = async (...args: Parameters<typeof client.query>) => {
+    gated.query = (async (...args: Parameters<typeof client.query>) => {
       statements += 1;
       const h = hold;
       hold = null;
@@ -382,7 +382,7 @@ describe.each(ENGINES)('reads of one subject at once [%s]', (kind) => {
         await h.released;
       }
       return result;
-    };
+    }) as typeof client.query;
     return {
       client: gated,
       statements: () => statements,

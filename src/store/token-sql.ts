@@ -56,14 +56,30 @@ export class TokenSql {
     });
   }
 
-  /** Every row with this hash (the unique constraint makes it one; a copy of the table may not). */
-  byHash(tokenHash: string): Promise<TokenRow[]> {
+  /**
+   * Every row with this hash (the unique constraint makes it one; a copy of the table may not),
+   * with its subject's owner key as the store holds it now: one statement per authentication.
+   */
+  byHash(
+    tokenHash: string,
+  ): Promise<Array<TokenRow & { ownerPublicKey: string | null; ownerKeyId: string | null }>> {
     return guard('reading a token', async () => {
-      const { rows } = await this.db.query<Row>(
-        `SELECT ${COLUMNS} FROM access_tokens WHERE token_hash = $1`,
+      const { rows } = await this.db.query<
+        Row & { owner_public_key: string | null; owner_key_id: string | null }
+      >(
+        `SELECT ${COLUMNS.split(', ')
+          .map((c) => `t.${c}`)
+          .join(', ')},
+                s.owner_public_key, s.owner_key_id
+         FROM access_tokens t LEFT JOIN subjects s ON s.id = t.subject_id
+         WHERE t.token_hash = $1`,
         [tokenHash],
       );
-      return rows.map(toRow);
+      return rows.map((r) => ({
+        ...toRow(r),
+        ownerPublicKey: r.owner_public_key,
+        ownerKeyId: r.owner_key_id,
+      }));
     });
   }
 
