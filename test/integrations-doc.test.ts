@@ -441,5 +441,23 @@ describe('docs/INTEGRATIONS.md, tried', () => {
         await client.close();
       }
     });
+
+    it('Claude Code hooks through the running serve (the store is held): --url and --token-file', async () => {
+      expect(base).not.toBe('');
+      const settings = block('claude-code-hooks-serve').replaceAll('http://127.0.0.1:7777', base);
+      const input = (name: string) =>
+        sub(block(name)).replaceAll(SESSION_ID, 'hooks-through-serve');
+      const start = await ok(
+        hookCommand(settings, 'SessionStart'),
+        input('hook-input-session-start'),
+      );
+      expect(start).toContain('Send the packing list');
+      expect(await ok(hookCommand(settings, 'Stop'), input('hook-input-stop'))).toContain(
+        'recorded 2 turn(s)',
+      );
+      expect(await ok(hookCommand(settings, 'SessionEnd'), input('hook-input-stop'))).toContain(
+        'recorded 0 turn(s)',
+      );
+    });
   });
 });

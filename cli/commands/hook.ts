@@ -1,10 +1,4 @@
-import {
-  EngineError,
-  isEngineError,
-  type Session,
-  type SubjectHandle,
-  type Turn,
-} from '../../src/index.js';
+import { EngineError, isEngineError } from '../../src/index.js';
 import {
   parseHookInput,
   parseTranscript,
@@ -14,7 +8,9 @@ import {
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { renderError } from '../errors.js';
+import { handleMemory, httpMemory, type HookMemory } from '../hook-memory.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
+import { readTokenFile } from '../token-file.js';
 
 const INPUT_OPTION = {
   input: {
@@ -22,7 +18,52 @@ const INPUT_OPTION = {
     value: 'FILE',
     help: 'read the hook input (JSON) from FILE instead of standard input',
   },
+  url: {
+    kind: 'text',
+    value: 'URL',
+    help: 'a running `memledger serve` (e.g. http://127.0.0.1:7777) to go through, with --token-file: a server holds an embedded store open, so a hook cannot open it too',
+  },
+  'token-file': {
+    kind: 'text',
+    value: 'F',
+    help: 'with --url: a file holding an agent token (its subject is the hook\u2019s)',
+  },
 } as const satisfies OptionSpecs;
+
+type HookContext = CommandContext<typeof INPUT_OPTION & typeof SUBJECT_OPTION>;
+
+/** The store a hook works on: the local one (--db, --subject), or a server's (--url, --token-file). */
+async function withMemory<T>(ctx: HookContext, fn: (m: HookMemory) => Promise<T>): Promise<T> {
+  const { url, subject } = ctx.values;
+  const file = ctx.values['token-file'];
+  if (url === undefined) {
+    if (file !== undefined) {
+      throw new EngineError('INVALID_ARGUMENT', '--token-file goes with --url', {
+        data: { field: 'token-file' },
+      });
+    }
+    return ctx.withSubject(subject, (me) => fn(handleMemory(me)));
+  }
+  if (file === undefined || subject !== undefined) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      '--url needs --token-file F (and takes no --subject: the token names it)',
+      { data: { field: 'url' } },
+    );
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = new URL('invalid:');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new EngineError('INVALID_ARGUMENT', `--url must be an http(s) URL`, {
+      data: { field: 'url' },
+    });
+  }
+  return fn(httpMemory(parsed.href, await readTokenFile(ctx.io, file)));
+}
 
 /** The hook's JSON arrives on standard input (a pipe or a socket: never reopened by path). */
 async function readStandardInput(): Promise<string> {
@@ -73,19 +114,20 @@ async function asHook(
 }
 
 /** The Claude session is the memledger session: made on first sight, never another's. */
-async function ensureSession(me: SubjectHandle, input: HookInput): Promise<Session> {
-  try {
-    return await me.sessions.get(input.sessionId);
-  } catch (err) {
-    if (!isEngineError(err) || err.code !== 'SESSION_NOT_FOUND') throw err;
-  }
+async function ensureSession(
+  me: HookMemory,
+  input: HookInput,
+): Promise<{ id: string; turnCount: number }> {
+  const found = await me.session(input.sessionId);
+  if (found !== null) return found;
   const title = input.cwd === undefined ? 'Claude Code' : `Claude Code (${input.cwd})`;
   try {
-    return await me.sessions.create({ id: input.sessionId, title: title.slice(0, 1000) });
+    return await me.createSession(input.sessionId, title.slice(0, 1000));
   } catch (err) {
-    // Another hook made it a moment ago (or another subject holds the id: get says so).
+    // Another hook made it a moment ago.
     if (isEngineError(err) && err.code === 'SESSION_EXISTS') {
-      return me.sessions.get(input.sessionId);
+      const made = await me.session(input.sessionId);
+      if (made !== null) return made;
     }
     throw err;
   }
@@ -98,7 +140,11 @@ const mismatch = (sessionId: string, why: string): EngineError =>
   );
 
 /** The stored turns the count skips must be the transcript's own: roles, and the person's words. */
-function checkAlignment(sessionId: string, parsed: TranscriptParse, tail: readonly Turn[]): void {
+function checkAlignment(
+  sessionId: string,
+  parsed: TranscriptParse,
+  tail: ReadonlyArray<{ seq: number; role: string; content: string }>,
+): void {
   for (const stored of tail) {
     const mine = parsed.turns[stored.seq - 1];
     if (mine === undefined || mine.role !== stored.role) {
@@ -122,7 +168,7 @@ interface StopOutcome {
  * session that holds someone else's turns is refused rather than extended out of step.
  */
 async function recordNewTurns(
-  me: SubjectHandle,
+  me: HookMemory,
   input: HookInput,
   parsed: TranscriptParse,
 ): Promise<StopOutcome> {
@@ -135,13 +181,13 @@ async function recordNewTurns(
     );
   }
   if (held > 0) {
-    checkAlignment(session.id, parsed, await me.history.turns(session.id, { last: 2 }));
+    checkAlignment(session.id, parsed, await me.lastTurns(session.id, 2));
   }
   const now = Date.now();
   let seq = held;
   for (const turn of parsed.turns.slice(held)) {
     const at = turn.at !== undefined && turn.at.getTime() <= now ? turn.at : undefined;
-    const result = await me.turns.add({
+    const result = await me.addTurn({
       sessionId: session.id,
       role: turn.role,
       content: turn.content,
@@ -149,7 +195,7 @@ async function recordNewTurns(
       ...(at === undefined ? {} : { at }),
     });
     seq += 1;
-    if (!result.recorded || result.turn.seq !== seq) {
+    if (!result.recorded || result.seq !== seq) {
       throw new EngineError(
         'INVALID_ARGUMENT',
         `session "${session.id}" changed while its transcript was being recorded (turn ${seq}); run the hook again`,
@@ -186,9 +232,7 @@ export const hookStopCommand = defineCommand({
         );
       }
       const parsed = parseTranscript(text, { lastAssistantMessage: input.lastAssistantMessage });
-      const outcome = await ctx.withSubject(ctx.values.subject, (me) =>
-        recordNewTurns(me, input, parsed),
-      );
+      const outcome = await withMemory(ctx, (me) => recordNewTurns(me, input, parsed));
       const doc = {
         ...outcome,
         heldBack: parsed.heldBack,
@@ -223,15 +267,15 @@ export const hookSessionStartCommand = defineCommand({
     await asHook(ctx, async () => {
       const input = await readHookInput(ctx, ctx.values.input);
       const surface = ctx.values.surface ?? 'code';
-      const arrival = await ctx.withSubject(ctx.values.subject, async (me) => {
+      const text = await withMemory(ctx, async (me) => {
         const session = await ensureSession(me, input);
-        return me.arrival.assemble({ surface, sessionId: session.id });
+        return me.arrivalText({ surface, sessionId: session.id });
       });
       ctx.print(
         {
-          hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: arrival.text },
+          hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text },
         },
-        () => arrival.text,
+        () => text,
       );
     });
   },

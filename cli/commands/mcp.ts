@@ -4,27 +4,8 @@ import { callerForToken, localCaller, type Caller } from '../../server/access.js
 import { createMcpServer } from '../../server/mcp/mcp-server.js';
 import { defineCommand } from '../command.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
-import type { CliIo } from '../io.js';
 import { untilSignal } from './serve.js';
-
-/** The token in a file: trimmed; an unreadable file or an empty one is refused. */
-async function readTokenFile(io: CliIo, path: string): Promise<string> {
-  let text: string;
-  try {
-    text = await io.readFile(path);
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new EngineError('INVALID_ARGUMENT', `cannot read the token file ${path} (${why})`, {
-      data: { field: 'token-file' },
-      cause: err,
-    });
-  }
-  const token = text.trim();
-  if (token === '') {
-    throw new EngineError('TOKEN_REQUIRED', `the token file ${path} is empty`);
-  }
-  return token;
-}
+import { readTokenFile } from '../token-file.js';
 
 /** Resolves when stdin ends: the client has gone. */
 function untilStdinEnds(): Promise<void> {
