@@ -10,13 +10,31 @@
  * exactly that request. The Client's `response` event gives autocannon's own time for it (from
  * the request's write to the response's last byte), recorded under the route; `onResponse` gets
  * the status and body (an error's code; what a proposal, an arrival or a recall returned).
- * A `timeout` is the request before the one autocannon sent on the remade connection, a
- * `connError` the one in flight. Requests sent and not answered, beyond the one each connection
- * has in flight when the run stops, are counted as lost.
+ * A `timeout` is the request that was in flight before autocannon remade the connection (and, if
+ * its quota let it, sent the next), a `connError` the one in flight. Requests sent and not
+ * answered, beyond the one a connection may still have in flight when the run stops, are lost.
+ *
+ * Closed loop or paced. With no `rate`, each connection sends its next request as soon as the
+ * last is answered, so `connections` requests are always in flight and the run finds the most the
+ * server can answer. With `rate` R, autocannon's `overallRate` caps what is sent (each connection
+ * a whole-number quota per window, bench/support/serve-autocannon.ts) and, unless `alignedWindows`,
+ * the windows are staggered: connection i's window opens at frac(i x 0.618) of the window (a
+ * low-discrepancy spread, so the connections with one more in their quota are spread too), and
+ * when R < connections a window lasts ceil(connections / R) s with R x that many requests in it,
+ * so every connection takes part. Whether it paced is measured, not assumed: requests written per
+ * second (against R), the most in flight at once, and the busiest 100 ms of sending. A request
+ * the quota held back is never sent late (autocannon does not catch up), so a server slower than R
+ * shows as fewer sent than offered, not as latency: the report flags a rate that was not met.
  */
 import { performance } from 'node:perf_hooks';
 import { progress } from './progress.js';
-import { autocannon, type AcClient, type AcResult } from './serve-autocannon.js';
+import {
+  autocannon,
+  isPaused,
+  staggerWindows,
+  type AcClient,
+  type AcResult,
+} from './serve-autocannon.js';
 import { connectionTraffic, ROUTES, type BuiltRequest, type Route } from './serve-mix.js';
 import type { ServeFixture } from './serve-seed.js';
 import { stats, type Stats } from './stats.js';
@@ -85,12 +103,34 @@ export interface RouteResult {
   meanItems?: number;
 }
 
+/** How a paced run was paced. */
+export interface Pacing {
+  /** The offered rate, requests per second. */
+  offeredRps: number;
+  /** `staggered`: each connection's window at its own phase; `aligned`: autocannon's own. */
+  windows: 'staggered' | 'aligned';
+  windowS: number;
+  /** The `overallRate` handed to autocannon (offered rate x window). */
+  overallRate: number;
+  /** Requests per connection per window, fewest and most. */
+  quota: { min: number; max: number };
+}
+
 export interface RunResult {
+  /** Connections autocannon made (it makes R when a rate R is below the asked-for count). */
   connections: number;
   /** Seconds, as autocannon measured the run. */
   durationS: number;
   /** Responses received per second, every route. */
   rps: number;
+  /** Requests written per second while the run lasted (not those written as it stopped). */
+  sentRps: number;
+  /** null for a closed-loop run. */
+  pacing: Pacing | null;
+  /** Requests in flight: the most at once, and the mean (throughput x mean latency, Little). */
+  inFlight: { peak: number; mean: number };
+  /** Requests written per 100 ms slice of the run: the mean and the busiest slice. */
+  sendsPer100ms: { mean: number; max: number };
   routes: Record<Route, RouteResult>;
   total: {
     count: number;
@@ -169,6 +209,28 @@ export interface LoadOptions {
   label: string;
   /** Seconds to wait for one response (default REQUEST_TIMEOUT_S). */
   timeoutS?: number;
+  /** Offered requests per second, all connections together; none: closed loop. */
+  rate?: number;
+  /** Leave autocannon's windows as they are (all opening at once): to see what that does. */
+  alignedWindows?: boolean;
+}
+
+/** The conjugate golden ratio: frac(i x PHI) spreads any run of connections evenly. */
+const PHI = (Math.sqrt(5) - 1) / 2;
+
+function pacingOf(o: LoadOptions): Pacing | null {
+  if (o.rate === undefined) return null;
+  const aligned = o.alignedWindows === true;
+  const windowS = !aligned && o.rate < o.connections ? Math.ceil(o.connections / o.rate) : 1;
+  const overallRate = o.rate * windowS;
+  const made = Math.min(o.connections, overallRate);
+  return {
+    offeredRps: o.rate,
+    windows: aligned ? 'aligned' : 'staggered',
+    windowS,
+    overallRate,
+    quota: { min: Math.floor(overallRate / made), max: Math.ceil(overallRate / made) },
+  };
 }
 
 /** Runs the mix against `url` for `durationS` seconds and tallies it per route. */
@@ -177,13 +239,26 @@ export async function runLoad(o: LoadOptions): Promise<RunResult> {
     Route,
     RouteTally
   >;
+  const pacing = pacingOf(o);
   let sent = 0;
+  let answered = 0;
   let timeouts = 0;
   let socketErrors = 0;
   let clients = 0;
+  let peakInFlight = 0;
+  /** When each request was written, ms after t0. */
+  const sendTimes: number[] = [];
+  /** Per connection: requests written and not yet answered, timed out or failed. */
+  const open: number[] = [];
+  let t0 = performance.now();
 
   const setupClient = (client: AcClient): void => {
-    const traffic = connectionTraffic(o.fixture, clients++, o.seed);
+    const index = clients++;
+    const traffic = connectionTraffic(o.fixture, index, o.seed);
+    open[index] = 0;
+    const settled = (): void => {
+      open[index] = (open[index] ?? 0) - 1;
+    };
     const authorization = `Bearer ${traffic.token}`;
     // the request in flight on this connection, and the one before it
     let current: Route = 'turn';
@@ -194,7 +269,6 @@ export async function runLoad(o: LoadOptions): Promise<RunResult> {
           const b: BuiltRequest = traffic.next();
           previous = current;
           current = b.route;
-          sent++;
           req.method = b.method;
           req.path = b.path;
           req.body = b.body ?? '';
@@ -207,22 +281,37 @@ export async function runLoad(o: LoadOptions): Promise<RunResult> {
         onResponse: (status, body) => readBody(current, status, body, tallies[current]),
       },
     ]);
+    client.on('request', () => {
+      sent++;
+      open[index] = (open[index] ?? 0) + 1;
+      sendTimes.push(performance.now() - t0);
+      peakInFlight = Math.max(peakInFlight, sent - answered - timeouts - socketErrors);
+    });
     client.on('response', (status, _bytes, responseTime) => {
+      answered++;
+      settled();
       tallies[current].ms.push(responseTime);
       if (status < 200 || status > 299) bump(tallies[current].statuses, String(status));
     });
-    // autocannon has already sent the next request on the remade connection: `previous` timed out
+    // Fired after the connection is remade: if its quota let it send the next request, that one
+    // is `current` and `previous` timed out; if the quota held it back, `current` timed out.
     client.on('timeout', () => {
-      tallies[previous].timeouts++;
+      tallies[isPaused(client) ? current : previous].timeouts++;
       timeouts++;
+      settled();
     });
     client.on('connError', () => {
       tallies[current].socketErrors++;
       socketErrors++;
+      settled();
     });
+    if (pacing?.windows === 'staggered') {
+      const windowMs = pacing.windowS * 1000;
+      staggerWindows(client, ((index * PHI) % 1) * windowMs, windowMs);
+    }
   };
 
-  const t0 = performance.now();
+  t0 = performance.now();
   const ticker = setInterval(() => {
     const done = ROUTES.reduce((n, r) => n + tallies[r].ms.length, 0);
     const s = (performance.now() - t0) / 1000;
@@ -236,6 +325,9 @@ export async function runLoad(o: LoadOptions): Promise<RunResult> {
       duration: o.durationS,
       timeout: o.timeoutS ?? REQUEST_TIMEOUT_S,
       pipelining: 1,
+      ...(pacing === null
+        ? {}
+        : { overallRate: pacing.overallRate, ignoreCoordinatedOmission: true }),
       setupClient,
     });
   } finally {
@@ -247,18 +339,32 @@ export async function runLoad(o: LoadOptions): Promise<RunResult> {
     RouteResult
   >;
   const all = ROUTES.flatMap((r) => tallies[r].ms);
-  const answered = all.length;
   const errors = ROUTES.reduce((n, r) => n + routes[r].errors, 0);
+  const latency = stats(all);
+  const rps = all.length / ac.duration;
+  const slices = new Array<number>(Math.max(1, Math.floor(ac.duration * 10))).fill(0);
+  for (const t of sendTimes) {
+    const i = Math.floor(t / 100);
+    if (i < slices.length) slices[i] = (slices[i] ?? 0) + 1;
+  }
+  const stillOpen = open.filter((n) => n > 0).length;
   return {
-    connections: o.connections,
+    connections: clients,
     durationS: ac.duration,
-    rps: answered / ac.duration,
+    rps,
+    sentRps: sendTimes.filter((t) => t < 1000 * ac.duration).length / ac.duration,
+    pacing,
+    inFlight: { peak: peakInFlight, mean: (rps * latency.mean) / 1000 },
+    sendsPer100ms: {
+      mean: slices.reduce((a, b) => a + b, 0) / slices.length,
+      max: Math.max(...slices),
+    },
     routes,
     total: {
-      count: answered,
-      latency: stats(all),
+      count: all.length,
+      latency,
       errors,
-      lost: Math.max(0, sent - answered - timeouts - socketErrors - o.connections),
+      lost: Math.max(0, sent - all.length - timeouts - socketErrors - stillOpen),
     },
     autocannon: {
       responses: ac.requests.total,
