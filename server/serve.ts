@@ -13,7 +13,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { EngineError, type Engine } from '../src/index.js';
 import { authenticateBearer, type Caller } from './access.js';
 import { createHttpApp, DEFAULT_BODY_LIMIT, type InternalErrorReporter } from './http/app.js';
-import { bodyTooLarge, errorResponse, routeNotFound } from './http/http-errors.js';
+import {
+  bodyTooLarge,
+  errorResponse,
+  requireIdentityEncoding,
+  routeNotFound,
+} from './http/http-errors.js';
+import { refuseDuplicateKeys } from './http/strict-json.js';
 import { createMcpServer } from './mcp/mcp-server.js';
 
 export interface ServeAppConfig {
@@ -45,6 +51,27 @@ const reportToStderr: InternalErrorReporter = (err) => {
 function hostnameOf(host: string): string {
   const h = host.trim().toLowerCase();
   return isIP(h) === 6 ? `[${h}]` : h;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * What /mcp refuses before the SDK reads a body, as /v1 does: a content coding (the SDK would
+ * read the coded bytes as plain, UNSUPPORTED_ENCODING) and a JSON object naming one key twice
+ * (the last would silently win, INVALID_JSON). A body that is not UTF-8 JSON at all is left to
+ * the SDK, which answers it as a JSON-RPC parse error. Reads a copy: the request keeps its body.
+ */
+async function checkMcpBody(request: Request): Promise<void> {
+  requireIdentityEncoding(request.headers.get('content-encoding') ?? undefined);
+  if (request.body === null) return;
+  let text: string;
+  try {
+    text = UTF8.decode(await request.clone().arrayBuffer());
+    JSON.parse(text);
+  } catch {
+    return;
+  }
+  refuseDuplicateKeys(text);
 }
 
 /**
@@ -91,6 +118,7 @@ export function createServeApp(config: ServeAppConfig): ServeApp {
   app.use('/mcp', bodyLimit({ maxSize: limit, onError: () => bodyTooLarge(limit) }));
   app.all('/mcp', async (c) => {
     const caller = await authenticateBearer(engine, c.req.header('authorization'));
+    await checkMcpBody(c.req.raw);
     const authInfo: AuthInfo = {
       token: caller.tokenId ?? '',
       clientId: caller.tokenId ?? caller.subject,

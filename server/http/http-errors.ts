@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { EngineError, isEngineError, type ErrorCode } from '../../src/index.js';
+import { oneLine, shownInline } from '../../src/rules.js';
 
 /**
  * The one place the HTTP API turns a failure into a response: `{"error":{"code","message"}}` with
@@ -54,6 +55,7 @@ const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   NO_OWNER_KEY: 409,
   WRONG_KEY: 409,
   BODY_TOO_LARGE: 413,
+  UNSUPPORTED_ENCODING: 415,
   EMBEDDER_FAILED: 502,
   ENGINE_CLOSED: 503,
   STORE_LOCKED: 503,
@@ -93,7 +95,8 @@ function publicError(err: unknown): { code: ErrorCode; message: string; status: 
     const status = STATUS[err.code];
     const message =
       status >= 500 ? (WITHHELD[err.code] ?? 'internal error: see the server log') : err.message;
-    return { code: err.code, message: message.slice(0, MAX_MESSAGE), status };
+    // a message may quote the caller's strings: on one line, receipt markers defanged
+    return { code: err.code, message: shownInline(message).slice(0, MAX_MESSAGE), status };
   }
   if (err instanceof HTTPException) return fromHttpException(err);
   return { code: 'INTERNAL', message: 'internal error: see the server log', status: 500 };
@@ -154,10 +157,30 @@ export function invalidJson(message: string): EngineError {
   return new EngineError('INVALID_JSON', message);
 }
 
+/**
+ * A body sent with a content coding (gzip, br, …): the server decodes none, and reading the
+ * coded bytes as if they were plain would act on something the sender did not send.
+ */
+export function unsupportedEncoding(): EngineError {
+  return new EngineError(
+    'UNSUPPORTED_ENCODING',
+    'the body must be sent without a Content-Encoding (or with identity): the server decodes none',
+  );
+}
+
+/**
+ * Refuses a request whose `Content-Encoding` is anything but absent or `identity` (each coding of
+ * a list), with UNSUPPORTED_ENCODING (HTTP 415).
+ */
+export function requireIdentityEncoding(header: string | undefined): void {
+  if (header === undefined || header.trim() === '') return;
+  const codings = header.split(',').map((c) => c.trim().toLowerCase());
+  if (!codings.every((c) => c === 'identity')) throw unsupportedEncoding();
+}
+
 /** A caller's string, shown safely inside a message: bounded, one line, no controls. */
 function shown(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const flat = oneLine(value);
   return flat.length > 64 ? `${flat.slice(0, 64)}…` : flat;
 }
 

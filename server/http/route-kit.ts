@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { EngineError, type Engine } from '../../src/index.js';
 import { authenticateBearer, type Caller } from '../access.js';
 import { requireOperation, type Operation } from '../roles.js';
-import { invalidJson } from './http-errors.js';
+import { invalidJson, requireIdentityEncoding } from './http-errors.js';
+import { refuseDuplicateKeys } from './strict-json.js';
 import { ErrorBody } from './schemas.js';
 
 /** What every route's handler finds on its context: the caller its token names. */
@@ -29,6 +30,9 @@ const ERROR_RESPONSES = {
   404: error("not found; another subject's record reads exactly like a missing one"),
   409: error('the record is not in a state that allows this'),
   413: error('the body is over the size limit (BODY_TOO_LARGE)'),
+  415: error(
+    'the body was sent with a Content-Encoding the server does not decode (UNSUPPORTED_ENCODING)',
+  ),
   500: error('INTERNAL; the message never carries internals'),
 } as const;
 
@@ -39,9 +43,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Reads the body as strict UTF-8 JSON before the schema sees it, so malformed JSON, another
- * media type or bytes that are not UTF-8 are INVALID_JSON, never a lenient reading.
+ * media type, bytes that are not UTF-8 or an object naming one key twice are INVALID_JSON, and a
+ * body sent with a content coding is UNSUPPORTED_ENCODING: never a lenient reading.
  */
 async function readJson(c: Context<HttpEnv>, mode: BodyMode): Promise<void> {
+  requireIdentityEncoding(c.req.header('content-encoding'));
   const type = c.req.header('content-type');
   const isJson = type !== undefined && JSON_TYPE.test(type.trim());
   if (type !== undefined && type !== '' && !isJson) {
@@ -66,6 +72,7 @@ async function readJson(c: Context<HttpEnv>, mode: BodyMode): Promise<void> {
   } catch {
     throw invalidJson('the body is not valid JSON');
   }
+  refuseDuplicateKeys(text);
 }
 
 /**

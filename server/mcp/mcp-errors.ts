@@ -4,6 +4,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/server';
 import { isEngineError, type ErrorCode } from '../../src/index.js';
+import { shownInline } from '../../src/rules.js';
 
 /** Called with a failure that is not an EngineError (a bug), which the client never sees. */
 export type InternalErrorSink = (err: unknown) => void;
@@ -45,7 +46,8 @@ const HIDDEN = 'internal error (the server log has the detail)';
 /**
  * The one place the MCP face turns a failure into what a client sees: an EngineError keeps its
  * code, message and data (unless it is the server's own failure, above); anything else is
- * INTERNAL with a fixed message, its detail going only to the server's own log.
+ * INTERNAL with a fixed message, its detail going only to the server's own log. A message may
+ * quote the caller's strings: it is shown on one line, receipt markers defanged (`shownInline`).
  */
 export function describeMcpError(
   err: unknown,
@@ -54,7 +56,7 @@ export function describeMcpError(
   if (isEngineError(err) && !WITHHELD.has(err.code)) {
     return {
       code: err.code,
-      message: err.message.slice(0, MAX_MESSAGE),
+      message: shownInline(err.message).slice(0, MAX_MESSAGE),
       ...(err.data ? { data: err.data } : {}),
     };
   }

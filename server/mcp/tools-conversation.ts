@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { renderReceiptLine } from '../../src/rules.js';
+import { renderReceiptLine, shownInline } from '../../src/rules.js';
 import type { Session, Turn } from '../../src/index.js';
 import { defineTool, iso, type McpTool } from './mcp-tool.js';
 import {
@@ -36,8 +36,8 @@ const startSession = defineTool({
   title: 'Start a session',
   description:
     'Starts a conversation session. Turns are numbered from 1 within it; history is kept per session, never in a global bucket.',
-  // No client-chosen id: SESSION_EXISTS would tell one subject's agent that an id is taken in
-  // another subject.
+  // No model-chosen id: the engine names the session, so a model cannot aim a session at an id
+  // a host uses (ids are unique per subject since migration 12; no other subject's id collides).
   input: z.strictObject({ title: text(LIMITS.free).optional().describe('a short title') }),
   output: z.object({ session: sessionSchema }),
   async run(me, input) {
@@ -65,7 +65,10 @@ const listSessions = defineTool({
         sessions.length === 0
           ? 'No sessions recorded.'
           : sessions
-              .map((s) => `${s.id}: ${s.title ?? '(untitled)'}, ${s.turnCount} turns`)
+              .map(
+                (s) =>
+                  `${s.id}: ${s.title === null ? '(untitled)' : shownInline(s.title)}, ${s.turnCount} turns`,
+              )
               .join('\n'),
     };
   },

@@ -10,6 +10,7 @@ import {
   type ProbeRecord,
   type Retraction,
 } from '../../src/index.js';
+import { shownInline } from '../../src/rules.js';
 import { defineTool, iso, type McpTool } from './mcp-tool.js';
 import {
   LIMITS,
@@ -129,7 +130,7 @@ const retractClaim = defineTool({
     });
     return {
       structured: { retraction: retractionJson(r) },
-      text: `Retracted "${r.claim}" (${r.id}); now: "${r.correctedClaim}". Falsifier due ${iso(r.dueAt)}.`,
+      text: `Retracted "${shownInline(r.claim)}" (${r.id}); now: "${shownInline(r.correctedClaim)}". Falsifier due ${iso(r.dueAt)}.`,
     };
   },
 });
@@ -180,7 +181,7 @@ const runProbe = defineTool({
       : 'NOT calibrated: do not rely on this verdict until its controls diverge';
     return {
       structured: { record: probeJson(r) },
-      text: `Probe ${r.id}: ${r.verdict}${r.errorCode === null ? '' : ` (${r.errorCode})`}; instrument ${r.instrument}, ${trust}.`,
+      text: `Probe ${r.id}: ${r.verdict}${r.errorCode === null ? '' : ` (${shownInline(r.errorCode)})`}; instrument ${shownInline(r.instrument)}, ${trust}.`,
     };
   },
 });
@@ -197,7 +198,7 @@ function commitmentJson(c: Commitment): z.input<typeof commitmentSchema> {
 }
 
 const commitmentLine = (c: Commitment) =>
-  `${c.id} [${c.status}] ${c.title}${c.due === null ? '' : ` (due ${c.due})`}`;
+  `${c.id} [${c.status}] ${shownInline(c.title)}${c.due === null ? '' : ` (due ${c.due})`}`;
 
 const listCommitments = defineTool({
   name: 'list_commitments',
@@ -298,7 +299,7 @@ const recordAction = defineTool({
           recordedAt: iso(a.recordedAt),
         },
       },
-      text: `Recorded ${a.status} action ${a.tool} on ${a.surface} → ${a.target}.`,
+      text: `Recorded ${a.status} action ${shownInline(a.tool)} on ${shownInline(a.surface)} → ${shownInline(a.target)}.`,
     };
   },
 });

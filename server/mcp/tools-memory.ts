@@ -6,7 +6,7 @@ import {
   type RecallItem,
   type SubjectHandle,
 } from '../../src/index.js';
-import { renderReceiptLine } from '../../src/rules.js';
+import { renderReceiptLine, shownInline } from '../../src/rules.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 import {
   LIMITS,
@@ -41,9 +41,12 @@ function renderPropose(r: ProposeResult): string {
     `Proposed ${r.proposed.length}, dropped ${r.dropped.length}.`,
     ...r.proposed.map(
       (p) =>
-        `PROPOSED ${p.id} ${p.slot}: ${p.text}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ' [UNATTESTED: the quote is real, the claim is not in it]'}`,
+        `PROPOSED ${p.id} ${shownInline(p.slot)}: ${shownInline(p.text)}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ' [UNATTESTED: the quote is real, the claim is not in it]'}`,
     ),
-    ...r.dropped.map((d) => `DROPPED ${d.code} ${d.slot}: ${d.text}\n  why: ${d.reason}`),
+    ...r.dropped.map(
+      (d) =>
+        `DROPPED ${d.code} ${shownInline(d.slot)}: ${shownInline(d.text)}\n  why: ${shownInline(d.reason)}`,
+    ),
   ];
   if (r.proposed.some((p) => p.status !== 'active')) {
     lines.push(
@@ -127,15 +130,21 @@ const recallItemSchema = z.object({
   passport: passportSchema,
 });
 
+/**
+ * One recall item on one line (its receipt, written by memledger, on the next): the text, which
+ * memledger did not write, has its line breaks and controls flattened and its receipt markers
+ * defanged, so it can neither start a numbered item nor read as a receipt.
+ */
 function recallLine(item: RecallItem, rank: number): string {
   const p = item.passport;
   const where =
     item.kind === 'turn'
       ? `turn ${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}`
-      : `fact ${p.slot ?? ''} (${p.origin}, ${p.status}${p.primary ? '' : ', not primary evidence'})`;
-  const body = item.text.length > 400 ? `${item.text.slice(0, 399)}…` : item.text;
+      : `fact ${shownInline(p.slot ?? '')} (${p.origin}, ${p.status}${p.primary ? '' : ', not primary evidence'})`;
+  const flat = shownInline(item.text).replace(/\s+/g, ' ');
+  const body = flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
   const receipt = p.receipt ? `\n   ${renderReceiptLine(p.receipt)}` : '';
-  return `${rank}. [${p.date.slice(0, 10)}] ${where}: ${body.replace(/\s+/g, ' ')}${receipt}`;
+  return `${rank}. [${p.date.slice(0, 10)}] ${where}: ${body}${receipt}`;
 }
 
 const recall = defineTool({

@@ -1,9 +1,11 @@
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
+import { shownInline } from '../domain/shown-text.js';
 
 const MAX_ITEM = 120;
 
+/** A stored string on the block's line: one line, receipt markers defanged, bounded. */
 function clip(s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim();
+  const one = shownInline(s).replace(/\s+/g, ' ').trim();
   return one.length <= MAX_ITEM ? one : `${one.slice(0, MAX_ITEM - 1)}…`;
 }
 
@@ -23,13 +25,13 @@ export function formatSettledFacts(s: SettledSnapshot): string {
     c.total === 0
       ? 'Open commitments: none.'
       : `Open commitments: ${c.total} open; latest ${c.latest.length}: ${c.latest
-          .map((x) => `"${clip(x.title)}"${x.due === null ? '' : ` (due ${x.due})`}`)
+          .map((x) => `"${clip(x.title)}"${x.due === null ? '' : ` (due ${clip(x.due)})`}`)
           .join('; ')}.`;
   const actions =
     s.confirmedActions.length === 0
       ? 'Confirmed actions, last 48h: none.'
       : `Confirmed actions, last 48h: ${s.confirmedActions
-          .map((a) => `${a.tool} on ${a.surface} → ${clip(a.target)} (${a.completed})`)
+          .map((a) => `${clip(a.tool)} on ${clip(a.surface)} → ${clip(a.target)} (${a.completed})`)
           .join('; ')}.`;
   const retractions =
     s.retractions.length === 0

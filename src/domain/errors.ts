@@ -60,6 +60,7 @@ export const ERROR_CODES = [
   'INVALID_JSON',
   'HOST_NOT_ALLOWED',
   'REMOTE_NOT_ALLOWED',
+  'UNSUPPORTED_ENCODING',
   'INTERNAL',
 ] as const;
 /** One of `ERROR_CODES`. */

@@ -1,4 +1,5 @@
 import type { Fact } from './fact.js';
+import { shownInline } from './shown-text.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -34,8 +35,9 @@ export function isoDay(d: Date, timeZone = 'UTC'): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
+/** The slot (and key) and the text, each kept on the fact's one line whatever was stored. */
 function label(f: Fact): string {
-  return f.key === null ? f.slot : `${f.slot}.${f.key}`;
+  return shownInline(f.key === null ? f.slot : `${f.slot}.${f.key}`);
 }
 
 /**
@@ -43,12 +45,15 @@ function label(f: Fact): string {
  *   (saw, 16 Jul 2026) shift_pattern: Kvällsskift runs 15:00-23:00
  *   [SUPERSEDED] (saw, recorded 2026-10-02, superseded 2026-10-21) shift_pattern: …
  * A fact whose quote is real but does not say what the text claims is marked [UNATTESTED].
+ * A line break or control character in the slot, key or text is shown as a space, so one fact
+ * is one line and no stored text can start a line with a passport of its own; a receipt marker
+ * in them is defanged.
  */
 export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
   const flag = f.attested ? '' : ' [UNATTESTED]';
   if (f.status === 'active') {
     const restored = f.restoredFromId === null ? '' : ', restored';
-    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${restored})${flag} ${label(f)}: ${f.text}`;
+    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${restored})${flag} ${label(f)}: ${shownInline(f.text)}`;
   }
   const parts = [`${f.origin}`, `recorded ${isoDay(f.recordedAt, timeZone)}`];
   if (f.supersededAt !== null) parts.push(`superseded ${isoDay(f.supersededAt, timeZone)}`);
@@ -56,5 +61,5 @@ export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
     parts.push(`${f.status} ${isoDay(f.statusAt, timeZone)}`);
   }
   if (f.retractionId !== null) parts.push(`ledger ${f.retractionId}`);
-  return `[${f.status.toUpperCase()}] (${parts.join(', ')})${flag} ${label(f)}: ${f.text}`;
+  return `[${f.status.toUpperCase()}] (${parts.join(', ')})${flag} ${label(f)}: ${shownInline(f.text)}`;
 }

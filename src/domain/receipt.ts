@@ -1,5 +1,6 @@
 import { EngineError } from './errors.js';
 import { INPUT_LIMITS, stringProblem } from './input.js';
+import { oneLine } from './shown-text.js';
 
 /**
  * What the host reports about the tools behind one assistant turn. `none` is evidence that no
@@ -107,12 +108,16 @@ export function isEmptyReport(report: HostReceiptReport | undefined): boolean {
 /** How every receipt line begins; a reply that imitates it has the imitation stripped. */
 export const RECEIPT_PREFIX = '[[RECEIPT recorded by memledger, not written by the model:';
 
-/** The system-written line that sits beside an assistant turn in rendered history. */
+/**
+ * The system-written line that sits beside an assistant turn in rendered history: one line,
+ * whatever the stored tool and source names hold.
+ */
 export function renderReceiptLine(receipt: Receipt): string {
   switch (receipt.kind) {
     case 'tools': {
-      const sources = receipt.sources.length > 0 ? receipt.sources.join(', ') : 'none returned';
-      return `${RECEIPT_PREFIX} tools ${receipt.tools.join(', ')}; sources ${sources}]]`;
+      const list = (items: readonly string[]) => items.map(oneLine).join(', ');
+      const sources = receipt.sources.length > 0 ? list(receipt.sources) : 'none returned';
+      return `${RECEIPT_PREFIX} tools ${list(receipt.tools)}; sources ${sources}]]`;
     }
     case 'none':
       return `${RECEIPT_PREFIX} no tools ran on this turn]]`;

@@ -10,6 +10,7 @@ import {
   type VerifyChainOptions,
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
+import { oneLine } from './shown-text.js';
 
 /**
  * Live means signed: which stored facts a model may be shown, decided from the owner's verified
@@ -557,14 +558,7 @@ export function integrityLines(v: TrustView, limit = 20): string[] {
  * receipt, and bounded.
  */
 export function shownSafely(line: string): string {
-  const flat = [...line]
-    .map((ch) => {
-      const c = ch.codePointAt(0) ?? 0;
-      return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 ? ' ' : ch;
-    })
-    .join('')
-    .replace(/\[/g, '(')
-    .replace(/\]/g, ')');
+  const flat = oneLine(line).replace(/\[/g, '(').replace(/\]/g, ')');
   return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
 }
 

@@ -1,4 +1,5 @@
 import { renderReceiptLine } from '../domain/receipt.js';
+import { shownTurnContent } from '../domain/shown-text.js';
 import type { Turn, TurnRole } from '../domain/turn.js';
 
 export interface RenderHistoryOptions {
@@ -6,11 +7,6 @@ export interface RenderHistoryOptions {
   budgetChars?: number;
   /** Longer turn bodies are snipped; their receipts never are. */
   maxTurnChars?: number;
-}
-
-/** A [[RECEIPT marker inside a user, system or tool turn is not the engine's: show it as quoted. */
-function defang(content: string): string {
-  return content.replace(/\[\[(\s*RECEIPT)/gi, '[ [$1');
 }
 
 function header(turn: Turn): string {
@@ -47,7 +43,8 @@ function renderPiece(p: Piece): string {
  */
 export function renderHistory(turns: readonly Turn[], options: RenderHistoryOptions = {}): string {
   const pieces: Piece[] = turns.map((turn) => {
-    const body = turn.role === 'assistant' ? turn.content : defang(turn.content);
+    // a [[RECEIPT marker inside a user, system or tool turn is not the engine's: shown as quoted
+    const body = shownTurnContent(turn.role, turn.content);
     return {
       head: header(turn),
       body: options.maxTurnChars === undefined ? body : snip(body, options.maxTurnChars),
@@ -100,7 +97,7 @@ export function historyMessages(turns: readonly Turn[]): HistoryMessage[] {
   for (const turn of turns) {
     out.push({
       role: turn.role,
-      content: turn.role === 'assistant' ? turn.content : defang(turn.content),
+      content: shownTurnContent(turn.role, turn.content),
     });
     if (turn.receipt !== null)
       out.push({ role: 'system', content: renderReceiptLine(turn.receipt) });

@@ -1,5 +1,6 @@
 import type { Fact, FactOrigin } from '../domain/fact.js';
 import type { RecalledFactRow, RecalledTurn } from '../domain/recall-index.js';
+import { shownTurnContent } from '../domain/shown-text.js';
 import type { RecallItem } from './recall-types.js';
 
 /** An inferred or summarized fact's score is discounted by this much. */
@@ -9,7 +10,10 @@ export const SECONDARY_WEIGHT = 0.8;
 export const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
   origin === 'turn' || origin === 'did' || origin === 'saw';
 
-/** A recalled turn as a recall item, with its passport. */
+/**
+ * A recalled turn as a recall item, with its passport. Its text is the turn's content as history
+ * shows it: a receipt marker inside a user, system or tool turn is defanged, never a receipt.
+ */
 export function turnItem(
   session: string,
   seq: number,
@@ -19,7 +23,7 @@ export function turnItem(
   return {
     kind: 'turn',
     id: row.id,
-    text: row.content,
+    text: shownTurnContent(row.role, row.content),
     score,
     passport: {
       origin: 'turn',
