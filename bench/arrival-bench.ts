@@ -294,11 +294,11 @@ async function measure(
       },
     },
     {
-      step: 'recentSessions + sessions.get',
+      step: 'recentSessions + sessions.ofSubject',
       part: 'recent_sessions',
       run: async () => {
         await arrivalSql.recentSessions(SUBJECT, sessionId, ZONE, 5);
-        return sessions.get(sessionId);
+        return sessions.ofSubject(SUBJECT, sessionId);
       },
     },
     {

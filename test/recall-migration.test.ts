@@ -203,6 +203,7 @@ async function seed(
   for (const [i, t] of TURNS.entries()) {
     await turns.insert({
       id: `t${i}`,
+      subjectId: t.subject,
       sessionId: t.session,
       role: 'user',
       content: t.content,

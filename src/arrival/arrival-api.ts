@@ -85,8 +85,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       return integrityLines(await viewOf(ctx));
     },
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
-    async sessionTurns(id) {
-      return (await sessions.get(id))?.turnCount ?? 0;
+    async sessionTurns(subjectId, id) {
+      return (await sessions.ofSubject(subjectId, id))?.turnCount ?? 0;
     },
     settled: (s, now, zone) => sql.settled(s, now, zone),
     formatTime: (at, zone) => sql.formatTime(at, zone),

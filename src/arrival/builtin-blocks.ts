@@ -1,5 +1,6 @@
 import type { Tier } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
+import { shownInline } from '../domain/shown-text.js';
 import type { ArrivalBlock, BlockContext } from './blocks.js';
 import { formatSettledFacts } from './settled-facts.js';
 
@@ -15,7 +16,7 @@ export interface ArrivalReader {
     zone: string,
     limit: number,
   ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>>;
-  sessionTurns(sessionId: string): Promise<number>;
+  sessionTurns(subjectId: string, sessionId: string): Promise<number>;
   settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot>;
   formatTime(at: Date, zone: string): Promise<string>;
 }
@@ -53,10 +54,11 @@ export function builtinBlocks(
   blocks.push(
     block('standing_rules', 'static', STANDING_RULES, async () => STANDING_RULES),
     // The capability map comes from the tools bound here, never from the whole registry.
+    // Stored names (tools, surfaces, titles) are shown inline: none can start a line of its own.
     block('capabilities', 'static', '[What I can do here] (tool list unavailable)', async (ctx) =>
       ctx.tools.length === 0
-        ? `[What I can do here (surface ${ctx.surface})] No tools are bound on this surface.`
-        : `[What I can do here (surface ${ctx.surface}): ${ctx.tools.length} tools]\n${ctx.tools.join(', ')}`,
+        ? `[What I can do here (surface ${shownInline(ctx.surface)})] No tools are bound on this surface.`
+        : `[What I can do here (surface ${shownInline(ctx.surface)}): ${ctx.tools.length} tools]\n${ctx.tools.map(shownInline).join(', ')}`,
     ),
     block(
       'live_facts',
@@ -78,10 +80,11 @@ export function builtinBlocks(
       '[Recent sessions] (unavailable this turn)',
       async (ctx) => {
         const recent = await reader.recentSessions(ctx.subjectId, ctx.sessionId, ctx.timeZone, 5);
-        const here = ctx.sessionId === null ? null : await reader.sessionTurns(ctx.sessionId);
+        const here =
+          ctx.sessionId === null ? null : await reader.sessionTurns(ctx.subjectId, ctx.sessionId);
         const lines = recent.map(
           (s) =>
-            `- ${s.title ?? s.id}: ${s.turns} turns${s.last === null ? '' : `, last ${s.last}`}`,
+            `- ${shownInline(s.title ?? s.id)}: ${s.turns} turns${s.last === null ? '' : `, last ${s.last}`}`,
         );
         return [
           here === null ? '[This arrival has no session]' : `[This session: ${here} turns so far]`,
@@ -110,7 +113,8 @@ export function builtinBlocks(
       'current_time',
       'volatile',
       '[Now] (time unavailable)',
-      async (ctx) => `[Now] ${await reader.formatTime(ctx.now, ctx.timeZone)} ${ctx.timeZone}`,
+      async (ctx) =>
+        `[Now] ${await reader.formatTime(ctx.now, ctx.timeZone)} ${shownInline(ctx.timeZone)}`,
     ),
   );
   return blocks;

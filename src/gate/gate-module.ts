@@ -150,9 +150,9 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     });
   };
 
-  const citedTurnOf = async (fact: Fact): Promise<Turn | null> => {
+  const citedTurnOf = async (subjectId: string, fact: Fact): Promise<Turn | null> => {
     if (fact.evidence.sessionId === null || fact.evidence.seq === null) return null;
-    const [turn] = await turns.listBySession(fact.evidence.sessionId, {
+    const [turn] = await turns.listBySession(subjectId, fact.evidence.sessionId, {
       afterSeq: fact.evidence.seq - 1,
       limit: 1,
     });
@@ -180,7 +180,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       async pile() {
         const out: PendingProposal[] = [];
         for (const fact of await facts.byStatus(subjectId, ['proposed'])) {
-          out.push({ fact, citedTurn: await citedTurnOf(fact) });
+          out.push({ fact, citedTurn: await citedTurnOf(subjectId, fact) });
         }
         return out;
       },

@@ -115,7 +115,7 @@ export class ProposalGate {
       const cited =
         p.evidence?.turn === undefined
           ? null
-          : await sql.turns.cited(input.sessionId, p.evidence.turn);
+          : await sql.turns.cited(input.subjectId, input.sessionId, p.evidence.turn);
       let texts = slotTexts.get(p.slot);
       if (texts === undefined) {
         const live = (await trusted()).live.filter((f) => f.slot === p.slot).map((f) => f.text);

@@ -50,8 +50,8 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     const last = optionalWhole(options.last, 'last', 1);
     const session = await sessionOf(subjectId, id);
     return last === undefined
-      ? turnSql.listBySession(session.id)
-      : turnSql.lastBySession(session.id, last);
+      ? turnSql.listBySession(subjectId, session.id)
+      : turnSql.lastBySession(subjectId, session.id, last);
   };
 
   return {
@@ -82,7 +82,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     turns: (subjectId) => ({
       async add(input) {
         await sessionOf(subjectId, input.sessionId);
-        return recorder.add(input);
+        return recorder.add(subjectId, input);
       },
       async recordResponse(input) {
         const blocks: unknown = input.blocks;
@@ -93,7 +93,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
           throw invalidField('blocks', 'must be a list of content blocks, each with a type');
         }
         await sessionOf(subjectId, input.sessionId);
-        return recorder.recordResponse(input);
+        return recorder.recordResponse(subjectId, input);
       },
     }),
     history: (subjectId) => ({
@@ -107,7 +107,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
         return historyMessages(await turnsOf(subjectId, id, options));
       },
       async usage(id) {
-        return usageSql.bySession((await sessionOf(subjectId, id)).id);
+        return usageSql.bySession(subjectId, (await sessionOf(subjectId, id)).id);
       },
     }),
   };

@@ -33,11 +33,14 @@ export interface TurnRecorderDeps {
 /** How deeply a response's content blocks may nest (a web search result is about five deep). */
 const BLOCKS_DEPTH = 2 * INPUT_LIMITS.depth;
 
-/** Every turn enters through here: validation first, so bad input changes nothing. */
+/**
+ * Every turn enters through here: validation first, so bad input changes nothing. A turn is
+ * recorded in one subject's session (session ids are unique per subject).
+ */
 export class TurnRecorder {
   constructor(private readonly deps: TurnRecorderDeps) {}
 
-  async add(input: AddTurnInput): Promise<AddTurnResult> {
+  async add(subjectId: string, input: AddTurnInput): Promise<AddTurnResult> {
     const sessionId = requireId(input.sessionId, 'session');
     const role = parseRole(input.role);
     const content = requireText(input.content);
@@ -65,7 +68,13 @@ export class TurnRecorder {
 
     const utility = detectUtility(content, input.utility === true);
     if (utility !== null) {
-      const requests = await this.deps.usage.count(sessionId, utility, content.length, at);
+      const requests = await this.deps.usage.count(
+        subjectId,
+        sessionId,
+        utility,
+        content.length,
+        at,
+      );
       if (requests === null) throw sessionNotFound(sessionId);
       return { recorded: false, utility, requests };
     }
@@ -86,6 +95,7 @@ export class TurnRecorder {
 
     const inserted = await this.deps.turns.insert({
       id: this.deps.newId(),
+      subjectId,
       sessionId,
       role,
       content: stored,
@@ -106,7 +116,7 @@ export class TurnRecorder {
    * blocks must be a list of objects with a string `type`, plain data nested at most
    * `BLOCKS_DEPTH` deep (they are walked for sources).
    */
-  async recordResponse(input: RecordResponseInput): Promise<AddTurnResult> {
+  async recordResponse(subjectId: string, input: RecordResponseInput): Promise<AddTurnResult> {
     const blocks: unknown = input.blocks;
     if (
       !Array.isArray(blocks) ||
@@ -122,7 +132,7 @@ export class TurnRecorder {
       values: Number.MAX_SAFE_INTEGER,
     });
     if (shape !== null) throw invalidField('blocks', `must be plain JSON data: they ${shape}`);
-    return this.add({
+    return this.add(subjectId, {
       sessionId: input.sessionId,
       role: 'assistant',
       content: joinTextBlocks(input.blocks),

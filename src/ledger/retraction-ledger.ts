@@ -175,7 +175,7 @@ class RetractionLedger {
 
   async get(subjectId: string, id: unknown): Promise<Retraction> {
     const retractionId = required(id, 'retractionId');
-    const r = await new RetractionSql(this.deps.client).get(retractionId);
+    const r = await new RetractionSql(this.deps.client).get(subjectId, retractionId);
     if (r === null || r.subjectId !== subjectId)
       throw new EngineError('RETRACTION_NOT_FOUND', `no retraction "${retractionId}"`);
     return r;
@@ -289,7 +289,7 @@ class RetractionLedger {
       }
       const ledger = new RetractionSql(tx);
       if (
-        !(await ledger.settle(row.id, {
+        !(await ledger.settle(row.subjectId, row.id, {
           verdict,
           at: now,
           outcome,
@@ -304,7 +304,7 @@ class RetractionLedger {
       if (restoredFactId !== null && restoreLive) {
         await facts.promote(row.subjectId, restoredFactId, now, 'restoration');
       }
-      return (await ledger.get(row.id)) as Retraction;
+      return (await ledger.get(row.subjectId, row.id)) as Retraction;
     });
   }
 }

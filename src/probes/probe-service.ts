@@ -134,7 +134,7 @@ export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
     probes: (subjectId) => ({
       run: (spec, options = {}) => run(subjectId, spec, options),
       async get(id) {
-        const record = typeof id === 'string' ? await sql.get(id) : null;
+        const record = typeof id === 'string' ? await sql.get(subjectId, id) : null;
         if (record === null || record.subject !== subjectId) {
           throw new EngineError('PROBE_RECORD_NOT_FOUND', `no probe record "${String(id)}"`);
         }

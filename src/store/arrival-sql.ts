@@ -208,7 +208,8 @@ export class ArrivalSql {
       const { rows } = await this.db.query<ManifestRow>(
         `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests
          WHERE subject_id = $1 AND surface = $2
-           AND ($3::text IS NULL OR seq < (SELECT seq FROM arrival_manifests WHERE id = $3))
+           AND ($3::text IS NULL
+                OR seq < (SELECT seq FROM arrival_manifests WHERE subject_id = $1 AND id = $3))
          ORDER BY seq DESC LIMIT 1`,
         [subjectId, surface, before?.id ?? null],
       );

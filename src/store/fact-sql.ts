@@ -196,8 +196,9 @@ export class FactSql {
                 r.fact_id AS restored_original
          FROM facts f
          JOIN slots s ON s.subject_id = f.subject_id AND s.name = f.slot
-         LEFT JOIN turns t ON t.id = f.evidence_turn_id
-         LEFT JOIN retractions r ON r.restored_fact_id = f.id AND r.verdict = 'overturned'
+         LEFT JOIN turns t ON t.subject_id = f.subject_id AND t.id = f.evidence_turn_id
+         LEFT JOIN retractions r ON r.subject_id = f.subject_id AND r.restored_fact_id = f.id
+                                 AND r.verdict = 'overturned'
                                  AND r.settled_probe_record_id IS NOT NULL
                                  AND f.promoted_by = 'restoration' AND f.restored_from_id = r.fact_id
          WHERE f.subject_id = $1 AND f.status <> 'proposed'

@@ -7,8 +7,8 @@ import { guard } from './store-error.js';
 export class GateTurnSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** The turn a proposal cites, by its seq in the proposal's session; null when absent. */
-  cited(sessionId: string, seq: number): Promise<CitedTurn | null> {
+  /** The turn a proposal cites, by its seq in the subject's session; null when absent. */
+  cited(subjectId: string, sessionId: string, seq: number): Promise<CitedTurn | null> {
     return guard('reading a cited turn', async () => {
       const { rows } = await this.db.query<{
         id: string;
@@ -22,8 +22,8 @@ export class GateTurnSql {
         recorded_at: Date;
       }>(
         `SELECT id, seq, session_id, role, content, corrective, receipt_kind, receipt_tools, recorded_at
-         FROM turns WHERE session_id = $1 AND seq = $2`,
-        [sessionId, seq],
+         FROM turns WHERE subject_id = $1 AND session_id = $2 AND seq = $3`,
+        [subjectId, sessionId, seq],
       );
       const r = rows[0];
       if (r === undefined) return null;

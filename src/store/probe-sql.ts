@@ -143,11 +143,12 @@ export class ProbeSql {
     });
   }
 
-  get(id: string): Promise<ProbeRecord | null> {
+  /** One of this subject's probe records; another subject's reads as absent. */
+  get(subjectId: string, id: string): Promise<ProbeRecord | null> {
     return guard('reading a probe record', async () => {
       const { rows } = await this.db.query<RecordDbRow>(
-        `SELECT ${RECORD_COLUMNS} FROM probe_records WHERE id = $1`,
-        [id],
+        `SELECT ${RECORD_COLUMNS} FROM probe_records WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
       );
       return rows[0] === undefined ? null : toRecord(rows[0]);
     });

@@ -135,11 +135,12 @@ export class RetractionSql {
     });
   }
 
-  get(id: string): Promise<Retraction | null> {
+  /** One of this subject's retractions; another subject's reads as absent. */
+  get(subjectId: string, id: string): Promise<Retraction | null> {
     return guard('reading a retraction', async () => {
       const { rows } = await this.db.query<Row>(
-        `SELECT ${COLUMNS} FROM retractions WHERE id = $1`,
-        [id],
+        `SELECT ${COLUMNS} FROM retractions WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
       );
       return rows[0] === undefined ? null : toRetraction(rows[0]);
     });
@@ -177,13 +178,13 @@ export class RetractionSql {
   }
 
   /** Writes a settlement once; returns false when the row was already settled. */
-  settle(id: string, s: Settlement): Promise<boolean> {
+  settle(subjectId: string, id: string, s: Settlement): Promise<boolean> {
     return guard('settling a retraction', async () => {
       const { rows } = await this.db.query<{ id: string }>(
-        `UPDATE retractions SET verdict = $2, settled_at = $3, settled_outcome = $4, settled_by = $5,
-                settled_probe_record_id = $6, restored_fact_id = $7
-         WHERE id = $1 AND verdict = 'unchecked' RETURNING id`,
-        [id, s.verdict, s.at, s.outcome, s.by, s.probeRecordId, s.restoredFactId],
+        `UPDATE retractions SET verdict = $3, settled_at = $4, settled_outcome = $5, settled_by = $6,
+                settled_probe_record_id = $7, restored_fact_id = $8
+         WHERE subject_id = $1 AND id = $2 AND verdict = 'unchecked' RETURNING id`,
+        [subjectId, id, s.verdict, s.at, s.outcome, s.by, s.probeRecordId, s.restoredFactId],
       );
       return rows.length === 1;
     });

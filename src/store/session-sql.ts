@@ -47,22 +47,12 @@ export class SessionSql {
         }
         return toSession(row);
       } catch (err) {
+        // the primary key (subject_id, id): only this subject's own session of that id collides
         if (pgErrorCode(err) === '23505') {
           throw new EngineError('SESSION_EXISTS', `a session "${input.id}" already exists`);
         }
         throw err;
       }
-    });
-  }
-
-  get(id: string): Promise<Session | null> {
-    return guard('reading a session', async () => {
-      const { rows } = await this.db.query<SessionDbRow>(
-        `SELECT ${COLUMNS} FROM sessions WHERE id = $1`,
-        [id],
-      );
-      const row = rows[0];
-      return row === undefined ? null : toSession(row);
     });
   }
 

@@ -6,6 +6,7 @@ import { guard } from './store-error.js';
 /** A turn as the recorder writes it; the store assigns its seq. */
 export interface NewTurnRow {
   id: string;
+  subjectId: string;
   sessionId: string;
   role: TurnRole;
   content: string;
@@ -83,13 +84,14 @@ const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
 
 /**
  * Taking the next seq and inserting the turn is one statement: the session row's lock
- * serialises concurrent writers, and a failed insert leaves the counter unchanged.
+ * serialises concurrent writers, and a failed insert leaves the counter unchanged. The session
+ * is named by its subject and id ($12, $1): a session id is unique only per subject.
  */
 export const INSERT_TURN_SQL = `
 WITH s AS (
   UPDATE sessions SET last_seq = last_seq + 1, last_turn_at = $9,
                       term_len = term_len + cardinality($11::text[])
-  WHERE id = $1
+  WHERE subject_id = $12 AND id = $1
   RETURNING subject_id, id, last_seq
 )
 INSERT INTO turns AS t (subject_id, session_id, seq, id, role, content, corrective,
@@ -104,7 +106,7 @@ export class TurnSql {
   constructor(private readonly db: SqlExecutor) {}
 
   /**
-   * Returns null when the session does not exist. `indexedBefore`: the subject's indexed turns
+   * Returns null when the subject has no such session. `indexedBefore`: the subject's indexed turns
    * before this one (for store maintenance).
    */
   insert(turn: NewTurnRow): Promise<{ turn: Turn; indexedBefore: number } | null> {
@@ -124,6 +126,7 @@ export class TurnSql {
         turn.at,
         turn.speaker,
         turn.terms,
+        turn.subjectId,
       ]);
       const row = rows[0];
       if (row === undefined) return null;
@@ -146,29 +149,31 @@ export class TurnSql {
   }
 
   listBySession(
+    subjectId: string,
     sessionId: string,
     options: { afterSeq?: number; limit?: number } = {},
   ): Promise<Turn[]> {
     return guard('reading history', async () => {
       const { rows } = await this.db.query<TurnDbRow>(
         `SELECT ${COLUMNS} FROM turns t
-         WHERE t.session_id = $1 AND t.seq > $2
+         WHERE t.subject_id = $1 AND t.session_id = $2 AND t.seq > $3
          ORDER BY t.seq
-         LIMIT $3`,
-        [sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
+         LIMIT $4`,
+        [subjectId, sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
       );
       return rows.map(toTurn);
     });
   }
 
-  /** The most recent turns of a session, oldest first. */
-  lastBySession(sessionId: string, count: number): Promise<Turn[]> {
+  /** The most recent turns of one subject's session, oldest first. */
+  lastBySession(subjectId: string, sessionId: string, count: number): Promise<Turn[]> {
     return guard('reading history', async () => {
       const { rows } = await this.db.query<TurnDbRow>(
         `SELECT * FROM (
-           SELECT ${COLUMNS} FROM turns WHERE session_id = $1 ORDER BY seq DESC LIMIT $2
+           SELECT ${COLUMNS} FROM turns WHERE subject_id = $1 AND session_id = $2
+           ORDER BY seq DESC LIMIT $3
          ) recent ORDER BY seq`,
-        [sessionId, count],
+        [subjectId, sessionId, count],
       );
       return rows.map(toTurn);
     });

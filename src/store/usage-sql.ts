@@ -7,24 +7,30 @@ import { guard } from './store-error.js';
 export class UsageSql {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** Counts one utility request; returns null when the session does not exist. */
-  count(sessionId: string, kind: UtilityKind, chars: number, at: Date): Promise<number | null> {
+  /** Counts one utility request; returns null when the subject has no such session. */
+  count(
+    subjectId: string,
+    sessionId: string,
+    kind: UtilityKind,
+    chars: number,
+    at: Date,
+  ): Promise<number | null> {
     return guard('counting a utility request', async () => {
       const { rows } = await this.db.query<{ requests: number }>(
         `INSERT INTO utility_usage (subject_id, session_id, kind, requests, chars, first_at, last_at)
-         SELECT subject_id, id, $2, 1, $3, $4, $4 FROM sessions WHERE id = $1
+         SELECT subject_id, id, $3, 1, $4, $5, $5 FROM sessions WHERE subject_id = $1 AND id = $2
          ON CONFLICT (subject_id, session_id, kind) DO UPDATE
            SET requests = utility_usage.requests + 1,
                chars = utility_usage.chars + EXCLUDED.chars,
                last_at = EXCLUDED.last_at
          RETURNING requests`,
-        [sessionId, kind, chars, at],
+        [subjectId, sessionId, kind, chars, at],
       );
       return rows[0]?.requests ?? null;
     });
   }
 
-  bySession(sessionId: string): Promise<UtilityUsage[]> {
+  bySession(subjectId: string, sessionId: string): Promise<UtilityUsage[]> {
     return guard('reading utility usage', async () => {
       const { rows } = await this.db.query<{
         kind: UtilityKind;
@@ -34,8 +40,8 @@ export class UsageSql {
         last_at: Date;
       }>(
         `SELECT kind, requests, chars, first_at, last_at FROM utility_usage
-         WHERE session_id = $1 ORDER BY kind`,
-        [sessionId],
+         WHERE subject_id = $1 AND session_id = $2 ORDER BY kind`,
+        [subjectId, sessionId],
       );
       return rows.map((r) => ({
         kind: r.kind,

@@ -193,7 +193,8 @@ export function sqlLiterals(sources: readonly SourceText[]): SqlLiteral[] {
 // SQL
 // ---------------------------------------------------------------------------------------------
 
-type Token =
+/** A token of a statement: `a.b` is one word with qualifier `a`; values are parameters and literals. */
+export type Token =
   | { kind: 'word'; text: string; qualifier: string | null }
   | { kind: 'star'; qualifier: string | null }
   | { kind: 'punct'; text: string }
@@ -278,6 +279,11 @@ function lex(sql: string): Token[] {
   return out;
 }
 
+/** The statements of one SQL text, each as its tokens (the lexer the column analysis uses). */
+export function sqlStatements(sql: string): Token[][] {
+  return splitStatements(lex(sql));
+}
+
 function splitStatements(tokens: Token[]): Token[][] {
   const out: Token[][] = [[]];
   let depth = 0;
@@ -291,7 +297,7 @@ function splitStatements(tokens: Token[]): Token[][] {
 }
 
 /** Words that can follow a table name and are not its alias. */
-const NOT_ALIAS = new Set([
+export const NOT_ALIAS = new Set([
   'where',
   'left',
   'right',

@@ -9,6 +9,7 @@ import { backfill as analyzerBackfill, sql as analyzerVersion } from './0008-ana
 import { sql as trust } from './0009-trust.js';
 import { sql as probeRole } from './0010-probe-role.js';
 import { sql as tokens } from './0011-tokens.js';
+import { sql as subjectKeys } from './0012-subject-keys.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'trust', sql: trust },
   { version: 10, name: 'probe-role', sql: probeRole },
   { version: 11, name: 'tokens', sql: tokens },
+  { version: 12, name: 'subject-keys', sql: subjectKeys },
 ];
