@@ -1,5 +1,5 @@
 import { EngineError, parseChoice, RECALL_KINDS, type RecallItem } from '../../src/index.js';
-import { renderReceiptLine } from '../../src/rules.js';
+import { renderReceiptLine, shownInline } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -8,11 +8,11 @@ function line(item: RecallItem, rank: number): string {
   const p = item.passport;
   const where =
     item.kind === 'turn'
-      ? `${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}${p.speaker ? ` (${p.speaker})` : ''}`
-      : `${p.slot ?? ''}${p.key ? `/${p.key}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${p.sessionId}#${p.turn ?? '?'}` : ''}`;
+      ? `${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}${p.speaker ? ` (${shownInline(p.speaker)})` : ''}`
+      : `${p.slot ?? ''}${p.key ? `/${shownInline(p.key)}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${p.sessionId}#${p.turn ?? '?'}` : ''}`;
   const text = item.text.length > 300 ? `${item.text.slice(0, 299)}…` : item.text;
   const receipt = p.receipt ? `\n    ${renderReceiptLine(p.receipt)}` : '';
-  return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${text.replace(/\s+/g, ' ')}${receipt}`;
+  return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${shownInline(text).replace(/\s+/g, ' ')}${receipt}`;
 }
 
 /** `recall "query"`: ranked turns and facts, each with its passport. Reads only. */
