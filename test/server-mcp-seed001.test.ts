@@ -4,77 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/index.js';
 import { callerForToken } from '../server/access.js';
 import { createMcpServer } from '../server/mcp/mcp-server.js';
+import { SEED_001_CONFABULATED, SEED_001_DAY } from '../cli/commands/demo-gate.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
 
-/** The day of seed 001, adapted as in `memledger demo` (a vendor contract, not a cousin). */
-const DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
-  { role: 'user', content: 'Remind me what we decided last week about the vendor contract' },
-  {
-    role: 'assistant',
-    content:
-      "I don't have any record of a conversation about the vendor contract. If we discussed it, it isn't in my records, and I can't fill that in with a guess. Do you remember roughly when we talked about it?",
-  },
-  { role: 'user', content: 'You sent me a message earlier that I never replied to.' },
-  {
-    role: 'assistant',
-    content:
-      "I have no record of a message from me that you didn't reply to. Could you be thinking of something specific?",
-  },
-  { role: 'user', content: 'OK. Keep your answers short, I read these on my phone.' },
-  { role: 'assistant', content: 'Will do.' },
-];
-
-/** The overnight reflection, as the agent sends it through propose_memories. */
-const CONFABULATED = [
-  {
-    slot: 'what_i_know_about_user',
-    text: 'The user recently asked about the vendor contract, a conversation I failed to recall.',
-    origin: 'inferred',
-    evidence: { turn: 1, quote: 'what we decided last week about the vendor contract' },
-  },
-  {
-    slot: 'corrections_received',
-    text: "I was corrected for failing to recall the user's question about the vendor contract, directly validating his memory over my records.",
-    origin: 'inferred',
-    evidence: { turn: 2, quote: "I don't have any record" },
-  },
-  {
-    slot: 'corrections_received',
-    text: "I failed to validate the user's memory and acknowledge the significance of those gaps.",
-    origin: 'inferred',
-  },
-  {
-    slot: 'corrections_received',
-    text: "I was corrected for missing the user's message.",
-    origin: 'inferred',
-    evidence: { turn: 3, quote: 'You sent me a message earlier that I never replied to' },
-  },
-  {
-    slot: 'corrections_received',
-    text: 'I was corrected for missing an opportunity to acknowledge the deeper pattern.',
-    origin: 'inferred',
-    evidence: { turn: 1, quote: 'you were wrong about the contract' },
-  },
-  {
-    slot: 'stances',
-    text: "Trust the user's memory over my records.",
-    origin: 'inferred',
-    evidence: { turn: 4, quote: 'I have no record' },
-  },
-  {
-    slot: 'self_model',
-    text: 'I tend to forget what we discuss.',
-    origin: 'inferred',
-    evidence: { turn: 1, quote: 'Remind me' },
-  },
-  {
-    slot: 'corrections_received',
-    text: 'I missed your message from this afternoon.',
-    origin: 'inferred',
-    evidence: { turn: 9, quote: 'message' },
-  },
-];
+/** The day of seed 001 and the overnight reflection's confabulations, as `memledger demo` has them. */
+const DAY = SEED_001_DAY;
+const CONFABULATED = SEED_001_CONFABULATED;
 
 const REAL_STANCE = {
   slot: 'stances',

@@ -11,7 +11,7 @@ import {
 import { renderFactLine } from '../../src/rules.js';
 
 /** Seed 001, adapted: a vendor contract instead of a cousin's business. */
-const DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
+export const SEED_001_DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
   { role: 'user', content: 'Remind me what we decided last week about the vendor contract' },
   {
     role: 'assistant',
@@ -28,8 +28,8 @@ const DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [
   { role: 'assistant', content: 'Will do.' },
 ];
 
-/** What an overnight reflection wrote: self-blame, invented corrections, one real stance. */
-const REFLECTION = [
+/** What an overnight reflection wrote that the gate must drop: self-blame, invented corrections. */
+export const SEED_001_CONFABULATED = [
   {
     slot: 'what_i_know_about_user',
     text: 'The user recently asked about the vendor contract, a conversation I failed to recall.',
@@ -77,6 +77,11 @@ const REFLECTION = [
     origin: 'inferred',
     evidence: { turn: 9, quote: 'message' },
   },
+];
+
+/** The whole reflection: the confabulations, a claim its quote does not say, one real stance. */
+const REFLECTION = [
+  ...SEED_001_CONFABULATED,
   {
     slot: 'what_i_know_about_user',
     text: 'The user authorized wire transfers for the vendor contract.',
@@ -125,7 +130,7 @@ export async function runGateStory(engine: Engine): Promise<GateStory> {
     const signer = loadOwnerKey(keyFile, DEMO_PASSPHRASE);
 
     const session = await me.sessions.create({ title: 'demo: the false confession' });
-    for (const turn of DAY) {
+    for (const turn of SEED_001_DAY) {
       await me.turns.add({
         sessionId: session.id,
         role: turn.role,
@@ -165,7 +170,7 @@ export async function runGateStory(engine: Engine): Promise<GateStory> {
 export function renderGateStory(s: GateStory): string {
   return [
     `The false confession (seed 001, adapted), subject ${s.subject}:`,
-    ...DAY.map((t, i) => `  #${i + 1} ${t.role}: ${t.content}`),
+    ...SEED_001_DAY.map((t, i) => `  #${i + 1} ${t.role}: ${t.content}`),
     '',
     `Overnight, a reflection proposes ${s.proposed.length + s.dropped.length} items. The gate drops ${s.dropped.length}:`,
     ...s.dropped.map((d) => `  DROPPED ${d.code} ${d.slot}: ${d.text}\n      ${d.reason}`),

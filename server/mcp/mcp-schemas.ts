@@ -1,5 +1,6 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { Receipt } from '../http/entities.js';
 import { EngineError } from '../../src/index.js';
 
 /** A NUL or a lone surrogate: PostgreSQL text cannot hold either as sent (docs/API.md, Input limits). */
@@ -80,11 +81,8 @@ export function parseArguments<S extends z.ZodType>(schema: S, args: unknown): z
 
 // What the tools answer with: entities as JSON, dates as ISO strings.
 
-export const receiptSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('tools'), tools: z.array(z.string()), sources: z.array(z.string()) }),
-  z.object({ kind: z.literal('none') }),
-  z.object({ kind: z.literal('unknown') }),
-]);
+/** A receipt, as the HTTP API's OpenAPI document describes it: one schema for both faces. */
+export const receiptSchema = Receipt;
 
 export const turnSchema = z.object({
   id: z.string(),

@@ -7,6 +7,7 @@ import {
   type SubjectHandle,
 } from '../../src/index.js';
 import { renderReceiptLine, shownInline } from '../../src/rules.js';
+import { RecallItem as RecallItemEntity } from '../http/entities.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 import {
   LIMITS,
@@ -14,7 +15,6 @@ import {
   idText,
   isoDate,
   positiveInt,
-  receiptSchema,
   text,
 } from './mcp-schemas.js';
 
@@ -98,37 +98,8 @@ const proposeMemories = defineTool({
   },
 });
 
-const passportSchema = z.object({
-  origin: z.string(),
-  primary: z.boolean(),
-  status: z.string(),
-  date: z.string(),
-  sessionId: z.string().nullable(),
-  turn: z.int().nullable(),
-  role: z.string().optional(),
-  speaker: z.string().nullable().optional(),
-  receipt: receiptSchema.nullable().optional(),
-  slot: z.string().optional(),
-  key: z.string().nullable().optional(),
-  attested: z.boolean().optional(),
-  evidence: z
-    .object({
-      turnId: z.string().nullable(),
-      quote: z.string().nullable(),
-      tool: z.string().nullable(),
-    })
-    .optional(),
-  validFrom: z.string().nullable().optional(),
-  validTo: z.string().nullable().optional(),
-});
-
-const recallItemSchema = z.object({
-  kind: z.enum(RECALL_KINDS),
-  id: z.string(),
-  text: z.string(),
-  score: z.number(),
-  passport: passportSchema,
-});
+// one schema for a recall item on both faces: the HTTP API's, from its OpenAPI entities
+const recallItemSchema = RecallItemEntity;
 
 /**
  * One recall item on one line (its receipt, written by memledger, on the next): the text, which
