@@ -9,14 +9,7 @@ import {
 import { renderReceiptLine, shownInline } from '../../src/rules.js';
 import { RecallItem as RecallItemEntity } from '../http/entities.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
-import {
-  LIMITS,
-  freeText,
-  idText,
-  isoDate,
-  positiveInt,
-  text,
-} from './mcp-schemas.js';
+import { LIMITS, freeText, idText, isoDate, positiveInt, text } from './mcp-schemas.js';
 
 const proposalInput = z.strictObject({
   slot: text(LIMITS.slot).describe('what_i_know_about_user, stances, corrections_received, …'),
