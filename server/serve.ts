@@ -20,6 +20,7 @@ import {
   routeNotFound,
 } from './http/http-errors.js';
 import { refuseDuplicateKeys } from './http/strict-json.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './listen-defaults.js';
 import { createMcpServer } from './mcp/mcp-server.js';
 
 export interface ServeAppConfig {
@@ -150,8 +151,7 @@ export interface RunningServe {
   close(): Promise<void>;
 }
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 7777;
+export { DEFAULT_HOST, DEFAULT_PORT } from './listen-defaults.js';
 
 /** Whether an address or name is this machine's loopback. */
 export function isLoopback(host: string): boolean {

@@ -1,7 +1,5 @@
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { EngineError, type Engine } from '../../src/index.js';
 import { callerForToken, localCaller, type Caller } from '../../server/access.js';
-import { createMcpServer } from '../../server/mcp/mcp-server.js';
 import { defineCommand } from '../command.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 import { untilSignal } from './serve.js';
@@ -82,6 +80,11 @@ export const mcpCommand = defineCommand({
           const what = err instanceof Error ? (err.stack ?? err.message) : String(err);
           ctx.io.stderr(`memledger mcp: ${what}\n`);
         };
+        // loaded here, not at start-up: every other command (a hook after each reply) skips the SDK
+        const [{ serveStdio }, { createMcpServer }] = await Promise.all([
+          import('@modelcontextprotocol/server/stdio'),
+          import('../../server/mcp/mcp-server.js'),
+        ]);
         const handle = serveStdio(
           () => createMcpServer(caller, { ...(recheck ? { recheck } : {}), onInternalError }),
           { onerror: onInternalError },

@@ -1,5 +1,5 @@
 import { EngineError } from '../../src/index.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startServe } from '../../server/serve.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../server/listen-defaults.js';
 import { defineCommand } from '../command.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
@@ -64,6 +64,8 @@ export const serveCommand = defineCommand({
     await ctx.withEngine(
       false,
       async (engine) => {
+        // loaded here, not at start-up: every other command (a hook after each reply) skips Hono
+        const { startServe } = await import('../../server/serve.js');
         const running = await startServe({
           engine,
           host,
