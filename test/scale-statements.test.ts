@@ -14,9 +14,8 @@
  * module constants is read with `$0` in their place, and a statement whose tables all hide in
  * such a fragment is not seen at all.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { engineSources } from './support/engine-sources.js';
 import { createEngine } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import {
@@ -25,13 +24,10 @@ import {
   sqlLiterals,
   sqlStatements,
   type SchemaColumn,
-  type SourceText,
   type SqlLiteral,
   type Token,
 } from './support/sql-columns.js';
 import { planFromDoc, SCALE_DOC, type Placement } from './support/scale-doc.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
 
 /** A statement that may leave the subject unnamed: `includes` is a piece of its text. */
 export interface AllowEntry {
@@ -321,20 +317,6 @@ export function checkStatements(
     }
   }
   return report;
-}
-
-/** Every `.ts` file under src/, except the migrations. */
-function engineSources(): SourceText[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) return walk(path);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-    });
-  return walk(join(ROOT, 'src'))
-    .map((abs) => relative(ROOT, abs).split(sep).join('/'))
-    .filter((path) => !path.startsWith('src/store/migrations/'))
-    .map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
 }
 
 const PLAN = planFromDoc(SCALE_DOC);

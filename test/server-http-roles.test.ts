@@ -5,6 +5,7 @@ import type { Engine } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { OPERATIONS, type Operation } from '../server/roles.js';
 import { dumpStore } from './support/dump-store.js';
+import { request, type Answer } from './support/http.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
@@ -13,36 +14,15 @@ const root = tempDir('memledger-http-roles-');
 afterAll(root.cleanup);
 writeFileSync(join(root.dir, 'deploy.log'), 'deploy ok\n');
 
-type Json = Record<string, unknown> & { error?: { code: string; message: string } };
+type Sent = Answer;
 
-interface Sent {
-  status: number;
-  json: Json;
-  headers: Headers;
-}
-
-async function call(
+const call = (
   app: HttpApp,
   method: string,
   path: string,
   authorization: string | null,
   body?: unknown,
-): Promise<Sent> {
-  const headers: Record<string, string> = {};
-  if (authorization !== null) headers.authorization = authorization;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await app.request(path, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    json: (text === '' ? {} : JSON.parse(text)) as Json,
-    headers: res.headers,
-  };
-}
+): Promise<Sent> => request(app, method, path, authorization, body);
 
 const bearer = (token: string) => `Bearer ${token}`;
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { ENGINE_WINDOW, pageOf, windowFor } from '../server/http/route-kit.js';
+import { request } from './support/http.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
@@ -12,31 +13,9 @@ const root = tempDir('memledger-http-');
 afterAll(root.cleanup);
 writeFileSync(join(root.dir, 'deploy.log'), 'step 1\ndeploy ok\n');
 
-type Json = Record<string, unknown> & { error?: { code: string; message: string } };
-
-/** One request to the app in-process; `body` is sent as JSON. */
-async function call(
-  app: HttpApp,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<{ status: number; json: Json; headers: Headers }> {
-  const headers: Record<string, string> = {};
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await app.request(path, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    json: (text === '' ? {} : JSON.parse(text)) as Json,
-    headers: res.headers,
-  };
-}
+/** One request to the app in-process, with the token as a bearer; `body` is sent as JSON. */
+const call = (app: HttpApp, method: string, path: string, token: string | null, body?: unknown) =>
+  request(app, method, path, token === null ? null : `Bearer ${token}`, body);
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

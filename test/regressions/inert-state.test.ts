@@ -1,12 +1,9 @@
 // Seed 000 §4.2: a column written by the engine and read by no query is inert; it survives every check that is not looking for it.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { engineSources } from '../support/engine-sources.js';
 import { createEngine } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
-import { analyse, type SchemaColumn, type SourceText } from '../support/sql-columns.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { analyse, type SchemaColumn } from '../support/sql-columns.js';
 
 /**
  * Columns the engine writes and deliberately reads in no query. Each entry says why the value is
@@ -19,20 +16,6 @@ const ALLOWLIST: Readonly<Record<string, string>> = {
   'store_meta.created_at':
     'when the store got its identity, for an operator inspecting the store by hand; heads are keyed on store_id',
 };
-
-/** Every `.ts` file under src/, except the migrations (DDL, not the engine's reads and writes). */
-function engineSources(): SourceText[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) return walk(path);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
-    });
-  return walk(join(ROOT, 'src'))
-    .map((abs) => relative(ROOT, abs).split(sep).join('/'))
-    .filter((path) => !path.startsWith('src/store/migrations/'))
-    .map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
-}
 
 describe('no inert state', () => {
   let schema: SchemaColumn[] = [];
