@@ -16,10 +16,24 @@ export type {
   SessionsApi,
   TurnsApi,
 } from './history/history-types.js';
-export type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate/gate-types.js';
+export type {
+  FactsApi,
+  GateApi,
+  IntegrityReport,
+  OwnerApi,
+  PendingProposal,
+  SlotsApi,
+} from './gate/gate-types.js';
 export type { LedgerApi, RetractInput, SettleInput } from './ledger/ledger-types.js';
 export type { ProbesApi } from './probes/probe-types.js';
-export type { ActionsApi, ArrivalApi, CommitmentsApi, ToolsApi } from './arrival/arrival-types.js';
+export type {
+  ActionsApi,
+  ArrivalApi,
+  CommitmentsApi,
+  ManifestPage,
+  ManifestsOptions,
+  ToolsApi,
+} from './arrival/arrival-types.js';
 export type {
   EmbedPendingOptions,
   EmbedPendingResult,
@@ -65,7 +79,12 @@ export type {
 export { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES, DROP_CODES } from './domain/gate-rules.js';
 export type { DropCode } from './domain/gate-rules.js';
 export type { GateConfig, ProposeResult } from './gate/proposal-gate.js';
-export type { DroppedDigest, DroppedProposal, FieldDigest } from './domain/dropped-proposal.js';
+export type {
+  DroppedDay,
+  DroppedDigest,
+  DroppedProposal,
+  FieldDigest,
+} from './domain/dropped-proposal.js';
 export { DECISIONS } from './domain/decision-chain.js';
 export type { ChainReport, Decision } from './domain/decision-chain.js';
 export type { DecideResult } from './gate/owner-decisions.js';
@@ -140,6 +159,13 @@ export { createFileInstrument, FILE_CONTROL_DIR } from './probes/file-probe.js';
 export { createSqlInstrument } from './probes/sql-probe.js';
 export { createHttpInstrument } from './probes/http-probe.js';
 export type { HttpInstrumentOptions } from './probes/http-probe.js';
+
+// Outbound HTTP as memledger's probes do it, for the servers' own notices: the same URL policy
+// (http or https, no credentials, loopback or allowlisted) and the same guarded request.
+export { httpTarget } from './probes/host-policy.js';
+export type { HttpTarget, HttpTargetRefusal } from './probes/host-policy.js';
+export { httpRequest } from './probes/http-request.js';
+export type { HttpExchange, HttpFailureCode, HttpRequestOptions } from './probes/http-request.js';
 
 // The owner's key: made, kept encrypted, loaded to sign decisions.
 export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';

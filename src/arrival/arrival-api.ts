@@ -1,4 +1,5 @@
 import { EngineError } from '../domain/errors.js';
+import { pageOf } from '../domain/input.js';
 import { renderFactLine } from '../domain/fact-render.js';
 import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -38,7 +39,11 @@ export interface ArrivalAssembler {
   forSubject(subjectId: string): ArrivalApi;
   /** Adds a host block to every arrival; BLOCK_EXISTS when a block already has its name. */
   addBlock(def: HostBlockDef): void;
+  /** A subject's time zone (the default when it has none). */
+  timeZoneOf(subjectId: string): Promise<string>;
 }
+
+const DEFAULT_MANIFEST_PAGE = 20;
 
 function manifestIdOf(id: unknown): string {
   if (typeof id !== 'string' || id === '') {
@@ -183,9 +188,13 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       }
       return diffManifests(await sql.previousManifest(subjectId, target.surface, target), target);
     },
+    async manifests(options = {}) {
+      const surface = options.surface === undefined ? null : requireSurface(options.surface);
+      return sql.manifests(subjectId, surface, pageOf(options, DEFAULT_MANIFEST_PAGE));
+    },
     timeZone: () => zones.of(subjectId),
     setTimeZone: (zone) => zones.set(subjectId, zone),
   });
 
-  return { forSubject, addBlock };
+  return { forSubject, addBlock, timeZoneOf: (subjectId) => zones.of(subjectId) };
 }

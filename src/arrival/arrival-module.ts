@@ -32,6 +32,8 @@ export interface ArrivalModule {
   actions(subjectId: string): ActionsApi;
   /** Adds a host block to every subject's arrivals; BLOCK_EXISTS when its name is taken. */
   addBlock(def: HostBlockDef): void;
+  /** A subject's time zone (the engine's default when it has none), for other modules' dates. */
+  timeZoneOf(subjectId: string): Promise<string>;
 }
 
 /** Created once per engine; the engine checks each subject exists before these run. */
@@ -43,5 +45,6 @@ export function createArrivalModule(deps: ArrivalModuleDeps): ArrivalModule {
     commitments: createCommitmentsApi(deps),
     actions: createActionsApi(deps),
     addBlock: assembler.addBlock,
+    timeZoneOf: assembler.timeZoneOf,
   };
 }

@@ -1,6 +1,6 @@
 import type { ActionRecord, ActionStatus } from '../domain/action.js';
 import type { Commitment, CommitmentStatus } from '../domain/commitment.js';
-import type { ManifestDiff } from '../domain/manifest.js';
+import type { ArrivalManifest, ManifestDiff } from '../domain/manifest.js';
 import type { RegisteredTool } from '../domain/tool.js';
 import type { RenderedBlock } from './blocks.js';
 import type { HostBlockDef } from './host-blocks.js';
@@ -31,6 +31,22 @@ export interface Arrival {
   text: string;
 }
 
+/** Which manifests `arrival.manifests` reads. */
+export interface ManifestsOptions {
+  /** Only this surface's. */
+  surface?: string;
+  /** How many (1 to 1000, default 20). */
+  limit?: number;
+  /** How many of the newest to skip (default 0). */
+  offset?: number;
+}
+
+/** One page of manifests, and how many match in all. */
+export interface ManifestPage {
+  total: number;
+  manifests: ArrivalManifest[];
+}
+
 /** Arrival: the context joined in before the first token, with its manifest. */
 export interface ArrivalApi {
   /**
@@ -43,6 +59,11 @@ export interface ArrivalApi {
    * MANIFEST_NOT_FOUND when there is none of this subject's.
    */
   diff(input: { manifestId: string } | { surface: string }): Promise<ManifestDiff>;
+  /**
+   * The subject's arrival manifests, newest first, optionally of one surface: a page (limit
+   * default 20, at most 1000; offset default 0) and how many match in all.
+   */
+  manifests(options?: ManifestsOptions): Promise<ManifestPage>;
   /** The subject's time zone (the engine's default when none is set). */
   timeZone(): Promise<string>;
   /** Sets the subject's time zone (an IANA name), or clears it with null. */

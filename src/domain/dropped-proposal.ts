@@ -46,6 +46,14 @@ export interface DroppedProposal {
   digest: DroppedDigest | null;
 }
 
+/** How many proposals were dropped with one code on one calendar day (`gate.droppedByDay`). */
+export interface DroppedDay {
+  /** YYYY-MM-DD in the subject's time zone. */
+  day: string;
+  code: string;
+  count: number;
+}
+
 /** A drop as the gate hands it to the log: fields as they arrived, unbounded. */
 export type NewDroppedProposal = Omit<DroppedProposal, 'digest'>;
 

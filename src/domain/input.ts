@@ -135,6 +135,23 @@ export function optionalWhole(
   return value;
 }
 
+/** The most rows one page of a list may hold. */
+export const MAX_PAGE = 1000;
+
+/**
+ * One page of a list: `limit` a whole number from 1 to `MAX_PAGE` (default `fallback`), `offset`
+ * a whole number of at least 0 (default 0); INVALID_ARGUMENT naming the field otherwise.
+ */
+export function pageOf(
+  options: { limit?: unknown; offset?: unknown },
+  fallback: number,
+): { limit: number; offset: number } {
+  return {
+    limit: optionalWhole(options.limit, 'limit', 1, MAX_PAGE) ?? fallback,
+    offset: optionalWhole(options.offset, 'offset', 0) ?? 0,
+  };
+}
+
 /** A plain object (not null, not a list), or absent. */
 export function optionalObject(value: unknown, field: string): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;

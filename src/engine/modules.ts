@@ -30,6 +30,12 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
   const trust = createTrustVerifier({ ...deps, crypto });
+  const arrival = createArrivalModule({
+    ...deps,
+    trust,
+    sha256Hex: nodeChainCrypto.sha256Hex,
+    ...(config.arrival === undefined ? {} : { config: config.arrival }),
+  });
   return {
     crypto,
     history: createHistoryModule({
@@ -41,6 +47,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
       ...deps,
       crypto,
       trust,
+      timeZoneOf: arrival.timeZoneOf,
       ...(config.gate === undefined ? {} : { config: config.gate }),
     }),
     probes,
@@ -49,12 +56,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
       probes: probes.falsifiers,
       ...(config.dueDays === undefined ? {} : { dueDays: config.dueDays }),
     }),
-    arrival: createArrivalModule({
-      ...deps,
-      trust,
-      sha256Hex: nodeChainCrypto.sha256Hex,
-      ...(config.arrival === undefined ? {} : { config: config.arrival }),
-    }),
+    arrival,
     recall: createRecallModule({
       client,
       trust,

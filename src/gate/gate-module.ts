@@ -5,6 +5,8 @@ import {
   optionalBoolean,
   optionalString,
   optionalStringList,
+  optionalWhole,
+  pageOf,
 } from '../domain/input.js';
 import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
 import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
@@ -30,6 +32,8 @@ export interface GateModuleDeps extends ModuleDeps {
   /** What reads may show: one verifier per engine, shared with arrival and recall. */
   trust: TrustVerifier;
   config?: Partial<GateConfig>;
+  /** The subject's time zone (arrival's), in which the dropped log is counted by day. */
+  timeZoneOf: (subjectId: string) => Promise<string>;
 }
 
 export interface GateModule {
@@ -40,7 +44,9 @@ export interface GateModule {
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
-const MAX_LIMIT = 1000;
+const DEFAULT_DROPPED_PAGE = 100;
+const DEFAULT_DROPPED_DAYS = 14;
+const MAX_DROPPED_DAYS = 366;
 const ALL_STATUSES: readonly Fact['status'][] = [
   'active',
   'proposed',
@@ -50,20 +56,6 @@ const ALL_STATUSES: readonly Fact['status'][] = [
   'expired',
   'unverified',
 ];
-
-function limitOf(limit: number | undefined, fallback: number): number {
-  const n = limit ?? fallback;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      `limit must be a whole number from 1 to ${MAX_LIMIT}`,
-      {
-        data: { field: 'limit' },
-      },
-    );
-  }
-  return n;
-}
 
 /** Declares the default slots for a new subject. */
 export async function declareDefaultSlots(
@@ -185,7 +177,14 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         return out;
       },
       async dropped(options = {}) {
-        return dropped.list(subjectId, limitOf(options.limit, 100));
+        return dropped.list(subjectId, pageOf(options, DEFAULT_DROPPED_PAGE));
+      },
+      droppedCount: () => dropped.count(subjectId),
+      async droppedByDay(options = {}) {
+        const days =
+          optionalWhole(options.days, 'days', 1, MAX_DROPPED_DAYS) ?? DEFAULT_DROPPED_DAYS;
+        const zone = await deps.timeZoneOf(subjectId);
+        return dropped.byDay(subjectId, clock(), zone, days);
       },
     }),
     owner: (subjectId) => ({

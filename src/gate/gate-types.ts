@@ -4,7 +4,7 @@ import type { Fact, SlotDeclaration, SlotRule } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
 import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
-import type { DroppedProposal } from '../domain/dropped-proposal.js';
+import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
 
 /** A proposal awaiting review, with the whole turn it cites so a reviewer sees the quote in context. */
@@ -26,8 +26,15 @@ export interface GateApi {
   }): Promise<ProposeResult>;
   /** Proposals awaiting the owner's decision, each with the whole turn it cites. */
   pile(): Promise<PendingProposal[]>;
-  /** Dropped proposals, newest first (default 100). */
-  dropped(options?: { limit?: number }): Promise<DroppedProposal[]>;
+  /** Dropped proposals, newest first: a page (limit default 100, at most 1000; offset default 0). */
+  dropped(options?: { limit?: number; offset?: number }): Promise<DroppedProposal[]>;
+  /** How many proposals the subject's log holds, in all. */
+  droppedCount(): Promise<number>;
+  /**
+   * Drops per code per calendar day (YYYY-MM-DD in the subject's time zone) over the last `days`
+   * days including today (1 to 366, default 14): oldest day first, then code; only days with drops.
+   */
+  droppedByDay(options?: { days?: number }): Promise<DroppedDay[]>;
 }
 
 /** The owner's side: signed decisions, the owner key, and the decision chain. */

@@ -48,9 +48,20 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
   };
   const turnsOf = async (subjectId: string, id: unknown, options: HistoryOptions) => {
     const last = optionalWhole(options.last, 'last', 1);
+    const from = optionalWhole(options.from, 'from', 1);
+    const to = optionalWhole(options.to, 'to', 1);
+    if (last !== undefined && (from !== undefined || to !== undefined)) {
+      throw invalidField('last', 'cannot be combined with from or to');
+    }
+    if (from !== undefined && to !== undefined && from > to) {
+      throw invalidField('to', `must be at least from (${from})`);
+    }
     const session = await sessionOf(subjectId, id);
     return last === undefined
-      ? turnSql.listBySession(subjectId, session.id)
+      ? turnSql.listBySession(subjectId, session.id, {
+          ...(from === undefined ? {} : { afterSeq: from - 1 }),
+          ...(to === undefined ? {} : { throughSeq: to }),
+        })
       : turnSql.lastBySession(subjectId, session.id, last);
   };
 

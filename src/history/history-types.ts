@@ -36,6 +36,10 @@ export interface RecordResponseInput {
 export interface HistoryOptions {
   /** Only the last N turns (a whole number of at least 1). */
   last?: number;
+  /** Only turns from this seq on (a whole number of at least 1; not with `last`). */
+  from?: number;
+  /** Only turns up to this seq, inclusive (at least 1 and at least `from`; not with `last`). */
+  to?: number;
 }
 
 /** Sessions: the conversations of the handle's subject. */
@@ -58,7 +62,7 @@ export interface TurnsApi {
 
 /** History: one session's turns, as rows, as text with receipts, or as chat messages. */
 export interface HistoryApi {
-  /** The session's turns in order (seq from 1), or its last N. */
+  /** The session's turns in order (seq from 1), its last N, or those from seq `from` to `to`. */
   turns(sessionId: string, options?: HistoryOptions): Promise<Turn[]>;
   /** The transcript with each receipt beside its turn; truncation never cuts a receipt. */
   render(sessionId: string, options?: HistoryOptions & RenderHistoryOptions): Promise<string>;

@@ -14,10 +14,12 @@ interface ManifestRow {
   degraded: string[];
   total_chars: number;
   created_at: Date;
+  chain_length: number | null;
+  chain_head: string | null;
 }
 
-const MANIFEST_COLUMNS =
-  'id, subject_id, surface, session_id, blocks, tools, tool_count, degraded, total_chars, created_at';
+const MANIFEST_COLUMNS = `id, subject_id, surface, session_id, blocks, tools, tool_count, degraded, total_chars,
+  created_at, chain_length, chain_head`;
 
 function toManifest(r: ManifestRow): ArrivalManifest {
   return {
@@ -32,6 +34,10 @@ function toManifest(r: ManifestRow): ArrivalManifest {
     degraded: r.degraded,
     totalChars: r.total_chars,
     createdAt: r.created_at,
+    chain:
+      r.chain_length === null || r.chain_head === null
+        ? null
+        : { length: r.chain_length, head: r.chain_head },
   };
 }
 
@@ -215,5 +221,33 @@ export class ArrivalSql {
       );
       return rows[0] === undefined ? null : toManifest(rows[0]);
     });
+  }
+
+  /**
+   * One page of the subject's manifests, newest first (by arrival order), optionally of one
+   * surface, and how many there are in all: both read from one snapshot.
+   */
+  manifests(
+    subjectId: string,
+    surface: string | null,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; manifests: ArrivalManifest[] }> {
+    return guard('reading manifests', () =>
+      this.db.transaction(async (tx) => {
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const count = await tx.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM arrival_manifests
+           WHERE subject_id = $1 AND ($2::text IS NULL OR surface = $2)`,
+          [subjectId, surface],
+        );
+        const { rows } = await tx.query<ManifestRow>(
+          `SELECT ${MANIFEST_COLUMNS} FROM arrival_manifests
+           WHERE subject_id = $1 AND ($2::text IS NULL OR surface = $2)
+           ORDER BY seq DESC LIMIT $3 OFFSET $4`,
+          [subjectId, surface, page.limit, page.offset],
+        );
+        return { total: count.rows[0]?.n ?? 0, manifests: rows.map(toManifest) };
+      }),
+    );
   }
 }

@@ -4,6 +4,7 @@ import {
   encodeJson,
   renderBounded,
   storableString,
+  type DroppedDay,
   type DroppedDigest,
   type DroppedProposal,
   type FieldDigest,
@@ -128,12 +129,14 @@ export class DroppedSql {
     });
   }
 
-  list(subjectId: string, limit: number): Promise<DroppedProposal[]> {
+  /** One page of the log, newest first. */
+  list(subjectId: string, page: { limit: number; offset: number }): Promise<DroppedProposal[]> {
     return guard('reading the dropped log', async () => {
       const { rows } = await this.db.query<DroppedDbRow>(
         `SELECT id, session_id, slot, text, proposal, code, reason, proposed_by, dropped_at
-         FROM dropped_proposals WHERE subject_id = $1 ORDER BY dropped_at DESC, id LIMIT $2`,
-        [subjectId, limit],
+         FROM dropped_proposals WHERE subject_id = $1 ORDER BY dropped_at DESC, id
+         LIMIT $2 OFFSET $3`,
+        [subjectId, page.limit, page.offset],
       );
       return rows.map((r) => ({
         id: r.id,
@@ -146,6 +149,40 @@ export class DroppedSql {
         proposedBy: r.proposed_by,
         droppedAt: r.dropped_at,
       }));
+    });
+  }
+
+  count(subjectId: string): Promise<number> {
+    return guard('counting the dropped log', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM dropped_proposals WHERE subject_id = $1',
+        [subjectId],
+      );
+      return rows[0]?.n ?? 0;
+    });
+  }
+
+  /**
+   * Drops per calendar day (in `zone`) and code over the `days` days up to and including the day
+   * `now` falls on there, oldest day first, then code. The day is formatted here, in SQL, so it
+   * never passes through a local-midnight JS Date.
+   */
+  byDay(subjectId: string, now: Date, zone: string, days: number): Promise<DroppedDay[]> {
+    return guard('summarising the dropped log', async () => {
+      const { rows } = await this.db.query<DroppedDay>(
+        // the window's ends are the zone's midnights, as instants: first day in, the day after out
+        `SELECT to_char(dropped_at AT TIME ZONE $3, 'YYYY-MM-DD') AS day, code,
+                count(*)::int AS count
+         FROM dropped_proposals
+         WHERE subject_id = $1
+           AND dropped_at >= ((($2::timestamptz AT TIME ZONE $3)::date - ($4::int - 1))::timestamp
+                              AT TIME ZONE $3)
+           AND dropped_at < ((($2::timestamptz AT TIME ZONE $3)::date + 1)::timestamp
+                             AT TIME ZONE $3)
+         GROUP BY 1, 2 ORDER BY 1, 2`,
+        [subjectId, now, zone, days],
+      );
+      return rows;
     });
   }
 }

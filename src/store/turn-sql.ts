@@ -1,3 +1,4 @@
+import { INPUT_LIMITS } from '../domain/input.js';
 import type { Receipt, ReceiptKind } from '../domain/receipt.js';
 import type { Turn, TurnRole } from '../domain/turn.js';
 import type { SqlExecutor } from './sql-client.js';
@@ -148,18 +149,25 @@ export class TurnSql {
     });
   }
 
+  /** A session's turns in order: after `afterSeq`, up to `throughSeq` inclusive, `limit` at most. */
   listBySession(
     subjectId: string,
     sessionId: string,
-    options: { afterSeq?: number; limit?: number } = {},
+    options: { afterSeq?: number; throughSeq?: number; limit?: number } = {},
   ): Promise<Turn[]> {
     return guard('reading history', async () => {
       const { rows } = await this.db.query<TurnDbRow>(
         `SELECT ${COLUMNS} FROM turns t
-         WHERE t.subject_id = $1 AND t.session_id = $2 AND t.seq > $3
+         WHERE t.subject_id = $1 AND t.session_id = $2 AND t.seq > $3 AND t.seq <= $5
          ORDER BY t.seq
          LIMIT $4`,
-        [subjectId, sessionId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
+        [
+          subjectId,
+          sessionId,
+          options.afterSeq ?? 0,
+          options.limit ?? 1_000_000,
+          options.throughSeq ?? INPUT_LIMITS.maxInt,
+        ],
       );
       return rows.map(toTurn);
     });
