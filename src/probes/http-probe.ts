@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { countOccurrences, httpVerdict, type ProbeOutcome } from '../domain/probe.js';
-import { bareHost, hostAllowed, isLoopback } from './host-policy.js';
-import { httpGet, HttpProbeFailure } from './http-get.js';
+import { httpTarget } from './host-policy.js';
+import { httpRequest } from './http-request.js';
 import { errorOutcome, type ProbeInstrument } from './instruments.js';
 
 /** An http probe reads at most this much body; more is an error, not a partial answer. */
@@ -29,44 +29,38 @@ export function createHttpInstrument(options: HttpInstrumentOptions = {}): Probe
     fingerprint: 'memledger:http:1',
     async run(spec, ctx): Promise<ProbeOutcome> {
       if (spec.kind !== 'http') return errorOutcome('INSTRUMENT_FAILED', 'not an http probe');
-      const url = new URL(spec.url);
-      const host = bareHost(url.hostname);
+      const target = httpTarget(spec.url, ctx.httpAllowlist);
       const asked = {
         url: spec.url,
-        host,
+        host: target.host,
         expectStatus: spec.status ?? null,
         contains: spec.contains ?? null,
       };
-      if (!hostAllowed(host, ctx.httpAllowlist)) {
-        return errorOutcome(
-          'NOT_ALLOWED',
-          `${host} is neither loopback nor in the http allowlist; no connection was made`,
-          asked,
-        );
+      if (target.kind === 'refused') {
+        // A parsed spec is already http(s) without credentials; only the host can be refused.
+        const why =
+          target.reason === 'host'
+            ? `${target.host} is neither loopback nor in the http allowlist`
+            : `the URL is refused (${target.reason})`;
+        return errorOutcome('NOT_ALLOWED', `${why}; no connection was made`, asked);
       }
-      try {
-        const { status, body } = await httpGet(url, {
-          timeoutMs: ctx.httpTimeoutMs,
-          maxBytes: MAX_BODY_BYTES,
-          // `localhost` is allowed for being loopback, so it must resolve to loopback too.
-          loopbackOnly: isLoopback(host) && !ctx.httpAllowlist.some((a) => bareHost(a) === host),
-          ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-        });
-        const matchCount =
-          spec.contains === undefined
-            ? null
-            : countOccurrences(body.toString('utf8'), spec.contains);
-        return {
-          verdict: httpVerdict(spec, { status, matchCount }),
-          errorCode: null,
-          evidence: { ...asked, status, bodyBytes: body.length, matchCount },
-        };
-      } catch (err) {
-        if (err instanceof HttpProbeFailure) return errorOutcome(err.code, err.message, asked);
-        const code = (err as NodeJS.ErrnoException).code;
-        const message = `${(err as Error).message}${code === undefined ? '' : ` (${code})`}`;
-        return errorOutcome('CONNECTION_FAILED', message, asked);
-      }
+      const answer = await httpRequest(target.url, {
+        method: 'GET',
+        userAgent: 'memledger-probe',
+        timeoutMs: ctx.httpTimeoutMs,
+        maxBytes: MAX_BODY_BYTES,
+        loopbackOnly: target.loopbackOnly,
+        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      });
+      if (answer.kind === 'failed') return errorOutcome(answer.code, answer.message, asked);
+      const { status, body } = answer;
+      const matchCount =
+        spec.contains === undefined ? null : countOccurrences(body.toString('utf8'), spec.contains);
+      return {
+        verdict: httpVerdict(spec, { status, matchCount }),
+        errorCode: null,
+        evidence: { ...asked, status, bodyBytes: body.length, matchCount },
+      };
     },
     async controls() {
       const present = needle();

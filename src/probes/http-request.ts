@@ -5,22 +5,34 @@ import type { LookupFunction } from 'node:net';
 import { EngineError } from '../domain/errors.js';
 import { isLoopback } from './host-policy.js';
 
-/** A GET that failed for a reason the probe reports as its error code. */
-export class HttpProbeFailure extends Error {
-  constructor(
-    readonly code: 'TIMEOUT' | 'TOO_LARGE' | 'NOT_ALLOWED' | 'CONNECTION_FAILED',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** Why an exchange gave no answer; the http probe records these as its error codes. */
+export type HttpFailureCode = 'TIMEOUT' | 'TOO_LARGE' | 'NOT_ALLOWED' | 'CONNECTION_FAILED';
 
-export interface HttpGetOptions {
+/** The end of one exchange: an answer of any status (redirects are answers), or a failure. */
+export type HttpExchange =
+  | { kind: 'answered'; status: number; body: Buffer }
+  | { kind: 'failed'; code: HttpFailureCode; message: string; cause?: unknown };
+
+export interface HttpRequestOptions {
+  method: 'GET' | 'POST';
+  userAgent: string;
+  /** Sent with its `content-type` and `content-length`; none for a GET. */
+  body?: { contentType: string; data: string };
   timeoutMs: number;
+  /** A longer answer body is a TOO_LARGE failure, not a partial answer. */
   maxBytes: number;
   /** Resolved addresses must all be loopback (a host allowed only for being `localhost`). */
   loopbackOnly: boolean;
   lookup?: LookupFunction;
+}
+
+class Failure extends Error {
+  constructor(
+    readonly code: HttpFailureCode,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 type LookupCallback = Parameters<LookupFunction>[2];
@@ -32,7 +44,7 @@ function guardedLookup(base: LookupFunction, loopbackOnly: boolean): LookupFunct
         const all = Array.isArray(address) ? address.map((a) => a.address) : [address];
         if (!all.every((a) => isLoopback(a))) {
           callback(
-            new HttpProbeFailure('NOT_ALLOWED', `${hostname} resolved to a non-loopback address`),
+            new Failure('NOT_ALLOWED', `${hostname} resolved to a non-loopback address`),
             address,
             family,
           );
@@ -44,10 +56,20 @@ function guardedLookup(base: LookupFunction, loopbackOnly: boolean): LookupFunct
   };
 }
 
-/** One GET with a deadline over the whole exchange (connect, headers and body). */
-export function httpGet(
+function headersFor(options: HttpRequestOptions): Record<string, string | number> {
+  const { body } = options;
+  return body === undefined
+    ? { 'user-agent': options.userAgent }
+    : {
+        'user-agent': options.userAgent,
+        'content-type': body.contentType,
+        'content-length': Buffer.byteLength(body.data),
+      };
+}
+
+function exchange(
   url: URL,
-  options: HttpGetOptions,
+  options: HttpRequestOptions,
 ): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const lookup = guardedLookup(
@@ -67,14 +89,14 @@ export function httpGet(
     }
     const req = client.request(
       url,
-      { method: 'GET', agent: false, lookup, headers: { 'user-agent': 'memledger-probe' } },
+      { method: options.method, agent: false, lookup, headers: headersFor(options) },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > options.maxBytes) {
-            finish(new HttpProbeFailure('TOO_LARGE', `the body is over ${options.maxBytes} bytes`));
+            finish(new Failure('TOO_LARGE', `the body is over ${options.maxBytes} bytes`));
             return;
           }
           chunks.push(chunk);
@@ -86,13 +108,25 @@ export function httpGet(
       },
     );
     const timer = setTimeout(
-      () =>
-        finish(
-          new HttpProbeFailure('TIMEOUT', `no complete answer within ${options.timeoutMs} ms`),
-        ),
+      () => finish(new Failure('TIMEOUT', `no complete answer within ${options.timeoutMs} ms`)),
       options.timeoutMs,
     );
     req.on('error', (err) => finish(err));
-    req.end();
+    req.end(options.body?.data);
   });
+}
+
+/**
+ * One request with a deadline over the whole exchange (connect, send, headers and body), no
+ * redirects followed, no connection reused. It never rejects: a failure is a value.
+ */
+export async function httpRequest(url: URL, options: HttpRequestOptions): Promise<HttpExchange> {
+  try {
+    return { kind: 'answered', ...(await exchange(url, options)) };
+  } catch (err) {
+    if (err instanceof Failure) return { kind: 'failed', code: err.code, message: err.message };
+    const code = (err as NodeJS.ErrnoException).code;
+    const message = `${(err as Error).message}${code === undefined ? '' : ` (${code})`}`;
+    return { kind: 'failed', code: 'CONNECTION_FAILED', message, cause: err };
+  }
 }
