@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { SubjectHandle } from '../src/index.js';
+import type { ChainReport, SubjectHandle } from '../src/index.js';
 import type { CommandContext } from './context.js';
+import { chainAnchor, type KeyContext, type OwnerKeyLookup } from './owner-key-options.js';
 
 /**
  * The owner's head file, beside the owner's key file (`<key file>.heads.json`): the last chain
@@ -90,4 +91,29 @@ export function recordSignedHead(
       `memledger: could not record the chain head in ${path}: ${(err as Error).message}\n`,
     );
   }
+}
+
+/**
+ * The subject's chain checked as `chain verify` checks it: against the key file's public half
+ * when it is at hand (the named one, else the owner's key file whose id is the store's), and
+ * against the head the owner's decisions recorded beside it, so a cut head is found.
+ */
+export async function verifyAnchored(
+  ctx: KeyContext,
+  me: SubjectHandle,
+): Promise<{
+  anchor: OwnerKeyLookup;
+  report: ChainReport;
+  signedHead: { seq: number; hash: string; root?: string } | null;
+}> {
+  const anchor = await chainAnchor(ctx, me);
+  const ownerKey = anchor.publicKey;
+  const anchored = ownerKey === null ? {} : { ownerKey };
+  let report = await me.owner.verifyChain(anchored);
+  const signedHead =
+    anchor.keyFile === null || !report.ok
+      ? undefined
+      : readSignedHead(anchor.keyFile, me, report.rootHash ?? null);
+  if (signedHead !== undefined) report = await me.owner.verifyChain({ ...anchored, signedHead });
+  return { anchor, report, signedHead: signedHead ?? null };
 }

@@ -25,7 +25,7 @@ export const KEY_OPTIONS = {
   },
 } as const satisfies OptionSpecs;
 
-type KeyContext = CommandContext<Pick<typeof KEY_OPTIONS, 'key'>>;
+export type KeyContext = CommandContext<Pick<typeof KEY_OPTIONS, 'key'>>;
 type PassphraseContext = CommandContext<Pick<typeof KEY_OPTIONS, 'passphrase-file'>>;
 
 /** ~/.config/memledger: where owner key files live unless a path is named. */

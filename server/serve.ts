@@ -22,6 +22,8 @@ import {
 import { refuseDuplicateKeys } from './http/strict-json.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './listen-defaults.js';
 import { createMcpServer } from './mcp/mcp-server.js';
+import { createPileNotifier, type PileNotifier } from './review/pile-notifier.js';
+import { createReviewApp, type ReviewConfig } from './review/review-app.js';
 
 export interface ServeAppConfig {
   engine: Engine;
@@ -34,12 +36,19 @@ export interface ServeAppConfig {
   bodyLimitBytes?: number;
   /** Where failures that are not the caller's doing go (default: one line on stderr). */
   onInternalError?: InternalErrorReporter;
+  /**
+   * The owner's review page at `/`: the subject it reviews and the owner key file that unlocks
+   * it. Without one the page says it cannot be unlocked; the API and MCP serve all the same.
+   */
+  review?: ReviewConfig;
 }
 
 export interface ServeApp {
-  /** The Hono app: the HTTP API, /healthz, /openapi.json and /mcp. */
+  /** The Hono app: the review page at /, the HTTP API, /healthz, /openapi.json and /mcp. */
   readonly app: Hono;
-  /** Ends in-flight MCP exchanges. */
+  /** The review page's subject and its owner sessions (how many hold the key, for tests). */
+  readonly review: ReturnType<typeof createReviewApp>;
+  /** Ends in-flight MCP exchanges and forgets every owner key the review page holds. */
   close(): Promise<void>;
 }
 
@@ -128,8 +137,24 @@ export function createServeApp(config: ServeAppConfig): ServeApp {
     callers.set(authInfo, caller);
     return mcp.fetch(c.req.raw, { authInfo });
   });
+  const review = createReviewApp(
+    engine,
+    config.review ?? {
+      keyFile: null,
+      keyProblem: 'this server was started without an owner key file for the review page',
+    },
+    report,
+  );
+  app.route('/', review.app);
   app.route('/', createHttpApp({ engine, bodyLimitBytes: limit, onInternalError: report }));
-  return { app, close: () => mcp.close() };
+  return {
+    app,
+    review,
+    close: async () => {
+      review.close();
+      await mcp.close();
+    },
+  };
 }
 
 export interface ServeConfig extends Omit<ServeAppConfig, 'allowedHosts'> {
@@ -141,11 +166,20 @@ export interface ServeConfig extends Omit<ServeAppConfig, 'allowedHosts'> {
   allowRemote?: boolean;
   /** More host names requests may be addressed to (a name for a wildcard address, a proxy's). */
   allowedHosts?: readonly string[];
+  /**
+   * Where to POST a notice when the review subject's pile fills (and once a day while it stays
+   * full): loopback, or a host of `notifyAllowlist`, else NOTIFY_HOST_NOT_ALLOWED before binding.
+   */
+  notifyUrl?: string;
+  notifyAllowlist?: readonly string[];
+  /** How often the pile is looked at for the notice (default 30 s). */
+  notifyIntervalMs?: number;
 }
 
 export interface RunningServe {
-  /** The base URL, e.g. `http://127.0.0.1:7777/`; MCP is at `mcp` under it. */
+  /** The base URL, e.g. `http://127.0.0.1:7777/`: the review page; MCP is at `mcp` under it. */
   readonly url: string;
+  readonly review: ServeApp['review'];
   readonly host: string;
   readonly port: number;
   close(): Promise<void>;
@@ -190,6 +224,23 @@ export async function startServe(config: ServeConfig): Promise<RunningServe> {
     ...(config.allowedHosts ?? []),
     ...(remote && !WILDCARDS.has(host) ? [host] : []),
   ];
+  const subject = config.review?.subject ?? 'owner';
+  const me = config.engine.subject(subject);
+  let reviewUrl = '';
+  // made before anything binds: a notify URL that is not allowed starts nothing
+  const notifier: PileNotifier | null =
+    config.notifyUrl === undefined
+      ? null
+      : createPileNotifier({
+          url: config.notifyUrl,
+          allowlist: config.notifyAllowlist ?? [],
+          subject,
+          pileCount: async () => (await me.gate.pile()).length,
+          get reviewUrl() {
+            return reviewUrl;
+          },
+          ...(config.notifyIntervalMs === undefined ? {} : { intervalMs: config.notifyIntervalMs }),
+        });
   const serveApp = createServeApp({ ...config, allowedHosts });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: serveApp.app.fetch, hostname: host, port }, () => resolve(s));
@@ -206,11 +257,15 @@ export async function startServe(config: ServeConfig): Promise<RunningServe> {
   });
   const address = server.address() as AddressInfo;
   const shown = isIP(host) === 6 ? `[${host}]` : host;
+  reviewUrl = `http://${shown}:${address.port}/`;
+  notifier?.start();
   return {
-    url: `http://${shown}:${address.port}/`,
+    url: reviewUrl,
     host,
     port: address.port,
+    review: serveApp.review,
     async close() {
+      await notifier?.stop();
       await serveApp.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

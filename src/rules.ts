@@ -18,10 +18,15 @@ export { defangReceiptMarkers, oneLine, shownInline } from './domain/shown-text.
 export { requireId } from './domain/turn.js';
 
 // The gate: quotes, attestation, the checks a proposal must pass.
-export { isAttestedBy, normalizeForQuote, quoteFoundIn } from './domain/text-normalize.js';
+export {
+  isAttestedBy,
+  locateQuote,
+  normalizeForQuote,
+  quoteFoundIn,
+} from './domain/text-normalize.js';
 export { checkProposal } from './domain/gate-rules.js';
 export type { GateContext, GateVerdict } from './domain/gate-rules.js';
-export { renderFactLine } from './domain/fact-render.js';
+export { isoDay, passportDate, renderFactLine } from './domain/fact-render.js';
 
 // The decision chain.
 export { verifyChain } from './domain/decision-chain.js';

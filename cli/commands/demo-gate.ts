@@ -80,7 +80,7 @@ export const SEED_001_CONFABULATED = [
 ];
 
 /** The whole reflection: the confabulations, a claim its quote does not say, one real stance. */
-const REFLECTION = [
+export const SEED_001_NIGHT = [
   ...SEED_001_CONFABULATED,
   {
     slot: 'what_i_know_about_user',
@@ -140,7 +140,7 @@ export async function runGateStory(engine: Engine): Promise<GateStory> {
     }
     const result = await me.gate.propose({
       sessionId: session.id,
-      proposals: REFLECTION,
+      proposals: SEED_001_NIGHT,
       proposedBy: 'reflection',
     });
     const liveBefore = (await me.facts.live()).map((f) => renderFactLine(f));

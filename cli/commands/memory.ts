@@ -2,8 +2,8 @@ import { renderFactLine } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { factToJson } from '../fact-json.js';
 import { SUBJECT_OPTION } from '../options.js';
-import { readSignedHead } from '../head-file.js';
-import { anchorJson, anchorLine, chainAnchor, KEY_OPTIONS } from '../owner-key-options.js';
+import { verifyAnchored } from '../head-file.js';
+import { anchorJson, anchorLine, KEY_OPTIONS } from '../owner-key-options.js';
 
 /** Live memory by default; `--all` adds every other status, each line labelled. */
 export const memoryCommand = defineCommand({
@@ -47,20 +47,9 @@ export const chainVerifyCommand = defineCommand({
   async run(ctx) {
     // The key file's public half anchors the check outside the store, when it is at hand: the
     // named one, else the owner's key file whose id is the store's (owner-key-options.ts).
-    const { anchor, report, signedHead } = await ctx.withSubject(ctx.values.subject, async (me) => {
-      const anchor = await chainAnchor(ctx, me);
-      const ownerKey = anchor.publicKey;
-      const anchored = ownerKey === null ? {} : { ownerKey };
-      let report = await me.owner.verifyChain(anchored);
-      // the head the owner's decisions recorded beside the key file: a cut head is found
-      const signedHead =
-        anchor.keyFile === null || !report.ok
-          ? undefined
-          : readSignedHead(anchor.keyFile, me, report.rootHash ?? null);
-      if (signedHead !== undefined)
-        report = await me.owner.verifyChain({ ...anchored, signedHead });
-      return { anchor, report, signedHead: signedHead ?? null };
-    });
+    const { anchor, report, signedHead } = await ctx.withSubject(ctx.values.subject, (me) =>
+      verifyAnchored(ctx, me),
+    );
     const doc = report.ok
       ? {
           ok: true,

@@ -1,6 +1,11 @@
-import { EngineError } from '../../src/index.js';
+import { EngineError, type Engine } from '../../src/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../server/listen-defaults.js';
+import type { ReviewConfig } from '../../server/review/review-app.js';
 import { defineCommand } from '../command.js';
+import type { CommandContext } from '../context.js';
+import { recordSignedHead, verifyAnchored } from '../head-file.js';
+import { anchorLine, findOwnerKey, KEY_OPTIONS, keyNotFoundMessage } from '../owner-key-options.js';
+import { SUBJECT_OPTION } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
 /** `host:port`, `[v6]:port`, `host` or `:port`. */
@@ -51,9 +56,23 @@ export const serveCommand = defineCommand({
       value: 'NAME',
       help: 'a host name requests may be addressed to besides loopback (Host and Origin checks)',
     },
+    ...SUBJECT_OPTION,
+    key: KEY_OPTIONS.key,
+    'idle-lock': {
+      kind: 'int',
+      value: 'MIN',
+      min: 1,
+      help: 'minutes the review page keeps the owner key open without a request (default 10)',
+    },
+    'notify-url': {
+      kind: 'text',
+      value: 'URL',
+      help: 'POST a JSON notice here when the pile fills, and once a day while it stays full (loopback or an --allow host)',
+    },
     ...PROBE_CONFIG_OPTIONS,
   },
   notes: [
+    'The owner review page is at / : the subject’s pile (--subject, default owner), unlocked in the browser with the owner key’s passphrase (--key F, else the key file found as `decide` finds it).',
     'File probes read only the --root directories ($MEMLEDGER_PROBE_ROOTS); none by default, so a token holder reads no file the owner did not name.',
     'Every request carries `Authorization: Bearer <token>` (memledger token create).',
     'A non-loopback --listen is refused (REMOTE_NOT_ALLOWED) without --allow-remote.',
@@ -66,18 +85,34 @@ export const serveCommand = defineCommand({
       async (engine) => {
         // loaded here, not at start-up: every other command (a hook after each reply) skips Hono
         const { startServe } = await import('../../server/serve.js');
+        const review = await reviewConfig(ctx, engine);
+        const notifyUrl = ctx.values['notify-url'];
         const running = await startServe({
           engine,
           host,
           port,
           allowRemote: ctx.values['allow-remote'],
           allowedHosts: ctx.values['allow-host'] ?? [],
+          review,
+          ...(notifyUrl === undefined
+            ? {}
+            : { notifyUrl, notifyAllowlist: probeConfig(ctx, 'none').httpAllowlist ?? [] }),
         });
         try {
           const mcp = `${running.url}mcp`;
+          const page =
+            review.keyFile === null
+              ? `review page ${running.url} cannot be unlocked: ${review.keyProblem ?? ''}`
+              : `review page ${running.url} (unlock with the passphrase of ${review.keyFile})`;
           ctx.print(
-            { url: running.url, mcp, host: running.host, port: running.port },
-            () => `memledger serving ${running.url} (MCP at ${mcp}); stop with Ctrl-C`,
+            {
+              url: running.url,
+              mcp,
+              host: running.host,
+              port: running.port,
+              review: { subject: running.review.subject, keyFile: review.keyFile },
+            },
+            () => `memledger serving ${running.url} (MCP at ${mcp}); stop with Ctrl-C\n${page}`,
           );
           await untilSignal();
         } finally {
@@ -88,3 +123,42 @@ export const serveCommand = defineCommand({
     );
   },
 });
+
+/**
+ * The review page's subject and owner key file, found as `decide` finds it; a store without an
+ * owner key, or no key file for it, leaves the page locked for good and says why.
+ */
+async function reviewConfig(
+  ctx: CommandContext<typeof serveCommand.options>,
+  engine: Engine,
+): Promise<ReviewConfig> {
+  const subject = ctx.values.subject ?? 'owner';
+  const me = engine.subject(subject);
+  const stored = await me.owner.key().catch(() => null);
+  const idle = ctx.values['idle-lock'];
+  const common: Omit<ReviewConfig, 'keyFile'> = {
+    subject,
+    ...(idle === undefined ? {} : { idleMs: idle * 60_000 }),
+    verifyChain: async (handle) => {
+      const { anchor, report, signedHead } = await verifyAnchored(ctx, handle);
+      return { report, anchored: anchor.keyFile !== null, anchor: anchorLine(anchor), signedHead };
+    },
+  };
+  if (stored === null) {
+    return {
+      ...common,
+      keyFile: null,
+      keyProblem: `subject "${subject}" has no owner key in the store (memledger init stores one)`,
+    };
+  }
+  const lookup = findOwnerKey(ctx, subject, stored.keyId);
+  if (lookup.keyFile === null) {
+    return { ...common, keyFile: null, keyProblem: keyNotFoundMessage(lookup) };
+  }
+  const keyFile = lookup.keyFile;
+  return {
+    ...common,
+    keyFile,
+    onDecided: (head) => recordSignedHead(ctx, keyFile, me, head),
+  };
+}

@@ -106,6 +106,51 @@ export function quoteFoundIn(quote: string, turnText: string): boolean {
 }
 
 /**
+ * Where a quote stands in the turn it was found in, as offsets into the turn's own text, so a
+ * reviewer sees the quoted words marked inside the whole turn: the same normalization and word
+ * boundaries as `quoteFoundIn`, folded one character at a time and mapped back. Null when the
+ * quote is not in the turn, or is found only across a character that folds into several.
+ */
+export function locateQuote(
+  turnText: string,
+  quote: string,
+): { start: number; end: number } | null {
+  const needle = normalizeForQuote(quote);
+  if (needle === '') return null;
+  let folded = '';
+  const origin: number[] = []; // origin[i]: the turn offset folded[i] came from
+  let pendingSpace = false;
+  for (let i = 0; i < turnText.length;) {
+    const cp = turnText.codePointAt(i) ?? 0;
+    const ch = String.fromCodePoint(cp);
+    const mapped = /\s/u.test(ch)
+      ? ' '
+      : mapPunctuation(mapPunctuation(ch).normalize('NFKC')).toLowerCase().replace(INVISIBLE, '');
+    if (mapped === ' ') {
+      pendingSpace = folded !== '';
+    } else if (mapped !== '') {
+      if (pendingSpace) {
+        folded += ' ';
+        origin.push(i - 1);
+        pendingSpace = false;
+      }
+      for (const unit of mapped) {
+        folded += unit;
+        for (let k = 0; k < unit.length; k += 1) origin.push(i);
+      }
+    }
+    i += ch.length;
+  }
+  const at = indexOfWords(folded, needle);
+  if (at < 0) return null;
+  const start = origin[at];
+  const last = origin[at + needle.length - 1];
+  if (start === undefined || last === undefined) return null;
+  const lastCp = turnText.codePointAt(last) ?? 0;
+  return { start, end: last + String.fromCodePoint(lastCp).length };
+}
+
+/**
  * English function words that say nothing about what a memory is about. Contractions are listed
  * whole; a possessive or contraction suffix is also stripped before the lookup (`user's` → `user`).
  */

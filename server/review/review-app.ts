@@ -1,0 +1,442 @@
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { html } from 'hono/html';
+import {
+  EngineError,
+  SETTLED_VERDICTS,
+  type DecideResult,
+  type Engine,
+  type SettledVerdict,
+  type SubjectHandle,
+} from '../../src/index.js';
+import type { InternalErrorReporter } from '../http/http-errors.js';
+import { DEFAULT_IDLE_MS, OwnerSessions, type OwnerSession } from './owner-sessions.js';
+import { htmx, stylesheet, type Asset } from './review-assets.js';
+import {
+  arrivalItems,
+  chartDays,
+  ledgerItems,
+  liveMemory,
+  pileNights,
+  unanchoredChain,
+} from './review-data.js';
+import { reviewFailure } from './review-errors.js';
+import { arrivalsView } from './views/arrivals-view.js';
+import { chainView, type ChainState } from './views/chain-view.js';
+import { droppedView } from './views/dropped-view.js';
+import {
+  flashBox,
+  layout,
+  pageTitle,
+  pileBadge,
+  pager,
+  type Markup,
+  type PageFrame,
+} from './views/layout.js';
+import { ledgerView } from './views/ledger-view.js';
+import { memoryView } from './views/memory-view.js';
+import { decidedCard, pileView } from './views/pile-view.js';
+import { unlockView } from './views/unlock-view.js';
+
+export interface ReviewConfig {
+  /** The subject whose pile the page reviews (default `owner`). */
+  subject?: string;
+  /** The owner key file of that subject; null when none was found (`keyProblem` says why). */
+  keyFile: string | null;
+  keyProblem?: string;
+  /** How long the key stays open without a request from the page (default 10 minutes). */
+  idleMs?: number;
+  /** The wait after the first wrong passphrase, doubling after each (default 1 s). */
+  unlockDelayBaseMs?: number;
+  /** The chain as the page shows it, anchored as `chain verify` anchors it (the CLI's own). */
+  verifyChain?: (me: SubjectHandle) => Promise<ChainState>;
+  /** Hears each decision the page signs (the CLI records the head beside the key file). */
+  onDecided?: (head: DecideResult) => void;
+  /** Items per page of every list (default 20). */
+  pageSize?: number;
+  /** Days of the dropped chart (default 14). */
+  chartDays?: number;
+}
+
+export interface ReviewApp {
+  readonly app: Hono;
+  readonly sessions: OwnerSessions;
+  readonly subject: string;
+  /** Forgets every open key. */
+  close(): void;
+}
+
+const COOKIE = 'memledger_review';
+const MAX_FORM_BYTES = 64 * 1024;
+const MAX_BULK = 1_000;
+
+/** Response headers on every page: nothing inline runs, nothing frames it, nothing is cached. */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  // same-origin, not no-referrer: under no-referrer a browser posts forms with `Origin: null`
+  'Referrer-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+type Handler = (c: Context, s: OwnerSession) => Promise<Response>;
+
+const isHtmx = (c: Context) => c.req.header('hx-request') === 'true';
+
+function positiveInt(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
+}
+
+/**
+ * The owner's review page, at `/` of `memledger serve`: server-rendered, every asset served by
+ * the server, every flow a plain form post (htmx only makes them partial). It answers only a
+ * browser session that unlocked the owner key; a request with a token is refused outright.
+ */
+export function createReviewApp(
+  engine: Engine,
+  config: ReviewConfig,
+  report: InternalErrorReporter,
+): ReviewApp {
+  const subject = config.subject ?? 'owner';
+  const me = engine.subject(subject);
+  const size = config.pageSize ?? 20;
+  const days = config.chartDays ?? 14;
+  const sessions = new OwnerSessions({
+    keyFile: config.keyFile,
+    ...(config.keyProblem === undefined ? {} : { keyProblem: config.keyProblem }),
+    expectedKeyId: async () => (await me.owner.key())?.keyId ?? null,
+    idleMs: config.idleMs ?? DEFAULT_IDLE_MS,
+    ...(config.unlockDelayBaseMs === undefined
+      ? {}
+      : { unlockDelayBaseMs: config.unlockDelayBaseMs }),
+  });
+  const verify = config.verifyChain ?? unanchoredChain;
+  const app = new Hono();
+
+  const frame = async (s: OwnerSession, current: string): Promise<PageFrame> => {
+    const flash = s.flash;
+    s.flash = null;
+    return {
+      subject,
+      pile: s.unlocked ? (await me.gate.pile()).length : null,
+      csrf: s.csrf,
+      unlocked: s.unlocked,
+      current,
+      flash,
+    };
+  };
+
+  const render = async (c: Context, s: OwnerSession, current: string, body: Markup, status = 200) =>
+    c.html(layout(await frame(s, current), body), status as 200);
+
+  /** Every route: headers, the session cookie, tokens refused, failures shown as the owner reads them. */
+  const guarded = (handler: Handler) => async (c: Context) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
+    const cookie = getCookie(c, COOKIE);
+    let s = sessions.session(cookie);
+    const bind = (next: OwnerSession) => {
+      s = next;
+      setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    };
+    if (s.id !== cookie) bind(s);
+    try {
+      if (c.req.header('authorization') !== undefined) {
+        throw new EngineError(
+          'ROLE_FORBIDDEN',
+          'the review page is the owner’s: agent and reader tokens never open it (decisions need the owner key)',
+        );
+      }
+      return await handler(c, s);
+    } catch (err) {
+      const failure = reviewFailure(err, report);
+      if (failure.code === 'REVIEW_LOCKED' && isHtmx(c)) {
+        s.flash = { kind: 'error', text: failure.message };
+        c.header('HX-Redirect', '/');
+        return c.body(null, 204);
+      }
+      const text = `${failure.code}: ${failure.message}`;
+      if (isHtmx(c)) {
+        c.header('HX-Retarget', '#flash');
+        c.header('HX-Reswap', 'outerHTML');
+        return c.html(flashBox({ kind: 'error', text }), failure.status);
+      }
+      s.flash = { kind: 'error', text };
+      const body = s.unlocked
+        ? html`<p><a href="/">Back to the pile</a></p>`
+        : unlockView({ csrf: s.csrf, keyProblem: sessions.keyProblem, idleMinutes: idle() });
+      return render(c, s, '', body, failure.status);
+    }
+  };
+  const idle = () => Math.max(1, Math.round(sessions.idleMs / 60_000));
+
+  /** A GET view: the unlock form until this session holds the key. */
+  const view = (path: string, body: (c: Context, s: OwnerSession) => Promise<Markup>) =>
+    app.get(
+      path,
+      guarded(async (c, s) => {
+        if (!s.unlocked) {
+          return render(
+            c,
+            s,
+            path,
+            unlockView({ csrf: s.csrf, keyProblem: sessions.keyProblem, idleMinutes: idle() }),
+          );
+        }
+        return render(c, s, path, await body(c, s));
+      }),
+    );
+
+  /** A form post: same-origin, urlencoded, bounded, carrying this session's CSRF token. */
+  const post = (
+    path: string,
+    handler: (c: Context, s: OwnerSession, form: URLSearchParams) => Promise<Response>,
+  ) =>
+    app.post(
+      path,
+      guarded(async (c, s) => {
+        const site = c.req.header('sec-fetch-site');
+        if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+          throw new EngineError('CSRF_INVALID', 'a form from another site changes nothing here');
+        }
+        const form = await readForm(c);
+        if (!sessions.csrfMatches(s, form.get('_csrf'))) {
+          throw new EngineError(
+            'CSRF_INVALID',
+            'the form did not carry this page’s CSRF token (reload the page and try again); nothing changed',
+          );
+        }
+        return handler(c, s, form);
+      }),
+    );
+
+  const done = (c: Context, s: OwnerSession, text: string, to: string) => {
+    s.flash = { kind: 'ok', text };
+    return c.redirect(to, 303);
+  };
+
+  const tz = () => me.arrival.timeZone();
+
+  view('/', async (c, s) => {
+    const zone = await tz();
+    const page = positiveInt(c.req.query('page'), 1);
+    const pile = await pileNights(me, page, size, zone);
+    return html`${pileView(pile.nights, s.csrf, zone)} ${pager('/', {}, pile.page, pile.pages)}`;
+  });
+
+  view('/memory', async (c) => {
+    const zone = await tz();
+    const slot = c.req.query('slot') || null;
+    const page = positiveInt(c.req.query('page'), 1);
+    const [live, slots] = await Promise.all([liveMemory(me, slot, page, size), me.slots.list()]);
+    return html`${memoryView({ items: live.items, total: live.total, slots, slot, timeZone: zone })}
+    ${pager('/memory', slot === null ? {} : { slot }, live.page, live.pages)}`;
+  });
+
+  view('/dropped', async (c) => {
+    const zone = await tz();
+    const page = positiveInt(c.req.query('page'), 1);
+    const [counts, total] = await Promise.all([
+      me.gate.droppedByDay({ days }),
+      me.gate.droppedCount(),
+    ]);
+    const pages = Math.max(1, Math.ceil(total / size));
+    const p = Math.min(page, pages);
+    const drops = await me.gate.dropped({ limit: size, offset: (p - 1) * size });
+    const { first, last } = chartDays(new Date(), days, zone);
+    return html`${droppedView({ counts, first, last, total, drops, timeZone: zone })}
+    ${pager('/dropped', {}, p, pages)}`;
+  });
+
+  view('/ledger', async (c, s) => {
+    const zone = await tz();
+    const page = positiveInt(c.req.query('page'), 1);
+    const l = await ledgerItems(me, page, size);
+    return html`${ledgerView({ items: l.items, total: l.total, dueCount: l.dueCount, csrf: s.csrf, timeZone: zone })}
+    ${pager('/ledger', {}, l.page, l.pages)}`;
+  });
+
+  view('/arrivals', async (c) => {
+    const zone = await tz();
+    const surface = c.req.query('surface') || null;
+    const page = positiveInt(c.req.query('page'), 1);
+    const a = await arrivalItems(me, surface, page, size);
+    return html`${arrivalsView({ items: a.items, total: a.total, surface, timeZone: zone })}
+    ${pager('/arrivals', surface === null ? {} : { surface }, a.page, a.pages)}`;
+  });
+
+  view('/chain', async () => {
+    const [state, integrity] = await Promise.all([verify(me), me.facts.integrity()]);
+    return chainView(state, integrity);
+  });
+
+  post('/unlock', async (c, s, form) => {
+    const passphrase = form.get('passphrase') ?? '';
+    const next = await sessions.unlock(s, passphrase);
+    setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return done(c, next, `unlocked: the owner key is open for ${idle()} idle minutes`, '/');
+  });
+
+  post('/lock', async (c, s) => {
+    sessions.lock(s);
+    return done(c, s, 'locked: the owner key was forgotten', '/');
+  });
+
+  const decide = async (
+    c: Context,
+    s: OwnerSession,
+    proposalId: string,
+    decision: 'approve' | 'reject',
+    supersede: boolean,
+  ) => {
+    const signer = sessions.signer(s);
+    const result = await me.owner.decide({
+      proposalId,
+      decision,
+      signer,
+      note: 'review page',
+      ...(supersede ? { supersede: true } : {}),
+    });
+    config.onDecided?.(result);
+    const outcome = `${decision === 'approve' ? 'approved' : 'rejected'}: now ${result.status} (decision #${result.seq}, signed)`;
+    if (!isHtmx(c)) return done(c, s, outcome, '/');
+    const fact = await me.facts.get(proposalId);
+    const pile = (await me.gate.pile()).length;
+    return c.html(
+      html`${decidedCard(fact, outcome)}${pileBadge(pile, true)}<title>
+          ${pageTitle(subject, pile)}
+        </title>`,
+    );
+  };
+
+  post('/pile/:id/approve', async (c, s, form) => {
+    sessions.signer(s); // locked first: a locked page says so before anything else
+    if ((form.get('confirm') ?? '').trim() !== 'YES') {
+      throw new EngineError(
+        'CONFIRMATION_REQUIRED',
+        'type YES (in capitals) to approve: approving makes it live memory a model is shown; nothing changed',
+      );
+    }
+    return decide(c, s, c.req.param('id') ?? '', 'approve', form.get('supersede') === '1');
+  });
+
+  post('/pile/:id/reject', async (c, s) => decide(c, s, c.req.param('id') ?? '', 'reject', false));
+
+  post('/pile/reject-night', async (c, s, form) => {
+    const signer = sessions.signer(s);
+    // only what the page showed: a proposal that arrived after it was rendered is not rejected unseen
+    const ids = [...new Set(form.getAll('ids'))];
+    if (ids.length === 0 || ids.length > MAX_BULK) {
+      throw new EngineError('INVALID_ARGUMENT', `name 1 to ${MAX_BULK} proposals to reject`, {
+        data: { field: 'ids' },
+      });
+    }
+    let rejected = 0;
+    let skipped = 0;
+    for (const proposalId of ids) {
+      try {
+        const result = await me.owner.decide({
+          proposalId,
+          decision: 'reject',
+          signer,
+          note: 'review page: rejected with its night',
+        });
+        config.onDecided?.(result);
+        rejected += 1;
+      } catch (err) {
+        if (
+          err instanceof EngineError &&
+          (err.code === 'NOT_PENDING' || err.code === 'PROPOSAL_NOT_FOUND')
+        ) {
+          skipped += 1;
+          continue;
+        }
+        throw err;
+      }
+    }
+    const day = (form.get('day') ?? '').slice(0, 10);
+    return done(
+      c,
+      s,
+      `rejected ${rejected} proposal${rejected === 1 ? '' : 's'} from ${day}${skipped === 0 ? '' : ` (${skipped} already decided)`}, each signed`,
+      '/',
+    );
+  });
+
+  post('/ledger/:id/settle', async (c, s, form) => {
+    sessions.signer(s);
+    const retractionId = c.req.param('id') ?? '';
+    let result;
+    if (form.get('runProbe') === '1') {
+      result = await me.ledger.settle({ retractionId, runProbe: true, by: 'owner (review page)' });
+    } else {
+      const verdict = form.get('verdict') ?? '';
+      if (!(SETTLED_VERDICTS as readonly string[]).includes(verdict)) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `verdict must be one of ${SETTLED_VERDICTS.join(', ')}`,
+          {
+            data: { field: 'verdict' },
+          },
+        );
+      }
+      result = await me.ledger.settle({
+        retractionId,
+        verdict: verdict as SettledVerdict,
+        outcome: form.get('outcome') ?? '',
+        by: 'owner (review page)',
+      });
+    }
+    return done(c, s, `settled: the retraction ${result.verdict}`, '/ledger');
+  });
+
+  const serveAsset = (path: string, load: () => Asset) =>
+    app.get(path, (c) => {
+      const a = load();
+      c.header('Content-Type', a.type);
+      c.header('ETag', a.etag);
+      c.header('Cache-Control', 'no-cache');
+      c.header('X-Content-Type-Options', 'nosniff');
+      if (c.req.header('if-none-match') === a.etag) return c.body(null, 304);
+      return c.body(a.body);
+    });
+  serveAsset('/assets/htmx.min.js', htmx);
+  serveAsset('/assets/review.css', stylesheet);
+
+  return { app, sessions, subject, close: () => sessions.close() };
+}
+
+/** The posted form: urlencoded, at most 64 KiB, no field named twice (but `ids`). */
+async function readForm(c: Context): Promise<URLSearchParams> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      'the page posts forms as application/x-www-form-urlencoded; nothing changed',
+      { data: { field: 'content-type' } },
+    );
+  }
+  const length = Number(c.req.header('content-length') ?? '0');
+  if (length > MAX_FORM_BYTES) {
+    throw new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
+  }
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > MAX_FORM_BYTES) {
+    throw new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
+  }
+  const form = new URLSearchParams(text);
+  for (const key of new Set(form.keys())) {
+    if (key !== 'ids' && form.getAll(key).length > 1) {
+      throw new EngineError('INVALID_ARGUMENT', `the form names ${key.slice(0, 32)} twice`, {
+        data: { field: key.slice(0, 32) },
+      });
+    }
+  }
+  return form;
+}

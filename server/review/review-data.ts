@@ -1,0 +1,129 @@
+import type { Fact, SubjectHandle } from '../../src/index.js';
+import { isoDay } from '../../src/rules.js';
+import type { ChainState } from './views/chain-view.js';
+import { pageOf } from './views/layout.js';
+import type { LiveItem } from './views/memory-view.js';
+import type { PileItem, PileNight } from './views/pile-view.js';
+
+/** What each view reads, through the subject handle only: the page calls the engine API. */
+
+export async function pileNights(
+  me: SubjectHandle,
+  page: number,
+  size: number,
+  timeZone: string,
+): Promise<{ nights: PileNight[]; total: number; page: number; pages: number }> {
+  const pending = await me.gate.pile();
+  const shown = pageOf(pending, page, size);
+  const live = shown.items.some((p) => p.fact.key !== null) ? await me.facts.live() : [];
+  const items: PileItem[] = [];
+  for (const { fact, citedTurn } of shown.items) {
+    const context =
+      citedTurn === null
+        ? []
+        : await me.history.turns(citedTurn.sessionId, {
+            from: Math.max(1, citedTurn.seq - 1),
+            to: citedTurn.seq + 1,
+          });
+    const replacesLive =
+      fact.key === null
+        ? null
+        : (live.find((f) => f.slot === fact.slot && f.key === fact.key) ?? null);
+    items.push({ fact, citedTurn, context, replacesLive });
+  }
+  const nights: PileNight[] = [];
+  for (const item of items) {
+    const day = isoDay(item.fact.recordedAt, timeZone);
+    const night = nights.find((n) => n.day === day);
+    if (night === undefined) nights.push({ day, items: [item] });
+    else night.items.push(item);
+  }
+  return { nights, total: pending.length, page: shown.page, pages: shown.pages };
+}
+
+/** Live facts of a slot (or all), each with the values it superseded, newest first. */
+export async function liveMemory(
+  me: SubjectHandle,
+  slot: string | null,
+  page: number,
+  size: number,
+): Promise<{ items: LiveItem[]; total: number; page: number; pages: number }> {
+  const live = (await me.facts.live()).filter((f) => slot === null || f.slot === slot);
+  const shown = pageOf(live, page, size);
+  const needLineage = shown.items.some((f) => f.supersedesId !== null);
+  const all = needLineage ? new Map((await me.facts.all()).map((f) => [f.id, f])) : new Map();
+  const items = shown.items.map((fact) => {
+    const lineage: Fact[] = [];
+    const seen = new Set<string>([fact.id]);
+    for (let id = fact.supersedesId; id !== null && !seen.has(id);) {
+      seen.add(id);
+      const old = all.get(id) as Fact | undefined;
+      if (old === undefined) break;
+      lineage.push(old);
+      id = old.supersedesId;
+    }
+    return { fact, lineage };
+  });
+  return { items, total: live.length, page: shown.page, pages: shown.pages };
+}
+
+/** The retraction ledger with the due falsifiers first. */
+export async function ledgerItems(me: SubjectHandle, page: number, size: number) {
+  const [all, due] = await Promise.all([me.ledger.list(), me.ledger.due()]);
+  const dueIds = new Set(due.map((r) => r.id));
+  const ordered = [
+    ...due.map((retraction) => ({ retraction, due: true })),
+    ...all.filter((r) => !dueIds.has(r.id)).map((retraction) => ({ retraction, due: false })),
+  ];
+  const shown = pageOf(ordered, page, size);
+  return { ...shown, total: all.length, dueCount: due.length };
+}
+
+/** Arrivals of a surface (or all), newest first, each with its diff against the previous. */
+export async function arrivalItems(
+  me: SubjectHandle,
+  surface: string | null,
+  page: number,
+  size: number,
+) {
+  const count = await me.arrival.manifests({
+    limit: 1,
+    ...(surface === null ? {} : { surface }),
+  });
+  const pages = Math.max(1, Math.ceil(count.total / size));
+  const p = Math.min(Math.max(1, page), pages);
+  const { total, manifests } = await me.arrival.manifests({
+    limit: size,
+    offset: (p - 1) * size,
+    ...(surface === null ? {} : { surface }),
+  });
+  const items = await Promise.all(
+    manifests.map(async (manifest) => ({
+      manifest,
+      diff: await me.arrival.diff({ manifestId: manifest.id }).catch(() => null),
+    })),
+  );
+  return { items, total, page: p, pages };
+}
+
+/** The chain as `chain verify` checks it, when the server has no anchor of its own to offer. */
+export async function unanchoredChain(me: SubjectHandle): Promise<ChainState> {
+  return {
+    report: await me.owner.verifyChain(),
+    anchored: false,
+    anchor: "checked against the store's own copy of the owner public key",
+    signedHead: null,
+  };
+}
+
+/** The first day of the dropped chart: `days` days back from today, in the zone. */
+export function chartDays(
+  now: Date,
+  days: number,
+  timeZone: string,
+): { first: string; last: string } {
+  return {
+    first: isoDay(new Date(now.getTime() - (days - 1) * 86_400_000), timeZone),
+    last: isoDay(now, timeZone),
+  };
+}
