@@ -414,6 +414,47 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     expect(serve.review.sessions.unlockedCount()).toBe(0);
   });
 
+  it('works without JavaScript: unlock, approve with YES and reject are plain form posts', async () => {
+    const proposed = await me.gate.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user reads on a phone.',
+          origin: 'saw',
+          evidence: { turn: 5, quote: 'I read these on my phone' },
+        },
+        {
+          slot: 'stances',
+          text: 'Messages should be short.',
+          origin: 'saw',
+          evidence: { turn: 5, quote: 'Keep your answers short' },
+        },
+      ],
+    });
+    const [approveId, rejectId] = proposed.proposed.map((p) => p.id);
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    const p = await plain.newPage();
+    try {
+      await p.goto(serve.url);
+      await p.fill('#passphrase', OWNER_PASSPHRASE);
+      await p.click('#unlock');
+      await p.waitForSelector('article.proposal');
+      const approve = p.locator(`article[data-proposal="${approveId ?? ''}"]`);
+      await approve.locator('input[name=confirm]').fill('YES');
+      await approve.locator('button.approve').click();
+      await p.waitForSelector('.flash.ok');
+      expect(await p.locator('#flash').innerText()).toContain('approved: now active');
+      await p.locator(`article[data-proposal="${rejectId ?? ''}"] button.reject`).click();
+      await p.waitForSelector('.flash.ok');
+      expect(await p.locator('#flash').innerText()).toContain('rejected: now rejected');
+      expect((await me.facts.get(approveId ?? '')).status).toBe('active');
+      expect((await me.facts.get(rejectId ?? '')).status).toBe('rejected');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('the idle lock forgets the key, and a decision posted after it changes nothing', async () => {
     const idle = await startServe({
       engine: t.engine,
