@@ -62,7 +62,7 @@ export const serveCommand = defineCommand({
       kind: 'int',
       value: 'MIN',
       min: 1,
-      help: 'minutes the review page keeps the owner key open without a request (default 10)',
+      help: 'minutes the review page keeps the owner key open without a request (default 10, at most 1440)',
     },
     'notify-url': {
       kind: 'text',
@@ -124,6 +124,9 @@ export const serveCommand = defineCommand({
   },
 });
 
+/** The longest --idle-lock: a day. */
+const MAX_IDLE_MINUTES = 1_440;
+
 /**
  * The review page's subject and owner key file, found as `decide` finds it; a store without an
  * owner key, or no key file for it, leaves the page locked for good and says why.
@@ -134,8 +137,21 @@ async function reviewConfig(
 ): Promise<ReviewConfig> {
   const subject = ctx.values.subject ?? 'owner';
   const me = engine.subject(subject);
-  const stored = await me.owner.key().catch(() => null);
+  // a named subject must exist (SUBJECT_NOT_FOUND, as on every command); the default `owner`
+  // of a store made without init only leaves the page locked for good
+  if (ctx.values.subject !== undefined) await me.sessions.list({ limit: 1 });
+  const stored = await me.owner.key().catch((err: unknown) => {
+    if (err instanceof EngineError && err.code === 'SUBJECT_NOT_FOUND') return null;
+    throw err;
+  });
   const idle = ctx.values['idle-lock'];
+  if (idle !== undefined && idle > MAX_IDLE_MINUTES) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `--idle-lock ${idle}: at most ${MAX_IDLE_MINUTES} minutes (a day); the key should not stay open longer`,
+      { data: { field: 'idle-lock' } },
+    );
+  }
   const common: Omit<ReviewConfig, 'keyFile'> = {
     subject,
     ...(idle === undefined ? {} : { idleMs: idle * 60_000 }),
@@ -156,6 +172,14 @@ async function reviewConfig(
     return { ...common, keyFile: null, keyProblem: keyNotFoundMessage(lookup) };
   }
   const keyFile = lookup.keyFile;
+  // a named key file that holds another key is refused now, as `decide` refuses it
+  if (lookup.publicKey?.keyId !== stored.keyId) {
+    throw new EngineError(
+      'WRONG_KEY',
+      `the key file ${keyFile} holds key ${String(lookup.publicKey?.keyId)}, but subject "${subject}" is anchored by key ${stored.keyId}; pass --key F with the key file that holds ${stored.keyId}`,
+      { data: { wanted: stored.keyId, given: lookup.publicKey?.keyId ?? null, keyFile } },
+    );
+  }
   return {
     ...common,
     keyFile,

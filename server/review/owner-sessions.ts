@@ -67,8 +67,9 @@ export class OwnerSessions {
 
   constructor(private readonly config: OwnerSessionsConfig) {
     this.idleMs = config.idleMs ?? DEFAULT_IDLE_MS;
-    if (!Number.isInteger(this.idleMs) || this.idleMs < 1) {
-      throw new EngineError('INVALID_ARGUMENT', 'the idle lock must be a positive whole number', {
+    // a timer longer than 2^31 - 1 ms fires at once: refused, not a key forgotten at once
+    if (!Number.isInteger(this.idleMs) || this.idleMs < 1 || this.idleMs > 2 ** 31 - 1) {
+      throw new EngineError('INVALID_ARGUMENT', 'the idle lock is 1 ms to about 24 days', {
         data: { field: 'idleMs' },
       });
     }
