@@ -69,6 +69,8 @@ export interface ReviewApp {
 const COOKIE = 'memledger_review';
 const MAX_FORM_BYTES = 64 * 1024;
 const MAX_BULK = 1_000;
+/** What the engine's fact ids look like (UUIDs), with room: anything else names no proposal. */
+const PROPOSAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /** Response headers on every page: nothing inline runs, nothing frames it, nothing is cached. */
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -156,6 +158,8 @@ export function createReviewApp(
       return await handler(c, s);
     } catch (err) {
       const failure = reviewFailure(err, report);
+      // the rest of a body too large is not read: the connection ends with the answer
+      if (failure.code === 'BODY_TOO_LARGE') c.header('Connection', 'close');
       if (failure.code === 'REVIEW_LOCKED' && isHtmx(c)) {
         s.flash = { kind: 'error', text: failure.message };
         c.header('HX-Redirect', '/');
@@ -337,6 +341,16 @@ export function createReviewApp(
         data: { field: 'ids' },
       });
     }
+    // every id checked before the first decision: a bad one changes nothing, not half a night
+    if (!ids.every((id) => PROPOSAL_ID.test(id))) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        'ids: a proposal id is letters, digits and - only',
+        {
+          data: { field: 'ids' },
+        },
+      );
+    }
     let rejected = 0;
     let skipped = 0;
     for (const proposalId of ids) {
@@ -364,7 +378,7 @@ export function createReviewApp(
     return done(
       c,
       s,
-      `rejected ${rejected} proposal${rejected === 1 ? '' : 's'} from ${day}${skipped === 0 ? '' : ` (${skipped} already decided)`}, each signed`,
+      `rejected ${rejected} proposal${rejected === 1 ? '' : 's'} from ${day}${skipped === 0 ? '' : ` (${skipped} skipped: already decided, or not in this pile)`}, each signed`,
       '/',
     );
   });
@@ -423,13 +437,8 @@ async function readForm(c: Context): Promise<URLSearchParams> {
     );
   }
   const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_FORM_BYTES) {
-    throw new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
-  }
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) {
-    throw new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
-  }
+  if (length > MAX_FORM_BYTES) throw formTooLarge();
+  const text = await readCapped(c.req.raw.body, MAX_FORM_BYTES);
   const form = new URLSearchParams(text);
   for (const key of new Set(form.keys())) {
     if (key !== 'ids' && form.getAll(key).length > 1) {
@@ -439,4 +448,27 @@ async function readForm(c: Context): Promise<URLSearchParams> {
     }
   }
   return form;
+}
+
+function formTooLarge(): EngineError {
+  return new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
+}
+
+/** The body as UTF-8, read only up to `max` bytes: a longer (or endless, chunked) one stops there. */
+async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
+  if (body === null) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw formTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,7 @@
 import { DECISIONS, type ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import {
+  checkString,
   invalidField,
   optionalBoolean,
   optionalString,
@@ -44,6 +45,20 @@ export interface GateModule {
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** A fact or proposal id as a caller names it: a non-empty string the store can hold. */
+function requireFactId(id: unknown, field: string): void {
+  if (typeof id !== 'string' || id === '') {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `a ${field === 'factId' ? 'fact' : 'proposal'} id is required`,
+      {
+        data: { field },
+      },
+    );
+  }
+  checkString(id, field, 256);
+}
 const DEFAULT_DROPPED_PAGE = 100;
 const DEFAULT_DROPPED_DAYS = 14;
 const MAX_DROPPED_DAYS = 366;
@@ -189,6 +204,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     }),
     owner: (subjectId) => ({
       async decide(input) {
+        requireFactId(input.proposalId, 'proposalId');
         const decision = parseChoice(DECISIONS, input.decision, 'decision');
         optionalString(input.note, 'note');
         optionalBoolean(input.supersede, 'supersede');
@@ -370,11 +386,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         return (await facts.byStatus(subjectId, ALL_STATUSES)).map(trustedReader(view));
       },
       async get(id) {
-        if (typeof id !== 'string' || id === '') {
-          throw new EngineError('INVALID_ARGUMENT', 'a fact id is required', {
-            data: { field: 'factId' },
-          });
-        }
+        requireFactId(id, 'factId');
         const fact = await facts.get(subjectId, id);
         if (fact === null) throw new EngineError('FACT_NOT_FOUND', `no fact "${id}"`);
         return trustedReader(await trust.view(subjectId))(fact);
