@@ -7,7 +7,7 @@
  * pagination, reject-night's bounds, hostile text escaped, and the self-served assets.
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../server/serve.js';
@@ -184,6 +184,11 @@ async function unlocked(base: string): Promise<Visitor> {
   if (r.status !== 303) throw new Error(`unlock answered ${r.status}: ${flashOf(r.html)}`);
   return v;
 }
+
+/** An address of this machine that is not loopback, when it has one. */
+const EXTERNAL_IP = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i !== undefined && !i.internal && i.family === 'IPv4')?.address;
 
 describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
   let t: TestEngine;
@@ -552,8 +557,10 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     expect(hx.status).toBe(204);
     expect(hx.headers.get('hx-redirect')).toBe('/');
     expect(hx.html).toBe('');
+    // a visitor that never unlocked is kept nowhere (so no flood can evict the owner's form):
+    // its next page is the unlock form
     const after = await stranger.get('/');
-    expect(flashOf(after.html)).toMatch(/^the review page is locked/);
+    expect(isLockedPage(after.html)).toBe(true);
     expect(await dumpStore(engine)).toEqual(before);
     expect(await status(p)).toBe('proposed');
 
@@ -584,12 +591,11 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     // the old token does not carry over to the new session
     const stale = await v.post('/lock', { _csrf: csrfBefore });
     expect([stale.status, codeOf(stale.html)]).toEqual([403, 'CSRF_INVALID']);
-    // the old cookie names nothing now: a fresh locked session
+    // the old cookie names only a locked visitor now
     const old = new Visitor(base);
     old.cookie = cookieBefore;
     const page = await old.get('/');
     expect(isLockedPage(page.html)).toBe(true);
-    expect(old.cookie).not.toBe(cookieBefore);
     expect(old.cookie).not.toBe(cookieAfter);
     // a second unlock of an unlocked session rotates it again
     const again = await v.post('/unlock', {
@@ -1050,6 +1056,102 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
       expect(html).not.toMatch(/(?:src|href|action)="(?:https?:)?\/\//i);
       expect(inertProblems(html)).toEqual([]);
     }
+  });
+
+  // the passphrase would cross the network in the clear: only a loopback peer may unlock
+  it.skipIf(EXTERNAL_IP === undefined)(
+    'refuses to unlock from a peer that is not this machine (REMOTE_NOT_ALLOWED), and opens nothing',
+    async () => {
+      const ip = EXTERNAL_IP ?? '';
+      const s = await startServe({
+        engine,
+        port: 0,
+        host: '0.0.0.0',
+        allowRemote: true,
+        allowedHosts: [ip],
+        review: { subject: 'owner', keyFile: owner.keyPath, unlockDelayBaseMs: 20 },
+      });
+      servers.push(s);
+      const remote = new Visitor(`http://${ip}:${s.port}/`);
+      const got = await remote.unlock();
+      expect([got.status, codeOf(got.html)]).toEqual([403, 'REMOTE_NOT_ALLOWED']);
+      expect(s.review.sessions.unlockedCount()).toBe(0);
+      // the positive control: the same server, from loopback
+      expect((await new Visitor(`http://127.0.0.1:${s.port}/`).unlock()).status).toBe(303);
+    },
+  );
+
+  it('a flood of cookieless visitors never invalidates the owner’s unlock form', async () => {
+    const s = await extraServe({ subject: 'owner', keyFile: owner.keyPath, unlockDelayBaseMs: 20 });
+    const ownerTab = new Visitor(s.url);
+    const csrf = await ownerTab.csrf();
+    for (let i = 0; i < 200; i += 1) await new Visitor(s.url).get('/');
+    const opened = await ownerTab.post('/unlock', { _csrf: csrf, passphrase: OWNER_PASSPHRASE });
+    expect(opened.status).toBe(303);
+    // the negative control: a token made for another cookie id is still refused
+    const other = new Visitor(s.url);
+    await other.get('/');
+    const forged = await other.post('/unlock', { _csrf: csrf, passphrase: OWNER_PASSPHRASE });
+    expect([forged.status, codeOf(forged.html)]).toEqual([403, 'CSRF_INVALID']);
+  });
+
+  it('a try during the wait after a wrong passphrase is refused at once (UNLOCK_THROTTLED), not queued', async () => {
+    const s = await extraServe({
+      subject: 'owner',
+      keyFile: owner.keyPath,
+      unlockDelayBaseMs: 1_500,
+    });
+    const a = new Visitor(s.url);
+    const b = new Visitor(s.url);
+    const [csrfA, csrfB] = [await a.csrf(), await b.csrf()];
+    const wrong = a.post('/unlock', { _csrf: csrfA, passphrase: 'not it' });
+    await new Promise((r) => setTimeout(r, 600)); // scrypt done, the wait running
+    const during = await b.post('/unlock', { _csrf: csrfB, passphrase: OWNER_PASSPHRASE });
+    expect([during.status, codeOf(during.html)]).toEqual([429, 'UNLOCK_THROTTLED']);
+    expect(Number(during.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(s.review.sessions.unlockedCount()).toBe(0);
+    expect((await wrong).status).toBe(401);
+    const after = await b.post('/unlock', { _csrf: csrfB, passphrase: OWNER_PASSPHRASE });
+    expect(after.status).toBe(303);
+  });
+
+  it('a request another site made uses no session: no key kept open, no cookie replaced', async () => {
+    const v = await unlocked(base);
+    for (const site of ['same-site', 'cross-site']) {
+      const got = await v.get('/', { 'sec-fetch-site': site });
+      expect(isLockedPage(got.html), site).toBe(true);
+      expect(got.setCookie, site).toBeNull();
+    }
+    // the positive control: the same request from the page itself is the owner's
+    expect(isLockedPage((await v.get('/', { 'sec-fetch-site': 'same-origin' })).html)).toBe(false);
+  });
+
+  it('shows characters a reader does not see in a cited turn as ⟨U+XXXX⟩, and the world time a fact claims', async () => {
+    const added = await me.turns.add({
+      sessionId,
+      role: 'user',
+      content: 'My account is \u202E8765-4321\u202C and I moved on 3 May.',
+    });
+    if (!added.recorded) throw new Error('not recorded');
+    const r = await me.gate.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user moved house.',
+          origin: 'saw',
+          evidence: { turn: added.turn.seq, quote: 'I moved on 3 May' },
+          validFrom: '2015-05-03',
+        },
+      ],
+    });
+    const id = r.proposed[0]?.id ?? '';
+    const html = (await browser.get('/?page=1')).html + (await browser.get('/?page=2')).html;
+    const card = html.slice(html.indexOf(`data-proposal="${id}"`));
+    expect(card).toContain('⟨U+202E⟩8765-4321⟨U+202C⟩');
+    expect(card).not.toContain('\u202E');
+    expect(card).toMatch(/holds from <strong>2015-05-03/);
+    await browser.post(`/pile/${id}/reject`, { _csrf: await browser.csrf() });
   });
 });
 

@@ -1,10 +1,10 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EngineError, loadOwnerKey, type OwnerSigner } from '../../src/index.js';
 
 /** How long an unlocked page keeps the owner key without a request from it (default 10 minutes). */
 export const DEFAULT_IDLE_MS = 10 * 60_000;
 
-/** How many browser sessions (locked ones included) the server remembers at most. */
+/** How many sessions that unlocked (and may since have locked) the server remembers at most. */
 const MAX_SESSIONS = 64;
 
 /** The wait after the n-th wrong passphrase in a row: 1 s, 2 s, 4 s … at most 60 s. */
@@ -45,6 +45,8 @@ export interface OwnerSessionsConfig {
 }
 
 const token = () => randomBytes(32).toString('base64url');
+/** What `token()` makes: 43 base64url characters. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -55,14 +57,20 @@ function sameSecret(a: string, b: string): boolean {
 /**
  * The owner's browser sessions. The owner key is decrypted only by `unlock`, held in memory by
  * the one session that unlocked it, and forgotten on `lock`, after `idleMs` without a request
- * from that session, or when the server stops. Wrong passphrases make everyone wait longer
- * (one counter for the server, so a new cookie does not reset it; attempts run one at a time).
+ * from that session (by its timer, or by the wall clock when a timer was late), or when the
+ * server stops. Only sessions that unlocked are kept: a locked visitor's CSRF token is derived
+ * from its cookie id with a server secret, so no number of cookieless requests can push the
+ * owner's unlock form out. Wrong passphrases make everyone wait longer (one counter for the
+ * server, so a new cookie does not reset it), and a try during another, or during the wait
+ * after a wrong one, is refused at once (UNLOCK_THROTTLED) instead of queued behind it.
  */
 export class OwnerSessions {
   readonly idleMs: number;
   private readonly sessions = new Map<string, SessionState>();
+  private readonly secret = randomBytes(32);
   private failures = 0;
-  private attempts: Promise<unknown> = Promise.resolve();
+  private trying = false;
+  private nextTryAt = 0;
   private readonly openKey: (keyFile: string, passphrase: string) => OwnerSigner;
 
   constructor(private readonly config: OwnerSessionsConfig) {
@@ -82,15 +90,22 @@ export class OwnerSessions {
     return this.config.keyProblem ?? 'the server has no owner key file for this store';
   }
 
-  /** The session a cookie names, or a new locked one (for a missing, unknown or expired id). */
+  /**
+   * The session a cookie names (a request from it: its idle time starts again), or a locked one
+   * for any other id, kept nowhere; a missing or malformed id gets a new random one.
+   */
   session(id: string | undefined): OwnerSession {
     const found = id === undefined ? undefined : this.sessions.get(id);
     if (found !== undefined) {
-      found.lastSeen = Date.now();
+      const now = Date.now();
+      // a timer can be late (a machine asleep): the wall clock decides too
+      if (found.signer !== null && now - found.lastSeen > this.idleMs) this.forget(found);
+      found.lastSeen = now;
       if (found.signer !== null) this.arm(found);
       return found;
     }
-    return this.create(null);
+    const sid = id !== undefined && SESSION_ID.test(id) ? id : token();
+    return { id: sid, csrf: this.csrfFor(sid), unlocked: false, flash: null };
   }
 
   /** Whether a posted CSRF token is the session's own. */
@@ -103,9 +118,24 @@ export class OwnerSessions {
    * known before unlocking is worth nothing after). BAD_PASSPHRASE after a growing wait.
    */
   async unlock(session: OwnerSession, passphrase: string): Promise<OwnerSession> {
-    const run = this.attempts.then(() => this.tryUnlock(passphrase));
-    this.attempts = run.catch(() => undefined);
-    const signer = await run;
+    const wait = this.nextTryAt - Date.now();
+    if (this.trying || wait > 0) {
+      const seconds = Math.max(1, Math.ceil(wait / 1000));
+      throw new EngineError(
+        'UNLOCK_THROTTLED',
+        this.trying
+          ? 'another unlock is being tried right now; try again in a moment'
+          : `a wrong passphrase was given: try again in ${seconds} s`,
+        { data: { retryAfterSeconds: seconds } },
+      );
+    }
+    this.trying = true;
+    let signer: OwnerSigner;
+    try {
+      signer = await this.tryUnlock(passphrase);
+    } finally {
+      this.trying = false;
+    }
     this.drop(session.id);
     return this.create(signer);
   }
@@ -125,6 +155,7 @@ export class OwnerSessions {
       if (err instanceof EngineError && err.code === 'BAD_PASSPHRASE') {
         this.failures += 1;
         const wait = unlockDelayMs(this.failures, this.config.unlockDelayBaseMs);
+        this.nextTryAt = Date.now() + wait;
         await new Promise((resolve) => setTimeout(resolve, wait));
         throw new EngineError(
           'BAD_PASSPHRASE',
@@ -199,6 +230,11 @@ export class OwnerSessions {
     this.sessions.set(state.id, state);
     if (signer !== null) this.arm(state);
     return state;
+  }
+
+  /** A locked visitor's CSRF token: bound to its cookie id by the server's secret. */
+  private csrfFor(id: string): string {
+    return createHmac('sha256', this.secret).update(id).digest('base64url');
   }
 
   /** (Re)starts the idle timer that forgets the session's key. */

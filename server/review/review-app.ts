@@ -1,6 +1,5 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { html } from 'hono/html';
 import {
   EngineError,
   SETTLED_VERDICTS,
@@ -26,6 +25,7 @@ import { chainView, type ChainState } from './views/chain-view.js';
 import { droppedView } from './views/dropped-view.js';
 import {
   flashBox,
+  html,
   layout,
   pageTitle,
   pileBadge,
@@ -141,13 +141,17 @@ export function createReviewApp(
   /** Every route: headers, the session cookie, tokens refused, failures shown as the owner reads them. */
   const guarded = (handler: Handler) => async (c: Context) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
-    const cookie = getCookie(c, COOKIE);
+    // A request another site made (an image on a page of another local port is `same-site`)
+    // is served as a stranger's: it neither uses the owner's session nor keeps its key open.
+    const site = c.req.header('sec-fetch-site');
+    const foreign = site === 'cross-site' || site === 'same-site';
+    const cookie = foreign ? undefined : getCookie(c, COOKIE);
     let s = sessions.session(cookie);
     const bind = (next: OwnerSession) => {
       s = next;
       setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
     };
-    if (s.id !== cookie) bind(s);
+    if (s.id !== cookie && !foreign) bind(s);
     try {
       if (c.req.header('authorization') !== undefined) {
         throw new EngineError(
@@ -158,6 +162,8 @@ export function createReviewApp(
       return await handler(c, s);
     } catch (err) {
       const failure = reviewFailure(err, report);
+      const retry = err instanceof EngineError ? err.data?.retryAfterSeconds : undefined;
+      if (typeof retry === 'number') c.header('Retry-After', String(retry));
       // the rest of a body too large is not read: the connection ends with the answer
       if (failure.code === 'BODY_TOO_LARGE') c.header('Connection', 'close');
       if (failure.code === 'REVIEW_LOCKED' && isHtmx(c)) {
@@ -281,6 +287,14 @@ export function createReviewApp(
   });
 
   post('/unlock', async (c, s, form) => {
+    // the passphrase travels in the form: only from this machine (or a TLS proxy on it)
+    const from = remoteAddress(c);
+    if (from !== null && !isLoopbackAddress(from)) {
+      throw new EngineError(
+        'REMOTE_NOT_ALLOWED',
+        'the review page unlocks only from this machine: the passphrase would cross the network in the clear (put a TLS proxy on this machine in front)',
+      );
+    }
     const passphrase = form.get('passphrase') ?? '';
     const next = await sessions.unlock(s, passphrase);
     setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -308,7 +322,8 @@ export function createReviewApp(
       ...(supersede ? { supersede: true } : {}),
     });
     config.onDecided?.(result);
-    const outcome = `${decision === 'approve' ? 'approved' : 'rejected'}: now ${result.status} (decision #${result.seq}, signed)`;
+    const replaced = result.superseded === null ? '' : `; it replaced fact ${result.superseded}`;
+    const outcome = `${decision === 'approve' ? 'approved' : 'rejected'}: now ${result.status} (decision #${result.seq}, signed)${replaced}`;
     if (!isHtmx(c)) return done(c, s, outcome, '/');
     const fact = await me.facts.get(proposalId);
     const pile = (await me.gate.pile()).length;
@@ -471,4 +486,15 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, max: number):
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The peer address of a request served by @hono/node-server; null when served in-process. */
+function remoteAddress(c: Context): string | null {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? null;
+}
+
+function isLoopbackAddress(address: string): boolean {
+  const a = address.replace(/^::ffff:/i, '');
+  return a === '::1' || /^127\./.test(a);
 }

@@ -52,7 +52,9 @@ article:focus-within { outline: 2px solid var(--muted); }
 .unattested { background: var(--warn-bg); color: var(--warn); font-weight: 700; padding: .3rem .6rem; border-radius: .3rem; }
 ol.turns { list-style: none; padding: 0; margin: .4rem 0; }
 ol.turns li { padding: .3rem .6rem; border-left: 3px solid var(--line); margin: .2rem 0; overflow-wrap: anywhere; }
-.said { white-space: pre-wrap; }
+.said { white-space: pre-wrap; unicode-bidi: isolate; }
+.claim, td, dd { unicode-bidi: plaintext; }
+.meta strong, .meta code { unicode-bidi: isolate; }
 ol.turns li.cited { border-left-color: var(--fg); }
 ol.turns li.context { color: var(--muted); }
 mark { background: var(--mark); color: inherit; }

@@ -44,6 +44,7 @@ export const DROP_CODES = [
   'RETRACTED_CLAIM',
   'DUPLICATE',
   'INVALID_PROPOSAL',
+  'HIDDEN_CHARACTERS',
 ] as const;
 /** One of `DROP_CODES`. */
 export type DropCode = (typeof DROP_CODES)[number];
@@ -100,6 +101,48 @@ const invalidProposal: Rule = (p) => {
     );
   }
   return null;
+};
+
+/**
+ * Characters that change what a reader sees without showing: format characters (bidi overrides
+ * and isolates, zero-width spaces, Unicode tags a model reads but a page does not draw) and
+ * private-use ones. A zero-width joiner inside an emoji sequence is the one exception.
+ */
+const HIDDEN = /[\p{Cf}\p{Co}]/u;
+const HIDDEN_ALL = /[\p{Cf}\p{Co}]/gu;
+const EMOJI = /\p{Extended_Pictographic}/u;
+
+/** The hidden characters of `s`, as code points (an emoji's joiner excepted). */
+export function hiddenCharacters(s: string): number[] {
+  if (!HIDDEN.test(s)) return [];
+  const found: number[] = [];
+  for (const m of s.matchAll(HIDDEN_ALL)) {
+    const at = m.index;
+    if (m[0] === '\u200D') {
+      const before = String.fromCodePoint(s.codePointAt(at - 1) ?? 0);
+      const after = String.fromCodePoint(s.codePointAt(at + 1) ?? 0);
+      // a low surrogate before: the emoji's whole code point is what to test
+      const prev = at >= 2 ? String.fromCodePoint(s.codePointAt(at - 2) ?? 0) : before;
+      if ((EMOJI.test(before) || EMOJI.test(prev)) && EMOJI.test(after)) continue;
+    }
+    found.push(m[0].codePointAt(0) ?? 0);
+  }
+  return found;
+}
+
+const hiddenText: Rule = (p) => {
+  const hidden = [
+    ...hiddenCharacters(p.text),
+    ...(typeof p.key === 'string' ? hiddenCharacters(p.key) : []),
+  ];
+  if (hidden.length === 0) return null;
+  const shown = [...new Set(hidden)]
+    .slice(0, 5)
+    .map((c) => `U+${c.toString(16).toUpperCase().padStart(4, '0')}`);
+  return drop(
+    'HIDDEN_CHARACTERS',
+    `the text holds ${hidden.length} character${hidden.length === 1 ? '' : 's'} a reader does not see (${shown.join(', ')}): what the owner approves must read as what a model is shown`,
+  );
 };
 
 const unknownSlot: Rule = (p, ctx) =>
@@ -238,6 +281,7 @@ const duplicate: Rule = (p, ctx) => {
 /** In order; the first that fails decides. */
 const RULES: readonly Rule[] = [
   invalidProposal,
+  hiddenText,
   unknownSlot,
   noEvidence,
   originMismatch,

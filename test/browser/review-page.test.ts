@@ -191,10 +191,13 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     const wire = card(WIRE);
     await wire.locator('form.reject input[name=_csrf]').evaluate((el) => el.remove());
     // without htmx too: the plain form post
-    await wire.locator('form.reject').evaluate((f) => {
-      f.removeAttribute('hx-post');
-      (f as unknown as { submit(): void }).submit();
-    });
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/reject') && r.request().method() === 'POST'),
+      wire.locator('form.reject').evaluate((f) => {
+        f.removeAttribute('hx-post');
+        (f as unknown as { submit(): void }).submit();
+      }),
+    ]);
     await page.waitForLoadState('load');
     expect(await page.locator('#flash').innerText()).toContain('CSRF_INVALID');
     const fact = (await me.gate.pile()).find((p) => p.fact.text === WIRE);
@@ -363,8 +366,11 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
         },
       ],
     });
-    await page.locator('button.reject-night').first().click();
-    await page.waitForLoadState('load');
+    await Promise.all([
+      page.waitForURL(serve.url, { waitUntil: 'load' }),
+      page.locator('button.reject-night').first().click(),
+    ]);
+    await page.waitForSelector('.flash.ok');
     expect(await page.locator('#flash').innerText()).toMatch(/rejected \d+ proposals? from/);
     for (const id of shownIds) expect((await me.facts.get(id ?? '')).status).toBe('rejected');
     expect((await me.facts.get(late.proposed[0]?.id ?? '')).status).toBe('proposed');
@@ -396,8 +402,11 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     await expect(first.locator('form.settle').count()).resolves.toBe(1);
     await first.locator('select[name=verdict]').selectOption('stands');
     await first.locator('input[name=outcome]').fill('no file from last night');
-    await first.locator('form.settle button').click();
-    await page.waitForLoadState('load');
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/settle') && r.request().method() === 'POST'),
+      first.locator('form.settle button').click(),
+    ]);
+    await page.waitForSelector('.flash.ok');
     expect(await page.locator('#flash').innerText()).toContain('settled: the retraction stands');
     await shot('ledger');
 

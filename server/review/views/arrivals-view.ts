@@ -1,6 +1,5 @@
-import { html } from 'hono/html';
 import type { ArrivalManifest, ManifestDiff } from '../../../src/index.js';
-import { shownTime, type Markup } from './layout.js';
+import { shownTime, type Markup, html } from './layout.js';
 
 const list = (xs: readonly string[]) => (xs.length === 0 ? '—' : xs.join(', '));
 

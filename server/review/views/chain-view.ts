@@ -1,6 +1,5 @@
-import { html } from 'hono/html';
 import type { ChainReport, IntegrityReport } from '../../../src/index.js';
-import type { Markup } from './layout.js';
+import { html, type Markup } from './layout.js';
 
 /** How the server anchored its check: the key file outside the store, and the signed head. */
 export interface ChainState {

@@ -1,6 +1,5 @@
-import { html } from 'hono/html';
 import type { DroppedProposal } from '../../../src/index.js';
-import { shownTime, type Markup } from './layout.js';
+import { shownTime, type Markup, html } from './layout.js';
 
 /** Drops of one code on one day. */
 export interface DropCount {

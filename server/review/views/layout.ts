@@ -1,5 +1,33 @@
-import { html } from 'hono/html';
+import { html as honoHtml } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+
+const INVISIBLE = /[\p{Cf}\p{Co}]/gu;
+
+/**
+ * A string as the owner must see it: every character that changes what a reader sees without
+ * showing (a bidi override, a zero-width space, a Unicode tag a model reads but a page does not
+ * draw) shown as ⟨U+XXXX⟩, so the page cannot read differently from the text that is signed.
+ */
+export function visible(s: string): string {
+  return s.replace(
+    INVISIBLE,
+    (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}
+
+function shownValue(v: unknown): unknown {
+  if (typeof v === 'string') return visible(v);
+  if (Array.isArray(v)) return v.map(shownValue);
+  return v;
+}
+
+/**
+ * The views' one template tag: hono/html's `html` (which escapes every interpolated string) over
+ * strings made `visible` first. Every view uses this one, never hono's directly.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): HtmlEscapedString {
+  return honoHtml(strings, ...values.map(shownValue)) as HtmlEscapedString;
+}
 
 /** What the page renders: text from hono/html's `html`, escaped where it was interpolated. */
 export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;

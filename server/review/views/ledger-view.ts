@@ -1,6 +1,5 @@
-import { html } from 'hono/html';
 import type { Retraction } from '../../../src/index.js';
-import { csrfField, shownTime, type Markup } from './layout.js';
+import { csrfField, shownTime, type Markup, html } from './layout.js';
 
 function settleForms(r: Retraction, csrf: string): Markup {
   const id = encodeURIComponent(r.id);

@@ -1,6 +1,5 @@
-import { html } from 'hono/html';
 import type { Fact, SlotDeclaration } from '../../../src/index.js';
-import { shownTime, type Markup } from './layout.js';
+import { shownTime, type Markup, html } from './layout.js';
 
 /** A live fact with the values it replaced, newest first. */
 export interface LiveItem {

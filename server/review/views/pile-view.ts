@@ -1,7 +1,6 @@
-import { html } from 'hono/html';
 import type { Fact, Turn } from '../../../src/index.js';
 import { locateQuote } from '../../../src/rules.js';
-import { csrfField, shownTime, type Markup } from './layout.js';
+import { csrfField, shownTime, type Markup, html } from './layout.js';
 
 /** One proposal as the pile shows it: the claim beside the whole turn it cites, in context. */
 export interface PileItem {
@@ -25,15 +24,32 @@ function label(f: Fact): string {
   return f.key === null ? f.slot : `${f.slot} (key ${f.key})`;
 }
 
+/** How much of a long turn a card shows on each side of the quote (or from the start). */
+const WINDOW = 2_000;
+
+/** A long turn cut to its window, saying how much is not shown. */
+function windowed(text: string, from: number, to: number): Markup {
+  const start = Math.max(0, from);
+  const end = Math.min(text.length, to);
+  return html`${start > 0 ? html`<span class="meta">[… ${start} characters not shown] </span>` : ''}${text.slice(start, end)}${
+    end < text.length
+      ? html`<span class="meta"> [… ${text.length - end} characters not shown]</span>`
+      : ''
+  }`;
+}
+
 /** The cited turn with the quote marked; a quote that cannot be placed is shown beneath it. */
 function citedText(turn: Turn, quote: string | null): Markup {
-  const span = quote === null ? null : locateQuote(turn.content, quote);
+  const content = turn.content;
+  // placing a quote folds the turn a character at a time: past this size it is shown unmarked
+  const span =
+    quote === null || content.length > 20 * WINDOW * 10 ? null : locateQuote(content, quote);
   if (span === null) {
-    return html`${turn.content}${
+    return html`${windowed(content, 0, 2 * WINDOW)}${
       quote === null ? '' : html`<br /><span class="meta">quoted: “${quote}”</span>`
     }`;
   }
-  return html`${turn.content.slice(0, span.start)}<mark>${turn.content.slice(span.start, span.end)}</mark>${turn.content.slice(span.end)}`;
+  return html`${windowed(content, span.start - WINDOW, span.start)}<mark>${content.slice(span.start, span.end)}</mark>${windowed(content, span.end, span.end + WINDOW)}`;
 }
 
 function evidence(item: PileItem): Markup {
@@ -61,11 +77,51 @@ function evidence(item: PileItem): Markup {
               <span class="said">${citedText(t, fact.evidence.quote)}</span>
             </li>`
           : html`<li class="context">
-              <span class="meta">#${t.seq} ${t.role}:</span> <span class="said">${t.content}</span>
+              <span class="meta">#${t.seq} ${t.role}:</span>
+              <span class="said">${windowed(t.content, 0, WINDOW)}</span>
             </li>`,
       )}
     </ol>
   </figure>`;
+}
+
+/**
+ * The world time the proposal claims, which a model is shown as the fact's date (and which ends
+ * it): the owner signs it, so the card shows it, and says when it is not the cited turn's day.
+ */
+function worldTime(fact: Fact, timeZone: string): Markup {
+  if (fact.validFrom === null && fact.validTo === null) return html``;
+  const cited = fact.evidence.seq === null ? null : fact.recordedAt;
+  return html`<p class="world-time">
+    holds from <strong>${shownTime(fact.validFrom, timeZone)}</strong>${
+      fact.validTo === null
+        ? ''
+        : html` until <strong>${shownTime(fact.validTo, timeZone)}</strong> (then it leaves live
+            memory)`
+    }${
+      fact.validFrom !== null && cited !== null
+        ? html` <span class="meta">(a model is shown this date, not the day it was said)</span>`
+        : ''
+    }
+  </p>`;
+}
+
+/**
+ * What approving does to a live value of the same slot and key: an older one is replaced, said
+ * in words; a newer one is replaced only when the box is ticked (else NEWER_VALUE_LIVE).
+ */
+function replaces(item: PileItem): Markup {
+  const live = item.replacesLive;
+  if (live === null) return html``;
+  if (live.recordedAt.getTime() <= item.fact.recordedAt.getTime()) {
+    return html`<span class="meta replaces"
+      >approving replaces the live value “${live.text}”</span
+    >`;
+  }
+  return html`<label class="replaces"
+    ><input type="checkbox" name="supersede" value="1" /> replace the newer live value
+    “${live.text}” with this older one</label
+  >`;
 }
 
 /** One proposal's card, with its two forms: approve (type YES) and reject. */
@@ -79,7 +135,7 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
     </p>
     <p class="claim">${fact.text}</p>
     ${fact.attested ? '' : html`<p class="unattested" role="alert">${UNATTESTED}</p>`}
-    ${evidence(item)}
+    ${worldTime(fact, timeZone)} ${evidence(item)}
     <form
       method="post"
       action="/pile/${id}/approve"
@@ -100,14 +156,7 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
           size="4"
           aria-label="type YES to approve: ${fact.text.slice(0, 80)}"
       /></label>
-      ${
-        item.replacesLive === null
-          ? ''
-          : html`<label
-              ><input type="checkbox" name="supersede" value="1" /> replaces the live value
-              “${item.replacesLive.text}”</label
-            >`
-      }
+      ${replaces(item)}
       <button type="submit" class="approve">Approve</button>
     </form>
     <form

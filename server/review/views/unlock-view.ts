@@ -1,5 +1,4 @@
-import { html } from 'hono/html';
-import { csrfField, type Markup } from './layout.js';
+import { csrfField, type Markup, html } from './layout.js';
 
 /** The locked page: the only thing it shows is the form that opens the owner key. */
 export function unlockView(input: {
