@@ -777,7 +777,9 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     const card = page.html.slice(page.html.indexOf(`data-proposal="${older}"`));
     const end = card.indexOf('</article>');
     expect(card.slice(0, end)).toContain('name="supersede" value="1"');
-    expect(card.slice(0, end)).toMatch(/replaces the live value\s+“The user lives in Lisbon\.”/);
+    expect(card.slice(0, end)).toMatch(
+      /replace the newer live value\s+“The user lives in Lisbon\.”\s+with this older one/,
+    );
 
     const before = await dumpStore(engine);
     const refused = await browser.post(`/pile/${older}/approve`, { _csrf: csrf, confirm: 'YES' });
@@ -801,6 +803,22 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     expect(await status(newer)).toBe('superseded');
     const city = (await me.facts.live()).filter((f) => f.key === 'city');
     expect(city.map((f) => f.id)).toEqual([older]);
+
+    // a value newer than the live one replaces it without a box: the card says so in words
+    const newest = await propose({ key: 'city', text: 'The user lives in Faro.' });
+    const later = await browser.get('/');
+    const newestCard = later.html.slice(later.html.indexOf(`data-proposal="${newest}"`));
+    const until = newestCard.indexOf('</article>');
+    expect(newestCard.slice(0, until)).toMatch(
+      /approving replaces the live value\s+“The user lives in Porto\.”/,
+    );
+    expect(newestCard.slice(0, until)).not.toContain('name="supersede"');
+    const replaced = await browser.post(`/pile/${newest}/approve`, {
+      _csrf: await browser.csrf(),
+      confirm: 'YES',
+    });
+    expect(replaced.status).toBe(303);
+    expect(flashOf((await browser.get('/')).html)).toContain(`it replaced fact ${older}`);
     expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 

@@ -146,12 +146,8 @@ export function createReviewApp(
     const site = c.req.header('sec-fetch-site');
     const foreign = site === 'cross-site' || site === 'same-site';
     const cookie = foreign ? undefined : getCookie(c, COOKIE);
-    let s = sessions.session(cookie);
-    const bind = (next: OwnerSession) => {
-      s = next;
-      setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
-    };
-    if (s.id !== cookie && !foreign) bind(s);
+    const s = sessions.session(cookie);
+    if (s.id !== cookie && !foreign) setSessionCookie(c, s);
     try {
       if (c.req.header('authorization') !== undefined) {
         throw new EngineError(
@@ -297,7 +293,7 @@ export function createReviewApp(
     }
     const passphrase = form.get('passphrase') ?? '';
     const next = await sessions.unlock(s, passphrase);
-    setCookie(c, COOKIE, next.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    setSessionCookie(c, next);
     return done(c, next, `unlocked: the owner key is open for ${idle()} idle minutes`, '/');
   });
 
@@ -439,6 +435,11 @@ export function createReviewApp(
   serveAsset('/assets/review.css', stylesheet);
 
   return { app, sessions, subject, close: () => sessions.close() };
+}
+
+/** The session cookie: not readable by scripts, never sent by another site's request. */
+function setSessionCookie(c: Context, s: OwnerSession): void {
+  setCookie(c, COOKIE, s.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
 }
 
 /** The posted form: urlencoded, at most 64 KiB, no field named twice (but `ids`). */

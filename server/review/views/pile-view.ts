@@ -124,6 +124,25 @@ function replaces(item: PileItem): Markup {
   >`;
 }
 
+/** A decision's form: a plain post, made partial by htmx (the card is swapped for its outcome). */
+function decisionForm(
+  id: string,
+  action: 'approve' | 'reject',
+  csrf: string,
+  inner: Markup,
+): Markup {
+  return html`<form
+    method="post"
+    action="/pile/${id}/${action}"
+    class="inline ${action}"
+    hx-post="/pile/${id}/${action}"
+    hx-target="closest article"
+    hx-swap="outerHTML"
+  >
+    ${csrfField(csrf)} ${inner}
+  </form>`;
+}
+
 /** One proposal's card, with its two forms: approve (type YES) and reject. */
 export function proposalCard(item: PileItem, csrf: string, timeZone: string): Markup {
   const { fact } = item;
@@ -136,40 +155,25 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
     <p class="claim">${fact.text}</p>
     ${fact.attested ? '' : html`<p class="unattested" role="alert">${UNATTESTED}</p>`}
     ${worldTime(fact, timeZone)} ${evidence(item)}
-    <form
-      method="post"
-      action="/pile/${id}/approve"
-      class="inline approve"
-      hx-post="/pile/${id}/approve"
-      hx-target="closest article"
-      hx-swap="outerHTML"
-    >
-      ${csrfField(csrf)}
-      <label
-        >Type YES to approve
-        <input
-          type="text"
-          name="confirm"
-          class="confirm"
-          autocomplete="off"
-          spellcheck="false"
-          size="4"
-          aria-label="type YES to approve: ${fact.text.slice(0, 80)}"
-      /></label>
-      ${replaces(item)}
-      <button type="submit" class="approve">Approve</button>
-    </form>
-    <form
-      method="post"
-      action="/pile/${id}/reject"
-      class="inline reject"
-      hx-post="/pile/${id}/reject"
-      hx-target="closest article"
-      hx-swap="outerHTML"
-    >
-      ${csrfField(csrf)}
-      <button type="submit" class="reject">Reject</button>
-    </form>
+    ${decisionForm(
+      id,
+      'approve',
+      csrf,
+      html`<label
+          >Type YES to approve
+          <input
+            type="text"
+            name="confirm"
+            class="confirm"
+            autocomplete="off"
+            spellcheck="false"
+            size="4"
+            aria-label="type YES to approve: ${fact.text.slice(0, 80)}"
+        /></label>
+        ${replaces(item)}
+        <button type="submit" class="approve">Approve</button>`,
+    )}
+    ${decisionForm(id, 'reject', csrf, html`<button type="submit" class="reject">Reject</button>`)}
   </article>`;
 }
 
