@@ -235,7 +235,7 @@ export async function startServe(config: ServeConfig): Promise<RunningServe> {
           url: config.notifyUrl,
           allowlist: config.notifyAllowlist ?? [],
           subject,
-          pileCount: async () => (await me.gate.pile()).length,
+          pileCount: () => me.gate.pileCount(),
           get reviewUrl() {
             return reviewUrl;
           },

@@ -288,6 +288,54 @@ describe.each(ENGINES)('review reads [%s]', (kind) => {
     });
   });
 
+  describe('gate.pile pages and gate.pileCount', () => {
+    it('pages the pile oldest first, counts it, and never shows another subject’s', async () => {
+      at('2026-10-22T09:00:00Z');
+      const session = await alice.sessions.create();
+      await alice.turns.add({
+        sessionId: session.id,
+        role: 'user',
+        content: 'I drink tea, I run on Sundays, I read at night and I cook on Fridays.',
+      });
+      const texts = ['drinks tea', 'runs on Sundays', 'reads at night', 'cooks on Fridays'];
+      const ids: string[] = [];
+      for (const [i, t] of texts.entries()) {
+        now = new Date(now.getTime() + MINUTE);
+        const quote = ['I drink tea', 'I run on Sundays', 'I read at night', 'I cook on Fridays'][
+          i
+        ];
+        const r = await alice.gate.propose({
+          sessionId: session.id,
+          proposals: [
+            {
+              slot: 'stances',
+              text: `The user ${t}.`,
+              origin: 'saw',
+              evidence: { turn: 1, quote },
+            },
+          ],
+        });
+        ids.push(r.proposed[0]?.id ?? '');
+      }
+      const before = (await alice.gate.pile()).map((p) => p.fact.id);
+      expect(before.slice(-4)).toEqual(ids);
+      expect(await alice.gate.pileCount()).toBe(before.length);
+      const page = await alice.gate.pile({ limit: 2, offset: before.length - 3 });
+      expect(page.map((p) => p.fact.id)).toEqual(ids.slice(1, 3));
+      expect(page[0]?.citedTurn?.content).toContain('I drink tea');
+      expect(await alice.gate.pile({ offset: before.length })).toEqual([]);
+      expect(await bob.gate.pileCount()).toBe((await bob.gate.pile()).length);
+      expect((await bob.gate.pile()).map((p) => p.fact.id)).not.toContain(ids[0]);
+      await refusesAll([
+        ['limit 0', () => alice.gate.pile({ limit: 0 })],
+        ['limit 1001', () => alice.gate.pile({ limit: 1001 })],
+        ['offset -1', () => alice.gate.pile({ offset: -1 })],
+        ['limit 1.5', () => alice.gate.pile({ limit: 1.5 })],
+      ]);
+      at('2026-10-21T16:00:00Z');
+    });
+  });
+
   describe('history.turns from and to', () => {
     const SESSION = 'shared-id';
 

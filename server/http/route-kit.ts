@@ -154,7 +154,7 @@ export function jsonResponse<S extends z.ZodType>(schema: S, description: string
 
 /** How many items the engine keeps in a list that takes only a limit. */
 export const ENGINE_WINDOW = 1_000;
-const DEFAULT_PAGE = 50;
+export const DEFAULT_PAGE = 50;
 
 export interface PageQuery {
   limit?: number | undefined;

@@ -10,6 +10,7 @@ import {
 } from './entities.js';
 import {
   apiRoute,
+  DEFAULT_PAGE,
   ENGINE_WINDOW,
   jsonResponse,
   pageOf,
@@ -82,7 +83,7 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
       summary: "How many proposals await the owner's decision",
       responses: jsonResponse(z.object({ count: z.number().int() }), 'the count'),
     }),
-    async (c) => c.json({ count: (await c.var.caller.handle.gate.pile()).length }, 200),
+    async (c) => c.json({ count: await c.var.caller.handle.gate.pileCount() }, 200),
   );
 
   app.openapi(
@@ -98,7 +99,14 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
       ),
     }),
     async (c) => {
-      const { items, page } = pageOf(await c.var.caller.handle.gate.pile(), c.req.valid('query'));
+      // paged in the store: only the page's cited turns are read
+      const gate = c.var.caller.handle.gate;
+      const q = c.req.valid('query');
+      const limit = q.limit ?? DEFAULT_PAGE;
+      const offset = q.offset ?? 0;
+      const [items, total] = await Promise.all([gate.pile({ limit, offset }), gate.pileCount()]);
+      const nextOffset = total > offset + limit ? offset + limit : null;
+      const page = { limit, offset, nextOffset, truncated: false };
       return c.json({ pending: send(z.array(PendingProposal), items), page }, 200);
     },
   );

@@ -127,7 +127,7 @@ export function createReviewApp(
     s.flash = null;
     return {
       subject,
-      pile: s.unlocked ? (await me.gate.pile()).length : null,
+      pile: s.unlocked ? await me.gate.pileCount() : null,
       csrf: s.csrf,
       unlocked: s.unlocked,
       current,
@@ -322,7 +322,7 @@ export function createReviewApp(
     const outcome = `${decision === 'approve' ? 'approved' : 'rejected'}: now ${result.status} (decision #${result.seq}, signed)${replaced}`;
     if (!isHtmx(c)) return done(c, s, outcome, '/');
     const fact = await me.facts.get(proposalId);
-    const pile = (await me.gate.pile()).length;
+    const pile = await me.gate.pileCount();
     return c.html(
       html`${decidedCard(fact, outcome)}${pileBadge(pile, true)}<title>
           ${pageTitle(subject, pile)}

@@ -13,8 +13,11 @@ export async function pileNights(
   size: number,
   timeZone: string,
 ): Promise<{ nights: PileNight[]; total: number; page: number; pages: number }> {
-  const pending = await me.gate.pile();
-  const shown = pageOf(pending, page, size);
+  const total = await me.gate.pileCount();
+  const pages = Math.max(1, Math.ceil(total / size));
+  const p = Math.min(Math.max(1, page), pages);
+  const pending = await me.gate.pile({ limit: size, offset: (p - 1) * size });
+  const shown = { items: pending, page: p, pages };
   const live = shown.items.some((p) => p.fact.key !== null) ? await me.facts.live() : [];
   const items: PileItem[] = [];
   for (const { fact, citedTurn } of shown.items) {
@@ -38,7 +41,7 @@ export async function pileNights(
     if (night === undefined) nights.push({ day, items: [item] });
     else night.items.push(item);
   }
-  return { nights, total: pending.length, page: shown.page, pages: shown.pages };
+  return { nights, total, page: shown.page, pages: shown.pages };
 }
 
 /** Live facts of a slot (or all), each with the values it superseded, newest first. */

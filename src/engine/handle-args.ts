@@ -24,7 +24,8 @@ export const HANDLE_ARGS: {
   },
   gate: {
     propose: ['input'],
-    pile: [],
+    pile: ['options'],
+    pileCount: [],
     dropped: ['options'],
     droppedCount: [],
     droppedByDay: ['options'],

@@ -60,6 +60,7 @@ function requireFactId(id: unknown, field: string): void {
   checkString(id, field, 256);
 }
 const DEFAULT_DROPPED_PAGE = 100;
+const DEFAULT_PILE_PAGE = 100;
 const DEFAULT_DROPPED_DAYS = 14;
 const MAX_DROPPED_DAYS = 366;
 const ALL_STATUSES: readonly Fact['status'][] = [
@@ -184,9 +185,11 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           proposedBy: optionalString(input.proposedBy, 'proposedBy') ?? 'host',
         });
       },
-      async pile() {
+      async pile(options) {
+        // no options: the whole pile, as before; a page when limit or offset is given
+        const page = options === undefined ? undefined : pageOf(options, DEFAULT_PILE_PAGE);
         const out: PendingProposal[] = [];
-        for (const fact of await facts.byStatus(subjectId, ['proposed'])) {
+        for (const fact of await facts.byStatus(subjectId, ['proposed'], page)) {
           out.push({ fact, citedTurn: await citedTurnOf(subjectId, fact) });
         }
         return out;
@@ -194,6 +197,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       async dropped(options = {}) {
         return dropped.list(subjectId, pageOf(options, DEFAULT_DROPPED_PAGE));
       },
+      pileCount: () => facts.countByStatus(subjectId, ['proposed']),
       droppedCount: () => dropped.count(subjectId),
       async droppedByDay(options = {}) {
         const days =

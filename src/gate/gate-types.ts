@@ -24,8 +24,13 @@ export interface GateApi {
     proposals: readonly unknown[];
     proposedBy?: string;
   }): Promise<ProposeResult>;
-  /** Proposals awaiting the owner's decision, each with the whole turn it cites. */
-  pile(): Promise<PendingProposal[]>;
+  /**
+   * Proposals awaiting the owner's decision, oldest first, each with the whole turn it cites:
+   * all of them, or a page (`limit` default 100, at most 1000; `offset` default 0).
+   */
+  pile(options?: { limit?: number; offset?: number }): Promise<PendingProposal[]>;
+  /** How many proposals await the owner's decision (one count, no turn read). */
+  pileCount(): Promise<number>;
   /** Dropped proposals, newest first: a page (limit default 100, at most 1000; offset default 0). */
   dropped(options?: { limit?: number; offset?: number }): Promise<DroppedProposal[]>;
   /** How many proposals the subject's log holds, in all. */

@@ -142,14 +142,29 @@ export class FactSql {
     });
   }
 
-  byStatus(subjectId: string, statuses: readonly FactStatus[]): Promise<Fact[]> {
+  byStatus(
+    subjectId: string,
+    statuses: readonly FactStatus[],
+    page?: { limit: number; offset: number },
+  ): Promise<Fact[]> {
     return guard('listing facts', async () => {
       const { rows } = await this.db.query<FactDbRow>(
         `SELECT ${FACT_COLUMNS} FROM facts WHERE subject_id = $1 AND status = ANY($2::text[])
-         ORDER BY recorded_at, id`,
-        [subjectId, statuses],
+         ORDER BY recorded_at, id LIMIT $3 OFFSET $4`,
+        [subjectId, statuses, page?.limit ?? null, page?.offset ?? 0],
       );
       return rows.map(toFact);
+    });
+  }
+
+  /** How many of the subject's facts have one of `statuses`. */
+  countByStatus(subjectId: string, statuses: readonly FactStatus[]): Promise<number> {
+    return guard('counting facts', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM facts WHERE subject_id = $1 AND status = ANY($2::text[])`,
+        [subjectId, statuses],
+      );
+      return rows[0]?.n ?? 0;
     });
   }
 
