@@ -98,6 +98,9 @@ export const serveCommand = defineCommand({
             ? {}
             : { notifyUrl, notifyAllowlist: probeConfig(ctx, 'none').httpAllowlist ?? [] }),
         });
+        // listening for the signal before saying where we serve: a caller that stops us as soon
+        // as it reads the line must find the handler in place, not the default that kills
+        const stopped = untilSignal();
         try {
           const mcp = `${running.url}mcp`;
           const page =
@@ -114,7 +117,7 @@ export const serveCommand = defineCommand({
             },
             () => `memledger serving ${running.url} (MCP at ${mcp}); stop with Ctrl-C\n${page}`,
           );
-          await untilSignal();
+          await stopped;
         } finally {
           await running.close();
         }
