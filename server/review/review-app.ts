@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { getCookie } from 'hono/cookie';
 import {
   EngineError,
   SETTLED_VERDICTS,
@@ -20,6 +20,16 @@ import {
   unanchoredChain,
 } from './review-data.js';
 import { reviewFailure } from './review-errors.js';
+import {
+  COOKIE,
+  isHtmx,
+  isLoopbackAddress,
+  positiveInt,
+  readForm,
+  remoteAddress,
+  SECURITY_HEADERS,
+  setSessionCookie,
+} from './review-kit.js';
 import { arrivalsView } from './views/arrivals-view.js';
 import { chainView, type ChainState } from './views/chain-view.js';
 import { droppedView } from './views/dropped-view.js';
@@ -58,42 +68,18 @@ export interface ReviewConfig {
   chartDays?: number;
 }
 
+const MAX_BULK = 1_000;
+/** What the engine's fact ids look like (UUIDs), with room: anything else names no proposal. */
+const PROPOSAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+type Handler = (c: Context, s: OwnerSession) => Promise<Response>;
+
 export interface ReviewApp {
   readonly app: Hono;
   readonly sessions: OwnerSessions;
   readonly subject: string;
   /** Forgets every open key. */
   close(): void;
-}
-
-const COOKIE = 'memledger_review';
-const MAX_FORM_BYTES = 64 * 1024;
-const MAX_BULK = 1_000;
-/** What the engine's fact ids look like (UUIDs), with room: anything else names no proposal. */
-const PROPOSAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-
-/** Response headers on every page: nothing inline runs, nothing frames it, nothing is cached. */
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  // same-origin, not no-referrer: under no-referrer a browser posts forms with `Origin: null`
-  'Referrer-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
-
-type Handler = (c: Context, s: OwnerSession) => Promise<Response>;
-
-const isHtmx = (c: Context) => c.req.header('hx-request') === 'true';
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
 }
 
 /**
@@ -435,67 +421,4 @@ export function createReviewApp(
   serveAsset('/assets/review.css', stylesheet);
 
   return { app, sessions, subject, close: () => sessions.close() };
-}
-
-/** The session cookie: not readable by scripts, never sent by another site's request. */
-function setSessionCookie(c: Context, s: OwnerSession): void {
-  setCookie(c, COOKIE, s.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
-}
-
-/** The posted form: urlencoded, at most 64 KiB, no field named twice (but `ids`). */
-async function readForm(c: Context): Promise<URLSearchParams> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      'the page posts forms as application/x-www-form-urlencoded; nothing changed',
-      { data: { field: 'content-type' } },
-    );
-  }
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_FORM_BYTES) throw formTooLarge();
-  const text = await readCapped(c.req.raw.body, MAX_FORM_BYTES);
-  const form = new URLSearchParams(text);
-  for (const key of new Set(form.keys())) {
-    if (key !== 'ids' && form.getAll(key).length > 1) {
-      throw new EngineError('INVALID_ARGUMENT', `the form names ${key.slice(0, 32)} twice`, {
-        data: { field: key.slice(0, 32) },
-      });
-    }
-  }
-  return form;
-}
-
-function formTooLarge(): EngineError {
-  return new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
-}
-
-/** The body as UTF-8, read only up to `max` bytes: a longer (or endless, chunked) one stops there. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (body === null) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw formTooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The peer address of a request served by @hono/node-server; null when served in-process. */
-function remoteAddress(c: Context): string | null {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? null;
-}
-
-function isLoopbackAddress(address: string): boolean {
-  const a = address.replace(/^::ffff:/i, '');
-  return a === '::1' || /^127\./.test(a);
 }
