@@ -13,7 +13,7 @@ export const PROBE_CONFIG_OPTIONS = {
   allow: {
     kind: 'list',
     value: 'host,...',
-    help: 'hosts http probes may reach besides loopback (else $MEMLEDGER_PROBE_HTTP_ALLOW)',
+    help: 'hosts http probes (and serve --notify-url) may reach besides loopback (else $MEMLEDGER_PROBE_HTTP_ALLOW)',
   },
   'timeout-ms': { kind: 'int', value: 'N', min: 1, help: 'the http and sql probe timeout' },
 } as const satisfies OptionSpecs;

@@ -85,7 +85,8 @@ async function checkMcpBody(request: Request): Promise<void> {
 }
 
 /**
- * One process, two faces: the HTTP API and MCP over Streamable HTTP at /mcp. Every /mcp request
+ * One process, three faces: the owner's review page at /, the HTTP API, and MCP over Streamable
+ * HTTP at /mcp. Every /mcp request
  * is authenticated by its own bearer token and served by a fresh, stateless MCP server for that
  * caller, so no session id exists that another token could present.
  */

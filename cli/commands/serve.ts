@@ -37,10 +37,11 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** `memledger serve`: the HTTP API and MCP over Streamable HTTP, until SIGINT or SIGTERM. */
+/** `memledger serve`: the HTTP API, MCP over Streamable HTTP and the review page, until a signal. */
 export const serveCommand = defineCommand({
   path: ['serve'],
-  summary: 'Serves the HTTP API and MCP (Streamable HTTP, at /mcp) until SIGINT or SIGTERM.',
+  summary:
+    'Serves the HTTP API, MCP (Streamable HTTP, at /mcp) and the owner review page (at /) until SIGINT or SIGTERM.',
   options: {
     listen: {
       kind: 'text',
@@ -74,7 +75,7 @@ export const serveCommand = defineCommand({
   notes: [
     'The owner review page is at / : the subject’s pile (--subject, default owner), unlocked in the browser with the owner key’s passphrase (--key F, else the key file found as `decide` finds it).',
     'File probes read only the --root directories ($MEMLEDGER_PROBE_ROOTS); none by default, so a token holder reads no file the owner did not name.',
-    'Every request carries `Authorization: Bearer <token>` (memledger token create).',
+    'Every API and MCP request carries `Authorization: Bearer <token>` (memledger token create); the review page refuses any token.',
     'A non-loopback --listen is refused (REMOTE_NOT_ALLOWED) without --allow-remote.',
     'Requests must name a loopback host, the --listen address, or an --allow-host name (DNS rebinding); on 0.0.0.0, give --allow-host.',
   ],
