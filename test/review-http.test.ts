@@ -1144,7 +1144,7 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     expect(isLockedPage((await v.get('/', { 'sec-fetch-site': 'same-origin' })).html)).toBe(false);
   });
 
-  it('shows characters a reader does not see in a cited turn as ⟨U+XXXX⟩, and the world time a fact claims', async () => {
+  it('shows characters a reader does not see in a cited turn as their code points (⟨U+202E⟩), and the world time a fact claims', async () => {
     const added = await me.turns.add({
       sessionId,
       role: 'user',

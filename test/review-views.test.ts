@@ -25,7 +25,7 @@ describe('the review page views', () => {
     expect(direct).toEqual(['views/layout.ts']);
   });
 
-  it('show bidi controls, zero-width characters, Unicode tags and private use as ⟨U+XXXX⟩', () => {
+  it('show bidi controls, zero-width characters, Unicode tags and private use as their code points (⟨U+202E⟩)', () => {
     const tag = String.fromCodePoint(0xe0041);
     expect(visible(`a\u202Eb\u200Bc${tag}d\uE000`)).toBe('a⟨U+202E⟩b⟨U+200B⟩c⟨U+E0041⟩d⟨U+E000⟩');
     // the negative control: visible text, right-to-left letters included, is left alone

@@ -6,7 +6,7 @@ const INVISIBLE = /[\p{Cf}\p{Co}]/gu;
 /**
  * A string as the owner must see it: every character that changes what a reader sees without
  * showing (a bidi override, a zero-width space, a Unicode tag a model reads but a page does not
- * draw) shown as ⟨U+XXXX⟩, so the page cannot read differently from the text that is signed.
+ * draw) shown as its code point (⟨U+202E⟩), so the page cannot read differently from the text that is signed.
  */
 export function visible(s: string): string {
   return s.replace(
