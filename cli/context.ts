@@ -9,10 +9,10 @@ import type { CliIo } from './io.js';
 import type { OptionSpecs, OptionValues } from './options.js';
 import type { GlobalValues } from './parse-options.js';
 
-/** What a command may add to the engine it opens: probes, an embedder, reindexing. */
+/** What a command may add to the engine it opens: probes, an embedder, a model, reindexing. */
 export type EngineExtras = Pick<
   EngineConfig,
-  'probes' | 'embedder' | 'reindex' | 'onReindexProgress'
+  'probes' | 'embedder' | 'llm' | 'reindex' | 'onReindexProgress'
 >;
 
 /** Everything a command's `run` is given; `values` holds exactly its declared options. */

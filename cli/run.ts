@@ -2,7 +2,7 @@ import { EngineError } from '../src/index.js';
 import { splitCommand } from './args.js';
 import type { Command } from './command.js';
 import { arrivalCommand, arrivalDiffCommand } from './commands/arrival.js';
-import { benchLocomoCommand } from './commands/bench.js';
+import { benchConfabulationCommand, benchLocomoCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
 import { decideCommand, droppedCommand, pileCommand, proposeCommand } from './commands/gate.js';
 import {
@@ -37,6 +37,7 @@ import {
   retractSettleCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
+import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
 import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
@@ -60,6 +61,8 @@ const COMMANDS: readonly Command[] = [
   proposeCommand,
   pileCommand,
   droppedCommand,
+  reflectCommand,
+  reflectListCommand,
   decideCommand,
   reviewCommand,
   memoryCommand,
@@ -98,6 +101,7 @@ const COMMANDS: readonly Command[] = [
   serveCommand,
   mcpCommand,
   benchLocomoCommand,
+  benchConfabulationCommand,
   demoCommand,
 ];
 

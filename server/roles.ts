@@ -27,6 +27,8 @@ export const OPERATIONS = {
   'commitments.list': 'reader',
   'tools.list': 'reader',
   'recall.search': 'reader',
+  'reflection.list': 'reader',
+  'reflection.outcomes': 'reader',
   // the agent's work
   'sessions.create': 'agent',
   'turns.add': 'agent',
@@ -44,6 +46,8 @@ export const OPERATIONS = {
   'commitments.done': 'agent',
   'commitments.drop': 'agent',
   'actions.record': 'agent',
+  // proposes, like gate.propose: what passes waits in the pile for the owner
+  'reflection.reflect': 'agent',
 } as const satisfies Readonly<Record<string, TokenRole>>;
 
 /** One of the operations a face may run. */

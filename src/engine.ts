@@ -15,6 +15,7 @@ import { requireEmbedderModel } from './recall/vectors.js';
 import { DEFAULT_DB, openSqlClient } from './store/open-store.js';
 import { checkRecallIndex, reindexRecall, reindexRequired } from './store/recall-reindex.js';
 import { SubjectSql } from './store/subject-sql.js';
+import type { LlmClient } from './reflection/llm-client.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
 export const DEFAULT_SUBJECT = 'owner';
@@ -41,6 +42,11 @@ export interface EngineConfig {
    * one, recall is lexical only. Vectors are made by `vectors.embedPending`, never by recall.
    */
   embedder?: Embedder;
+  /**
+   * The model memledger's own reflection and summaries call (`createLlmClient`, or any object
+   * with its shape). Without one they are LLM_NOT_CONFIGURED; nothing else needs a model.
+   */
+  llm?: LlmClient;
   /**
    * A store whose recall index was built by another analyzer version is refused with
    * REINDEX_REQUIRED; with `reindex: true` it is rebuilt while opening instead.
@@ -90,6 +96,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
     ...(config.ledger?.dueDays === undefined ? {} : { dueDays: config.ledger.dueDays }),
     ...(config.arrival === undefined ? {} : { arrival: config.arrival }),
     ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
+    ...(config.llm === undefined ? {} : { llm: config.llm }),
   });
   const subjects = new SubjectSql(client);
 

@@ -145,6 +145,24 @@ export type { Embedder, OpenAiEmbedderOptions } from './recall/embedder.js';
 export { localEmbedder } from './recall/local-embedder.js';
 export type { LocalEmbedderOptions } from './recall/local-embedder.js';
 
+// Models for memledger's own reflection and summaries (utility generations, never turns).
+export { createLlmClient, parseProvider } from './reflection/llm-providers.js';
+export { LLM_PROVIDERS } from './reflection/llm-client.js';
+export type {
+  LlmClient,
+  LlmOptions,
+  LlmProvider,
+  StructuredAnswer,
+  StructuredRequest,
+} from './reflection/llm-client.js';
+export { REFLECTION_PROMPT_VERSION } from './reflection/reflection-module.js';
+export type {
+  ReflectionApi,
+  ReflectionOutcome,
+  ReflectionResult,
+  ReflectionRun,
+} from './reflection/reflection-types.js';
+
 // Probe instruments a host can add (EngineConfig.probes.instruments).
 export type { ProbeConfig } from './probes/probe-config.js';
 export type { ReadOnlySql } from './store/read-only-sql.js';

@@ -32,6 +32,7 @@ const NAMESPACES = [
   'commitments',
   'actions',
   'recall',
+  'reflection',
   'vectors',
 ] as const;
 

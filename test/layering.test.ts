@@ -55,7 +55,9 @@ const BELOW_ENGINE: readonly Layer[] = [
  * imports between modules are type-only and listed here; these are the ones that exist:
  * - gate → crypto: the `OwnerSigner` a decision is signed with (the engine passes the crypto in);
  * - probes → ledger: the probe service implements the ledger's `FalsifierProbes` port;
- * - access → crypto: the `OwnerSigner` a token grant is signed with.
+ * - access → crypto: the `OwnerSigner` a token grant is signed with;
+ * - reflection → gate, history: the `ProposalGate` its proposals go through and the result it
+ *   answers with, and the history options it reads turns by (the engine passes both in).
  */
 const RULES: Readonly<Record<Layer, LayerRule>> = {
   domain: { paths: ['src/domain/'], imports: [], pure: true },
@@ -67,7 +69,11 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   recall: { paths: ['src/recall/'], imports: ['domain', 'store'] },
   history: { paths: ['src/history/'], imports: ['domain', 'store'] },
   access: { paths: ['src/access/'], imports: ['domain', 'store'], types: ['crypto'] },
-  reflection: { paths: ['src/reflection/'], imports: ['domain', 'store'] },
+  reflection: {
+    paths: ['src/reflection/'],
+    imports: ['domain', 'store'],
+    types: ['gate', 'history'],
+  },
   crypto: { paths: ['src/crypto/'], imports: ['domain'] },
   pglite: { paths: ['src/pglite/'], imports: ['domain', 'store'], drivers: true },
   postgres: { paths: ['src/postgres/'], imports: ['domain', 'store'], drivers: true },

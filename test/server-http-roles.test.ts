@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/index.js';
+import { createLlmClient, type Engine } from '../src/index.js';
+import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { OPERATIONS, type Operation } from '../server/roles.js';
 import { dumpStore } from './support/dump-store.js';
@@ -171,6 +172,8 @@ function samples(ids: Record<string, string>): Record<Operation, Sample> {
     'commitments.list': {},
     'tools.list': {},
     'recall.search': { query: '?q=Lisbon' },
+    'reflection.list': {},
+    'reflection.outcomes': {},
     'sessions.create': { body: {} },
     'turns.add': { body: { role: 'user', content: 'I fly to Lisbon on Friday.' } },
     'turns.recordResponse': { body: { blocks: [{ type: 'text', text: 'Noted.' }] } },
@@ -209,6 +212,7 @@ function samples(ids: Record<string, string>): Record<Operation, Sample> {
     'commitments.done': {},
     'commitments.drop': {},
     'actions.record': { body: { tool: 'search', surface: 'chat', target: 'weather' } },
+    'reflection.reflect': { body: { from: 1 } },
   };
 }
 
@@ -218,6 +222,8 @@ describe.each(ENGINES)('HTTP roles [%s]', (kind) => {
   let app: HttpApp;
   let alice: SubjectWithTokens;
   let bob: SubjectWithTokens;
+  // the model reflection calls: the agent's control run of reflection.reflect gets a real answer
+  let fake: FakeLlm;
   let ops: DocOperation[];
   /** Real ids of alice's records, by path parameter name. */
   const ids: Record<string, string> = {};
@@ -264,7 +270,9 @@ describe.each(ENGINES)('HTTP roles [%s]', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await openTestEngine(kind, { probes: { roots: [root.dir] } });
+    fake = await startFakeLlm({ protocol: 'openai' });
+    const llm = createLlmClient({ provider: 'openai', baseUrl: fake.url, model: 'fake-1' });
+    t = await openTestEngine(kind, { probes: { roots: [root.dir] }, llm });
     engine = t.engine;
     app = createHttpApp({ engine });
     alice = await ownerWithTokens(engine, 'alice');
@@ -274,7 +282,10 @@ describe.each(ENGINES)('HTTP roles [%s]', (kind) => {
     const doc = (await (await app.request('/openapi.json')).json()) as OpenApiDoc;
     ops = docOperations(doc).filter((o) => o.operation !== undefined);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
 
   const send = (o: DocOperation, authorization: string | null, with_ = ids) => {
     const s = samples(with_)[o.operation as Operation];

@@ -2,7 +2,12 @@ import { benchKinds } from '../../eval/bench-store.js';
 import { runLocomo, type LocomoEngineReport } from '../../eval/run-locomo.js';
 import { loadLocomo } from '../../eval/locomo-data.js';
 import { formatRows } from '../../eval/locomo-metrics.js';
+import { createLlmClient, type LlmClient } from '../../src/index.js';
+import { startFakeLlm, type FakeLlm } from '../../eval/fake-llm/fake-llm-server.js';
+import { formatConfabulation, runConfabulation } from '../../eval/run-confabulation.js';
+import type { ConfabulationReport } from '../../eval/run-confabulation.js';
 import { defineCommand } from '../command.js';
+import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 
 function report(r: LocomoEngineReport): string {
@@ -55,5 +60,53 @@ export const benchLocomoCommand = defineCommand({
       if (!ctx.json) ctx.io.stdout(`${report(r)}\n\n`);
     }
     if (ctx.json) ctx.io.stdout(JSON.stringify({ data, engines: reports }) + '\n');
+  },
+});
+
+/**
+ * `bench confabulation [--llm-url U --llm-model M]`: replays the labelled days through
+ * memledger's reflection and counts what the gate drops and what reaches the pile. With no model
+ * named, it runs against the scripted fake (a confabulating, seed-001-style reflection) over both
+ * providers' real HTTP protocols, on this machine.
+ */
+export const benchConfabulationCommand = defineCommand({
+  path: ['bench', 'confabulation'],
+  summary:
+    'Replays labelled days through the reflection: drops per code, the pile, confabulation rate, recall.',
+  options: { ...LLM_OPTIONS },
+  notes: [
+    'without --llm-url (or MEMLEDGER_LLM_URL): the scripted fake model, over the openai and anthropic protocols',
+  ],
+  async run(ctx) {
+    const named = llmFrom(ctx);
+    const progress = (line: string) => {
+      if (ctx.io.stderrIsTTY) ctx.io.stderr(`${line}\n`);
+    };
+    const reports: ConfabulationReport[] = [];
+    const runOne = async (llm: LlmClient) => {
+      const r = await runConfabulation(llm, progress);
+      reports.push(r);
+      if (!ctx.json) ctx.io.stdout(`${formatConfabulation(r)}\n\n`);
+    };
+    if (named !== undefined) {
+      await runOne(named);
+    } else {
+      for (const protocol of ['openai', 'anthropic'] as const) {
+        const fake: FakeLlm = await startFakeLlm({ protocol });
+        try {
+          await runOne(
+            createLlmClient({
+              provider: protocol,
+              baseUrl: fake.url,
+              model: 'memledger-scripted-confabulator',
+              retries: 0,
+            }),
+          );
+        } finally {
+          await fake.close();
+        }
+      }
+    }
+    if (ctx.json) ctx.io.stdout(JSON.stringify({ runs: reports }) + '\n');
   },
 });

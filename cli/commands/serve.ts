@@ -4,6 +4,7 @@ import type { ReviewConfig } from '../../server/review/review-app.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { recordSignedHead, verifyAnchored } from '../head-file.js';
+import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { anchorLine, findOwnerKey, KEY_OPTIONS, keyNotFoundMessage } from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
@@ -71,6 +72,7 @@ export const serveCommand = defineCommand({
       help: 'POST a JSON notice here when the pile fills, and once a day while it stays full (loopback or an --allow host)',
     },
     ...PROBE_CONFIG_OPTIONS,
+    ...LLM_OPTIONS,
   },
   notes: [
     'The owner review page is at / : the subject’s pile (--subject, default owner), unlocked in the browser with the owner key’s passphrase (--key F, else the key file found as `decide` finds it).',
@@ -78,9 +80,12 @@ export const serveCommand = defineCommand({
     'Every API and MCP request carries `Authorization: Bearer <token>` (memledger token create); the review page refuses any token.',
     'A non-loopback --listen is refused (REMOTE_NOT_ALLOWED) without --allow-remote.',
     'Requests must name a loopback host, the --listen address, or an --allow-host name (DNS rebinding); on 0.0.0.0, give --allow-host.',
+    'POST /v1/sessions/{id}/reflect calls the model of --llm-url and --llm-model ($MEMLEDGER_LLM_URL, $MEMLEDGER_LLM_MODEL; its key only in $MEMLEDGER_LLM_API_KEY); without one it answers LLM_NOT_CONFIGURED.',
   ],
   async run(ctx) {
     const { host, port } = parseListen(ctx.values.listen);
+    // checked before the store opens: a URL without a model starts nothing
+    const llm = llmFrom(ctx);
     await ctx.withEngine(
       false,
       async (engine) => {
@@ -115,15 +120,20 @@ export const serveCommand = defineCommand({
               host: running.host,
               port: running.port,
               review: { subject: running.review.subject, keyFile: review.keyFile },
+              llm: llm === undefined ? null : { provider: llm.provider, model: llm.model },
             },
-            () => `memledger serving ${running.url} (MCP at ${mcp}); stop with Ctrl-C\n${page}`,
+            () =>
+              `memledger serving ${running.url} (MCP at ${mcp}); stop with Ctrl-C\n${page}\n` +
+              (llm === undefined
+                ? 'reflection: no model (--llm-url, --llm-model); /reflect answers LLM_NOT_CONFIGURED'
+                : `reflection: ${llm.provider} ${llm.model}`),
           );
           await stopped;
         } finally {
           await running.close();
         }
       },
-      { probes: probeConfig(ctx, 'none') },
+      { probes: probeConfig(ctx, 'none'), ...(llm === undefined ? {} : { llm }) },
     );
   },
 });

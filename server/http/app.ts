@@ -14,6 +14,7 @@ import { registerGateRoutes } from './routes-gate.js';
 import { registerLedgerRoutes } from './routes-ledger.js';
 import { registerProbeRoutes } from './routes-probes.js';
 import { registerRecallRoutes } from './routes-recall.js';
+import { registerReflectionRoutes } from './routes-reflection.js';
 import { registerSessionRoutes } from './routes-sessions.js';
 
 export type { HttpApp, HttpEnv } from './route-kit.js';
@@ -61,6 +62,7 @@ export function createHttpApp(config: HttpAppConfig): HttpApp {
   registerProbeRoutes(app, engine);
   registerArrivalRoutes(app, engine);
   registerRecallRoutes(app, engine);
+  registerReflectionRoutes(app, engine);
 
   app.openapi(
     {

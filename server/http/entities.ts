@@ -79,6 +79,8 @@ export const UtilityUsage = z
     kind: z.enum(UTILITY_KINDS),
     requests: z.number().int(),
     chars: z.number().int(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
     firstAt: DateTime,
     lastAt: DateTime,
   })
@@ -368,3 +370,51 @@ export const RecallItem = z
     }),
   })
   .openapi('RecallItem');
+
+export const ReflectionRun = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    promptVersion: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    turns: z.object({ from: z.number().int(), to: z.number().int() }),
+    proposed: z.number().int(),
+    dropped: z.number().int(),
+    usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+    durationMs: z.number().int(),
+    createdAt: DateTime,
+  })
+  .openapi('ReflectionRun', {
+    description:
+      'One reflection: the prompt version and model, the turns shown, how many proposals the answer held and how many the gate dropped.',
+  });
+
+export const ReflectResult = z
+  .object({
+    reflection: ReflectionRun,
+    proposed: ProposeResult.shape.proposed,
+    dropped: ProposeResult.shape.dropped,
+  })
+  .openapi('ReflectResult', {
+    description:
+      'The run, and the gate’s verdict on each proposal: pending in the pile, or dropped with its code.',
+  });
+
+export const ReflectionOutcome = z
+  .object({
+    promptVersion: z.string(),
+    slot: z.string(),
+    proposed: z.number().int(),
+    dropped: z.record(z.string(), z.number().int()),
+    reachedPile: z.number().int(),
+    unattested: z.number().int(),
+    pending: z.number().int(),
+    live: z.number().int(),
+    rejected: z.number().int(),
+    other: z.number().int(),
+  })
+  .openapi('ReflectionOutcome', {
+    description:
+      'What one prompt version’s proposals to one slot became: dropped per code, reached the pile, and where those stand now (live only when owner signatures back it).',
+  });

@@ -61,6 +61,9 @@ const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_ENCODING: 415,
   EMBEDDER_FAILED: 502,
+  LLM_FAILED: 502,
+  REFLECTION_IN_PROGRESS: 409,
+  LLM_NOT_CONFIGURED: 503,
   ENGINE_CLOSED: 503,
   STORE_LOCKED: 503,
   // the server's own set-up, not the caller's doing: the message stays in the server
@@ -84,6 +87,9 @@ const WITHHELD: Readonly<Partial<Record<ErrorCode, string>>> = {
   ENGINE_CLOSED: 'the server is shutting down',
   STORE_LOCKED: 'the store is busy in another process',
   EMBEDDER_FAILED: 'the embedder failed',
+  LLM_FAILED: 'the model call failed (the server log has the detail)',
+  LLM_NOT_CONFIGURED:
+    'this server has no model configured (memledger serve --llm-url, --llm-model)',
 };
 
 const MAX_MESSAGE = 1_000;

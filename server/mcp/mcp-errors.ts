@@ -37,6 +37,7 @@ const WITHHELD: ReadonlySet<string> = new Set<ErrorCode>([
   'PASSPHRASE_REQUIRED',
   'PROBE_ROLE_MISSING',
   'EMBEDDER_FAILED',
+  'LLM_FAILED',
   'INTERNAL',
 ]);
 

@@ -45,6 +45,7 @@ export const DROP_CODES = [
   'DUPLICATE',
   'INVALID_PROPOSAL',
   'HIDDEN_CHARACTERS',
+  'SLOT_NOT_OFFERED',
 ] as const;
 /** One of `DROP_CODES`. */
 export type DropCode = (typeof DROP_CODES)[number];

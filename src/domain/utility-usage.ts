@@ -7,6 +7,9 @@ export interface UtilityUsage {
   requests: number;
   /** Characters of the requests, summed. */
   chars: number;
+  /** Tokens the provider counted in and out (memledger's own calls; 0 for a host's). */
+  inputTokens: number;
+  outputTokens: number;
   firstAt: Date;
   lastAt: Date;
 }

@@ -1,8 +1,9 @@
 /**
- * Utility generations (a title for the chat, an insight pass) are answered by the host but are
- * not conversation: recording them would put words in the user's mouth.
+ * Utility generations (a title for the chat, an insight pass, memledger's own reflection and
+ * summaries) are answered by a model but are not conversation: recording them would put words in
+ * the user's mouth, and citing them would make a model's output its own evidence.
  */
-export const UTILITY_KINDS = ['title', 'insight', 'utility'] as const;
+export const UTILITY_KINDS = ['title', 'insight', 'utility', 'reflection', 'summary'] as const;
 /** One of `UTILITY_KINDS`. */
 export type UtilityKind = (typeof UTILITY_KINDS)[number];
 

@@ -15,6 +15,7 @@ export const HANDLE_ARGS: {
   readonly [N in Namespaces]: { readonly [M in keyof SubjectHandle[N]]: readonly ArgKind[] };
 } = {
   sessions: { create: ['options'], get: ['value'], list: ['options'] },
+  reflection: { reflect: ['input'], list: ['options'], outcomes: ['options'] },
   turns: { add: ['input'], recordResponse: ['input'] },
   history: {
     turns: ['value', 'options'],

@@ -6,6 +6,7 @@ import type { LedgerApi } from '../ledger/ledger-types.js';
 import type { ProbesApi } from '../probes/probe-types.js';
 import type { ArrivalApi, ToolsApi, CommitmentsApi, ActionsApi } from '../arrival/arrival-types.js';
 import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
+import type { ReflectionApi } from '../reflection/reflection-types.js';
 
 /**
  * Everything about one subject (the person the agent serves). No method takes a subject: a
@@ -31,6 +32,8 @@ export interface SubjectHandle {
   readonly actions: ActionsApi;
   readonly recall: RecallApi;
   readonly vectors: VectorsApi;
+  /** memledger's own reflection: a model proposes through the gate (needs `EngineConfig.llm`). */
+  readonly reflection: ReflectionApi;
 }
 
 /** Engine-wide: the store, its subjects, and the engine's lifetime. */

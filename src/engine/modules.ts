@@ -10,6 +10,8 @@ import type { ResolvedProbeConfig } from '../probes/probe-config.js';
 import { createProbeModule } from '../probes/probe-service.js';
 import type { Embedder } from '../recall/embedder.js';
 import { createRecallModule } from '../recall/recall-api.js';
+import type { LlmClient } from '../reflection/llm-client.js';
+import { createReflectionModule } from '../reflection/reflection-module.js';
 import { recallMaintenance } from '../store/recall-maintenance.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 
@@ -22,6 +24,7 @@ export interface ModulesConfig {
   dueDays?: number;
   arrival?: ArrivalConfig;
   embedder?: Embedder;
+  llm?: LlmClient;
 }
 
 export function createModules(deps: ModuleDeps, config: ModulesConfig) {
@@ -36,19 +39,29 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
     sha256Hex: nodeChainCrypto.sha256Hex,
     ...(config.arrival === undefined ? {} : { config: config.arrival }),
   });
+  const history = createHistoryModule({
+    ...deps,
+    ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
+  });
+  const gate = createGateModule({
+    ...deps,
+    crypto,
+    trust,
+    timeZoneOf: arrival.timeZoneOf,
+    ...(config.gate === undefined ? {} : { config: config.gate }),
+  });
   return {
     crypto,
-    history: createHistoryModule({
-      ...deps,
-      ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
-    }),
+    history,
     trust,
-    gate: createGateModule({
+    gate,
+    reflection: createReflectionModule({
       ...deps,
-      crypto,
+      gate: gate.proposalGate,
       trust,
-      timeZoneOf: arrival.timeZoneOf,
-      ...(config.gate === undefined ? {} : { config: config.gate }),
+      turns: (subjectId, sessionId, options) =>
+        history.history(subjectId).turns(sessionId, options),
+      ...(config.llm === undefined ? {} : { llm: config.llm }),
     }),
     probes,
     ledger: createLedgerModule({

@@ -55,6 +55,7 @@ export function createSubjectHandle(
     commitments: g('commitments', modules.arrival.commitments(id)),
     actions: g('actions', modules.arrival.actions(id)),
     recall: g('recall', modules.recall.recall(id)),
+    reflection: g('reflection', modules.reflection.reflection(id)),
     vectors: g('vectors', modules.recall.vectors(id)),
   });
 }

@@ -42,6 +42,8 @@ export interface GateModule {
   owner(subjectId: string): OwnerApi;
   slots(subjectId: string): SlotsApi;
   facts(subjectId: string): FactsApi;
+  /** The gate itself, for engine modules that propose in a transaction of their own making. */
+  readonly proposalGate: ProposalGate;
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -168,6 +170,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
   };
 
   return {
+    proposalGate: gate,
     gate: (subjectId) => ({
       async propose(input) {
         const sessionId = requireId(input.sessionId, 'session');

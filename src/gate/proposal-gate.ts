@@ -30,7 +30,22 @@ export interface ProposeInput {
   proposals: readonly unknown[];
   /** Who proposes: reflection, extraction, agent, host… */
   proposedBy: string;
+  /**
+   * What a model was shown and may answer about (memledger's reflection): a proposal in another
+   * slot is dropped SLOT_NOT_OFFERED, one citing a turn outside the range TURN_NOT_FOUND, and
+   * nothing of the batch goes live on a receipt, whatever the slot's delegation says.
+   */
+  scope?: { slots: ReadonlySet<string>; turns: { from: number; to: number } };
 }
+
+/** What the gate made of each raw item, in the caller's order: a stored fact or a logged drop. */
+export type GateOutcome = { factId: string } | { droppedId: string };
+
+/**
+ * Runs in the batch's own transaction once every item is judged, so whatever a caller records
+ * about the batch (a reflection's run and items) is stored with it or not at all.
+ */
+export type GateWithin = (tx: SqlExecutor, outcomes: readonly GateOutcome[]) => Promise<void>;
 
 export interface ProposeResult {
   proposed: Array<{
@@ -51,6 +66,28 @@ export interface ProposalGateDeps {
   config: GateConfig;
 }
 
+/** Why a proposal falls outside what its model was shown, or null. */
+function scopeProblem(
+  scope: ProposeInput['scope'],
+  p: { slot: string; evidence?: { turn?: number } },
+): { code: DropCode; reason: string } | null {
+  if (scope === undefined) return null;
+  if (!scope.slots.has(p.slot)) {
+    return {
+      code: 'SLOT_NOT_OFFERED',
+      reason: `slot "${p.slot}" was not offered to this reflection (action slots are filled from receipts, never by a model's reading of the record)`,
+    };
+  }
+  const turn = p.evidence?.turn;
+  if (typeof turn === 'number' && (turn < scope.turns.from || turn > scope.turns.to)) {
+    return {
+      code: 'TURN_NOT_FOUND',
+      reason: `turn ${turn} was not shown to this reflection (it saw turns ${scope.turns.from} to ${scope.turns.to})`,
+    };
+  }
+  return null;
+}
+
 /**
  * The write gate: everything that wants to become memory comes through `propose`. What passes
  * is stored `proposed` (or `active` for an auto-live action slot); every drop is logged with its
@@ -63,16 +100,24 @@ export class ProposalGate {
    * One transaction for the whole batch, under the subject's chain lock: a batch is stored whole
    * or not at all, and an auto-live promotion cannot interleave with an owner decision.
    */
-  propose(input: ProposeInput): Promise<ProposeResult> {
+  propose(input: ProposeInput, within?: GateWithin): Promise<ProposeResult> {
     return this.deps.trust.withSubject(input.subjectId, (held) =>
       this.deps.client.transaction(async (tx) => {
         await lockChain(tx, input.subjectId);
-        return this.run(tx, held, input);
+        const outcomes: GateOutcome[] = [];
+        const result = await this.run(tx, held, input, outcomes);
+        if (within !== undefined) await within(tx, outcomes);
+        return result;
       }),
     );
   }
 
-  private async run(tx: SqlExecutor, held: HeldTrust, input: ProposeInput): Promise<ProposeResult> {
+  private async run(
+    tx: SqlExecutor,
+    held: HeldTrust,
+    input: ProposeInput,
+    outcomes: GateOutcome[],
+  ): Promise<ProposeResult> {
     const { deps } = this;
     const sql = {
       slots: new SlotSql(tx),
@@ -107,10 +152,28 @@ export class ProposalGate {
           read.reason,
           at,
           result,
+          outcomes,
         );
         continue;
       }
       const p = read.proposal;
+      // an undeclared slot is the gate's UNKNOWN_SLOT; a declared one not offered is out of scope
+      const outOfScope = slots.has(p.slot) ? scopeProblem(input.scope, p) : null;
+      if (outOfScope !== null) {
+        await this.drop(
+          sql.dropped,
+          input,
+          raw,
+          p.slot,
+          p.text,
+          outOfScope.code,
+          outOfScope.reason,
+          at,
+          result,
+          outcomes,
+        );
+        continue;
+      }
       const slot = slots.get(p.slot) ?? null;
       const cited =
         p.evidence?.turn === undefined
@@ -150,11 +213,13 @@ export class ProposalGate {
           verdict.reason,
           at,
           result,
+          outcomes,
         );
         continue;
       }
       const delegation = chain.delegations.get(p.slot);
       const autoLive =
+        input.scope === undefined &&
         slot?.rule === 'action' &&
         delegation !== undefined &&
         delegation.autoLive &&
@@ -186,6 +251,7 @@ export class ProposalGate {
       // An action of a delegated slot goes live on its checked receipt, with no decision.
       if (autoLive) await sql.facts.promote(input.subjectId, fact.id, at, 'receipt');
       texts.push(normalizeForQuote(p.text));
+      outcomes.push({ factId: fact.id });
       result.proposed.push({
         id: fact.id,
         slot: fact.slot,
@@ -207,9 +273,12 @@ export class ProposalGate {
     reason: string,
     at: Date,
     result: ProposeResult,
+    outcomes: GateOutcome[],
   ): Promise<void> {
+    const id = this.deps.newId();
+    outcomes.push({ droppedId: id });
     await dropped.insert(input.subjectId, {
-      id: this.deps.newId(),
+      id,
       sessionId: input.sessionId,
       slot,
       text,

@@ -10,6 +10,7 @@ import { sql as trust } from './0009-trust.js';
 import { sql as probeRole } from './0010-probe-role.js';
 import { sql as tokens } from './0011-tokens.js';
 import { sql as subjectKeys } from './0012-subject-keys.js';
+import { sql as reflections } from './0013-reflections.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'probe-role', sql: probeRole },
   { version: 11, name: 'tokens', sql: tokens },
   { version: 12, name: 'subject-keys', sql: subjectKeys },
+  { version: 13, name: 'reflections', sql: reflections },
 ];

@@ -1,0 +1,102 @@
+import type { ReflectionOutcome, ReflectionRun } from '../../src/index.js';
+import { defineCommand } from '../command.js';
+import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
+import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
+
+function runJson(r: ReflectionRun) {
+  return { ...r, createdAt: r.createdAt.toISOString() };
+}
+
+/**
+ * `reflect --session S`: memledger's own reflection. The model sees the session's numbered
+ * turns with receipts, the declared slots and the live facts; every proposal of its answer goes
+ * through the gate unchanged. Nothing it proposes is live: the pile waits for the owner.
+ */
+export const reflectCommand = defineCommand({
+  path: ['reflect'],
+  summary:
+    'Runs memledger’s reflection on a session: a model proposes, the gate checks, the pile waits.',
+  options: {
+    ...SESSION_OPTION,
+    ...SUBJECT_OPTION,
+    from: { kind: 'int', value: 'N', min: 1, help: 'only turns from seq N on' },
+    to: { kind: 'int', value: 'N', min: 1, help: 'only turns up to seq N' },
+    ...LLM_OPTIONS,
+  },
+  notes: [
+    'the model: --llm-url and --llm-model, or MEMLEDGER_LLM_URL and MEMLEDGER_LLM_MODEL; its key only in MEMLEDGER_LLM_API_KEY',
+  ],
+  async run(ctx) {
+    const { session: sessionId, from, to } = ctx.values;
+    const llm = llmFrom(ctx);
+    const result = await ctx.withSubject(
+      ctx.values.subject,
+      (me) =>
+        me.reflection.reflect({
+          sessionId,
+          ...(from === undefined ? {} : { from }),
+          ...(to === undefined ? {} : { to }),
+        }),
+      llm === undefined ? {} : { llm },
+    );
+    const r = result.reflection;
+    ctx.print({ reflection: runJson(r), proposed: result.proposed, dropped: result.dropped }, () =>
+      [
+        `reflection ${r.id} (${r.promptVersion}, ${r.provider} ${r.model}) on turns #${r.turns.from}-#${r.turns.to}: ` +
+          `${r.proposed} proposed, ${r.dropped} dropped, ${r.proposed - r.dropped} to the pile; ${r.usage.inputTokens} tokens in, ${r.usage.outputTokens} out`,
+        ...result.dropped.map((d) => `DROPPED ${d.code} ${d.slot}: ${d.text}\n  ${d.reason}`),
+        ...result.proposed.map(
+          (p) => `PROPOSED [${p.id}] ${p.slot}: ${p.text}${p.attested ? '' : '  (UNATTESTED)'}`,
+        ),
+        r.proposed === 0 ? 'the model proposed nothing (a recorded outcome)' : '',
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
+    );
+  },
+});
+
+function outcomeLine(o: ReflectionOutcome): string {
+  const drops = Object.entries(o.dropped)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([code, n]) => `${code} ${n}`)
+    .join(', ');
+  return `${o.promptVersion} ${o.slot}: proposed ${o.proposed}, dropped ${o.proposed - o.reachedPile}${drops === '' ? '' : ` (${drops})`}, reached the pile ${o.reachedPile} (unattested ${o.unattested}); now pending ${o.pending}, live ${o.live}, rejected ${o.rejected}, other ${o.other}`;
+}
+
+/** `reflect list`: past runs, and per prompt version and slot what their proposals became. */
+export const reflectListCommand = defineCommand({
+  path: ['reflect', 'list'],
+  summary: 'Lists reflection runs and, per prompt version and slot, what their proposals became.',
+  options: {
+    ...SUBJECT_OPTION,
+    session: { kind: 'text', value: 'S', help: 'only this session’s runs' },
+    version: { kind: 'text', value: 'V', help: 'only this prompt version’s outcomes' },
+    limit: { kind: 'int', value: 'N', min: 1, help: 'at most N runs (default 20)' },
+  },
+  async run(ctx) {
+    const { session, version, limit } = ctx.values;
+    const { runs, outcomes } = await ctx.withSubject(ctx.values.subject, async (me) => ({
+      runs: await me.reflection.list({
+        ...(session === undefined ? {} : { sessionId: session }),
+        ...(limit === undefined ? {} : { limit }),
+      }),
+      outcomes: await me.reflection.outcomes(
+        version === undefined ? {} : { promptVersion: version },
+      ),
+    }));
+    ctx.print({ runs: runs.map(runJson), outcomes }, () =>
+      [
+        runs.length === 0
+          ? 'no reflections yet'
+          : runs
+              .map(
+                (r) =>
+                  `${r.createdAt.toISOString()} ${r.id} session ${r.sessionId} (${r.promptVersion}, ${r.model}): ${r.proposed} proposed, ${r.dropped} dropped`,
+              )
+              .join('\n'),
+        ...outcomes.map(outcomeLine),
+      ].join('\n'),
+    );
+  },
+});
