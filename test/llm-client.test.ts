@@ -625,18 +625,25 @@ describe.each(PROTOCOLS)('LLM client over the %s protocol', (provider) => {
       expect(f.requests.map((r) => r.path)).toEqual([endpoint]);
     });
 
-    it('a query string and fragment on the base are dropped', async () => {
+    it('a query string on the base is refused (a key never rides in a URL); a fragment is dropped', async () => {
       const server = await rawServer((_req, res) => sendJson(res, 500, {}));
       const base = provider === 'openai' ? `${server.url}/v1` : server.url;
+      let refused: unknown = null;
+      try {
+        createLlmClient({ provider, baseUrl: `${base}?key=${KEY}`, model: MODEL, retries: 0 });
+      } catch (err) {
+        refused = err;
+      }
+      expect(refused).toMatchObject({ code: 'INVALID_ARGUMENT', data: { field: 'llmUrl' } });
+      expect((refused as Error).message).not.toContain(KEY);
       const client = createLlmClient({
         provider,
-        baseUrl: `${base}?key=${KEY}#frag`,
+        baseUrl: `${base}#frag`,
         model: MODEL,
         retries: 0,
       });
       await failure(client.generate(REQUEST));
       expect(server.paths).toEqual([endpoint]);
-      expect(client.url).not.toContain(KEY);
     });
   });
 });

@@ -36,6 +36,17 @@ function providerMessage(body: unknown, text: string): string {
   return trimmed === '' ? '(no message)' : trimmed.slice(0, 300);
 }
 
+/** How `postJson` treats a provider's calls: the timeout, the retries and their waits. */
+function httpOptions(provider: LlmProvider, options: LlmOptions) {
+  return {
+    provider,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retries: options.retries ?? DEFAULT_RETRIES,
+    ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+    ...(options.maxRetryDelayMs === undefined ? {} : { maxRetryDelayMs: options.maxRetryDelayMs }),
+  };
+}
+
 /** Chat Completions with `response_format: json_schema` (OpenAI, Ollama, vLLM, OpenRouter). */
 function openAiClient(options: LlmOptions, base: URL): LlmClient {
   const endpoint = new URL(
@@ -43,13 +54,7 @@ function openAiClient(options: LlmOptions, base: URL): LlmClient {
       ? base.href
       : `${base.href.replace(/\/+$/, '')}/chat/completions`,
   );
-  const http = {
-    provider: 'openai' as const,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retries: options.retries ?? DEFAULT_RETRIES,
-    ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-    ...(options.maxRetryDelayMs === undefined ? {} : { maxRetryDelayMs: options.maxRetryDelayMs }),
-  };
+  const http = httpOptions('openai', options);
   return {
     provider: 'openai',
     model: options.model,
@@ -115,13 +120,7 @@ function openAiClient(options: LlmOptions, base: URL): LlmClient {
 function anthropicClient(options: LlmOptions, base: URL): LlmClient {
   const path = base.pathname.replace(/\/+$/, '').replace(/\/v1(\/messages)?$/, '');
   const endpoint = new URL(`${base.origin}${path}/v1/messages`);
-  const http = {
-    provider: 'anthropic' as const,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retries: options.retries ?? DEFAULT_RETRIES,
-    ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-    ...(options.maxRetryDelayMs === undefined ? {} : { maxRetryDelayMs: options.maxRetryDelayMs }),
-  };
+  const http = httpOptions('anthropic', options);
   return {
     provider: 'anthropic',
     model: options.model,
