@@ -39,6 +39,7 @@ import {
 import { reviewCommand } from './commands/review.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
+import { summarizeCommand, summarizeListCommand } from './commands/summarize.js';
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
 import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
@@ -63,6 +64,8 @@ const COMMANDS: readonly Command[] = [
   droppedCommand,
   reflectCommand,
   reflectListCommand,
+  summarizeCommand,
+  summarizeListCommand,
   decideCommand,
   reviewCommand,
   memoryCommand,

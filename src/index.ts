@@ -65,8 +65,15 @@ export type { UtilityKind } from './domain/utility.js';
 export type { UtilityUsage } from './domain/utility-usage.js';
 export type { HistoryMessage, RenderHistoryOptions } from './history/render-history.js';
 export type { ResponseBlock } from './history/text-join.js';
-export { DEFAULT_SLOTS, FACT_ORIGINS, FACT_STATUSES, SLOT_RULES } from './domain/fact.js';
+export {
+  DEFAULT_SLOTS,
+  FACT_ORIGINS,
+  FACT_STATUSES,
+  SLOT_RULES,
+  SUMMARY_SCOPES,
+} from './domain/fact.js';
 export type {
+  Citation,
   CitedTurn,
   Fact,
   FactOrigin,
@@ -75,6 +82,7 @@ export type {
   ProposalEvidence,
   SlotDeclaration,
   SlotRule,
+  SummaryScope,
 } from './domain/fact.js';
 export { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES, DROP_CODES } from './domain/gate-rules.js';
 export type { DropCode } from './domain/gate-rules.js';
@@ -162,6 +170,10 @@ export type {
   ReflectionResult,
   ReflectionRun,
 } from './reflection/reflection-types.js';
+export { SUMMARY_PROMPT_VERSION } from './reflection/summary-prompt.js';
+export { SENTENCE_VERDICTS } from './domain/summary-check.js';
+export type { SentenceVerdict } from './domain/summary-check.js';
+export type { SummariesApi, Summary, SummarySentence } from './reflection/summary-types.js';
 
 // Probe instruments a host can add (EngineConfig.probes.instruments).
 export type { ProbeConfig } from './probes/probe-config.js';

@@ -33,6 +33,7 @@ const NAMESPACES = [
   'actions',
   'recall',
   'reflection',
+  'summaries',
   'vectors',
 ] as const;
 

@@ -10,8 +10,10 @@
  * for `memledger probe run` without `--subject`) is removed, and only it.
  *
  * The engine writes the version-11 store with this version's code: `MIGRATIONS` is cut at 11 for
- * that (vi.mock below). Its statements differ from version 11's only in naming the subject, so the
- * rows are the ones version 11 wrote. A negative control: a store whose fact cites another
+ * that (vi.mock below). Its statements differ from version 11's only in naming the subject and in
+ * naming two columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`),
+ * which the mock adds to migration 11 and nothing here fills, so the rows are the ones version 11
+ * wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,8 +47,15 @@ import {
 const migrations = vi.hoisted(() => ({ list: [] as Migration[], all: [] as Migration[] }));
 vi.mock('../src/store/migrations/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof MigrationsModule>();
-  migrations.all = [...real.MIGRATIONS];
-  migrations.list.push(...real.MIGRATIONS.filter((m) => m.version <= 11));
+  // columns a later migration adds that this version's statements name (nothing writes them
+  // here: they stay null), added to migration 11 so this version's code can write that schema
+  const shim = `
+ALTER TABLE slots ADD COLUMN summary_scope text;
+ALTER TABLE facts ADD COLUMN evidence_citations jsonb;`;
+  migrations.all = real.MIGRATIONS.map((m) =>
+    m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
+  );
+  migrations.list.push(...migrations.all.filter((m) => m.version <= 11));
   return { ...real, MIGRATIONS: migrations.list };
 });
 /**

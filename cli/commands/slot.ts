@@ -1,4 +1,4 @@
-import { EngineError, SLOT_RULES, type SubjectHandle } from '../../src/index.js';
+import { EngineError, SLOT_RULES, SUMMARY_SCOPES, type SubjectHandle } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -31,8 +31,9 @@ const slotLine = (s: {
   rule: string;
   autoLive: boolean;
   tools?: readonly string[];
+  scope?: string;
 }) =>
-  `${s.name}: ${s.rule}${s.autoLive ? ` (auto-live on ${(s.tools ?? []).join(', ')}, signed)` : ''}`;
+  `${s.name}: ${s.rule}${s.scope === undefined ? '' : ` (${s.scope})`}${s.autoLive ? ` (auto-live on ${(s.tools ?? []).join(', ')}, signed)` : ''}`;
 
 /** `slot declare`: a kind of memory and the rule a proposal for it must meet. */
 export const slotDeclareCommand = defineCommand({
@@ -52,11 +53,16 @@ export const slotDeclareCommand = defineCommand({
       help: 'also delegate it (signed with the owner key): did facts backed by a receipt of --tools go live',
     },
     tools: { kind: 'list', value: 'a,b', help: 'with --auto-live: the tools whose receipts count' },
+    scope: {
+      kind: 'choice',
+      choices: SUMMARY_SCOPES,
+      help: 'with --rule summary: rolling (one summary folded forward, the default) or session (one per session)',
+    },
     ...SUBJECT_OPTION,
     ...KEY_OPTIONS,
   },
   async run(ctx) {
-    const { name, rule, tools } = ctx.values;
+    const { name, rule, tools, scope } = ctx.values;
     const autoLive = ctx.values['auto-live'] === true;
     if (tools !== undefined && !autoLive) {
       throw new EngineError('INVALID_ARGUMENT', '--tools goes with --auto-live', {
@@ -78,7 +84,11 @@ export const slotDeclareCommand = defineCommand({
       );
     }
     const slot = await ctx.withSubject(ctx.values.subject, async (me) => {
-      const declared = await me.slots.declare({ name, rule });
+      const declared = await me.slots.declare({
+        name,
+        rule,
+        ...(scope === undefined ? {} : { scope }),
+      });
       if (!autoLive) return declared;
       const d = await delegate(ctx, me, name, tools, true);
       return { ...declared, autoLive: d.autoLive, tools: d.tools };

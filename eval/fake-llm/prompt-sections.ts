@@ -47,10 +47,12 @@ export interface PromptAspect {
   description: string;
 }
 
-/** One sentence of the previous summary and the turns it cited. */
+/** One sentence of the previous summary and the turns it cited (numbers, or as rendered). */
 export interface PreviousSentence {
   text: string;
-  turns: number[];
+  turns?: number[];
+  /** memledger's rendering of the cited turns ("#12 #15"). */
+  cited?: string;
 }
 
 /** Everything `parseSections` found; a missing section reads as empty (or null). */
@@ -154,7 +156,8 @@ function toAspect(o: Json): PromptAspect | null {
 }
 
 function toPrevious(o: Json): PreviousSentence | null {
-  const { text, turns } = o;
-  if (typeof text !== 'string' || !Array.isArray(turns)) return null;
-  return turns.every(isTurnNumber) ? { text, turns: [...turns] } : null;
+  const { text, turns, cited } = o;
+  if (typeof text !== 'string') return null;
+  if (Array.isArray(turns)) return turns.every(isTurnNumber) ? { text, turns: [...turns] } : null;
+  return typeof cited === 'string' ? { text, cited } : null;
 }

@@ -20,15 +20,19 @@ export interface ScriptedSummary {
 /** How many faithful sentences the summary restates at most. */
 export const MAX_RESTATED = 3;
 
-/** The sentence no turn supports; it cites the first user turn anyway. */
+/** The sentence no turn supports; it cites the user turn nearest to it in words anyway. */
 export const UNSUPPORTED_SENTENCE = 'The user has been sleeping much better lately.';
+
+const wordsOf = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ?? [];
+const UNSUPPORTED_WORDS = new Set(['sleep', 'sleeping', 'slept', 'better', 'lately']);
 
 /** The sentence that cites a turn past the end of the record (the last turn number + 7). */
 export const PHANTOM_TURN_SENTENCE = 'The user said they are planning a trip with their sister.';
 
 /**
  * Summarize the turns: up to `MAX_RESTATED` restatements (each user turn's first first-person
- * statement, citing that turn), then `UNSUPPORTED_SENTENCE` citing the first user turn, then,
+ * statement, citing that turn), then `UNSUPPORTED_SENTENCE` citing the user turn sharing most of its words (the first when
+ * none does), then,
  * when there are at least two turns, `PHANTOM_TURN_SENTENCE` citing a turn that does not exist.
  * The aspect and the previous summary are read by a real model; the script ignores them.
  */
@@ -45,8 +49,14 @@ export function scriptedSummary(input: {
     const said = userStatements(t.text).find((s) => s.kind !== 'instruction');
     if (said !== undefined) sentences.push({ text: said.text, turns: [t.turn] });
   }
-  const first = users[0];
-  if (first !== undefined) sentences.push({ text: UNSUPPORTED_SENTENCE, turns: [first.turn] });
+  // the unsupported sentence cites the user turn nearest to it in words, as a model would
+  const nearest = users.reduce<{ turn: PromptTurn; shared: number } | null>((best, t) => {
+    const shared = wordsOf(t.text).filter((w) => UNSUPPORTED_WORDS.has(w)).length;
+    return best === null || shared > best.shared ? { turn: t, shared } : best;
+  }, null);
+  if (nearest !== null) {
+    sentences.push({ text: UNSUPPORTED_SENTENCE, turns: [nearest.turn.turn] });
+  }
   if (turns.length >= 2) {
     const maxTurn = Math.max(...turns.map((t) => t.turn));
     sentences.push({ text: PHANTOM_TURN_SENTENCE, turns: [maxTurn + 7] });

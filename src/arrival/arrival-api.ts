@@ -1,6 +1,6 @@
 import { EngineError } from '../domain/errors.js';
 import { pageOf } from '../domain/input.js';
-import { renderFactLine } from '../domain/fact-render.js';
+import { byPassport, renderFactLine } from '../domain/fact-render.js';
 import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
@@ -82,7 +82,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     async liveFactLines(ctx, limit) {
       const { live } = await viewOf(ctx);
       return {
-        lines: live.slice(-limit).map((f) => renderFactLine(f, ctx.timeZone)),
+        // did and saw lines first: inferred and summarized ones never outrank them
+        lines: byPassport(live.slice(-limit)).map((f) => renderFactLine(f, ctx.timeZone)),
         total: live.length,
       };
     },

@@ -79,6 +79,11 @@ export interface ProposalContent {
     seq: number | null;
     quote: string | null;
     tool: string | null;
+    /**
+     * A summarized fact's cited turns. Encoded only when present, so every fact without them
+     * hashes exactly as it did before summaries existed.
+     */
+    citations?: ReadonlyArray<{ turn: string; session: string; seq: number; at: string }> | null;
   };
   attested: boolean;
   /** World time (ISO-8601); absent is encoded as null, so callers that omit them agree. */
@@ -166,6 +171,16 @@ export function proposalContentPayload(p: ProposalContent): string {
       seq: p.evidence.seq,
       quote: p.evidence.quote,
       tool: p.evidence.tool,
+      ...(p.evidence.citations === undefined || p.evidence.citations === null
+        ? {}
+        : {
+            citations: p.evidence.citations.map((c) => ({
+              turn: c.turn,
+              session: c.session,
+              seq: c.seq,
+              at: c.at,
+            })),
+          }),
     },
     attested: p.attested,
     validFrom: p.validFrom ?? null,

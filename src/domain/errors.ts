@@ -70,6 +70,7 @@ export const ERROR_CODES = [
   'LLM_NOT_CONFIGURED',
   'LLM_FAILED',
   'REFLECTION_IN_PROGRESS',
+  'SUMMARY_IN_PROGRESS',
   'INTERNAL',
 ] as const;
 /** One of `ERROR_CODES`. */

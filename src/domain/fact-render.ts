@@ -1,4 +1,4 @@
-import type { Fact } from './fact.js';
+import type { Citation, Fact } from './fact.js';
 import { shownInline } from './shown-text.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -37,13 +37,57 @@ export function isoDay(d: Date, timeZone = 'UTC'): string {
 
 /** The slot (and key) and the text, each kept on the fact's one line whatever was stored. */
 function label(f: Fact): string {
-  return shownInline(f.key === null ? f.slot : `${f.slot}.${f.key}`);
+  // a summary's key is its scope (rolling, or the session's id); its citations say which
+  const summary = f.evidence.citations !== null && f.evidence.citations !== undefined;
+  return shownInline(f.key === null || summary ? f.slot : `${f.slot}.${f.key}`);
+}
+
+/**
+ * The turns a summarized fact cites: "#12 #15", or, when they are of more than one session,
+ * each session's turns with the day of the first: "#3 #4 of 1 Dec 2026, #12 of 2 Dec 2026".
+ * Empty when there are none.
+ */
+export function renderCitations(
+  citations: readonly Citation[] | null | undefined,
+  timeZone = 'UTC',
+): string {
+  if (citations === null || citations === undefined || citations.length === 0) return '';
+  const groups = new Map<string, Citation[]>();
+  for (const c of citations) groups.set(c.session, [...(groups.get(c.session) ?? []), c]);
+  const seqs = (cs: readonly Citation[]) => cs.map((c) => `#${c.seq}`).join(' ');
+  if (groups.size === 1) return seqs(citations);
+  return [...groups.values()]
+    .map((cs) => {
+      const at = new Date((cs[0] as Citation).at);
+      return `${seqs(cs)} of ${Number.isFinite(at.getTime()) ? passportDate(at, timeZone) : '?'}`;
+    })
+    .join(', ');
+}
+
+const ORIGIN_RANK: Readonly<Record<Fact['origin'], number>> = {
+  did: 0,
+  saw: 1,
+  inferred: 2,
+  summarized: 3,
+};
+
+/**
+ * Facts in the order a context shows them: `did`, then `saw`, then `inferred`, then
+ * `summarized` (what was inferred or summarized never outranks what was done or said), each
+ * origin in the order given.
+ */
+export function byPassport<T extends Pick<Fact, 'origin'>>(facts: readonly T[]): T[] {
+  return facts
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => ORIGIN_RANK[a.f.origin] - ORIGIN_RANK[b.f.origin] || a.i - b.i)
+    .map((x) => x.f);
 }
 
 /**
  * One line per fact, passport first (seed 000):
  *   (saw, 16 Jul 2026) shift_pattern: Kvällsskift runs 15:00-23:00
  *   [SUPERSEDED] (saw, recorded 2026-10-02, superseded 2026-10-21) shift_pattern: …
+ *   (summarized, 2 Dec 2026, from #12 #15) life_lately: The user started a new job…
  * A fact whose quote is real but does not say what the text claims is marked [UNATTESTED].
  * A line break or control character in the slot, key or text is shown as a space, so one fact
  * is one line and no stored text can start a line with a passport of its own; a receipt marker
@@ -53,7 +97,9 @@ export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
   const flag = f.attested ? '' : ' [UNATTESTED]';
   if (f.status === 'active') {
     const restored = f.restoredFromId === null ? '' : ', restored';
-    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${restored})${flag} ${label(f)}: ${shownInline(f.text)}`;
+    const cited = renderCitations(f.evidence.citations, timeZone);
+    const from = cited === '' ? '' : `, from ${cited}`;
+    return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${from}${restored})${flag} ${label(f)}: ${shownInline(f.text)}`;
   }
   const parts = [`${f.origin}`, `recorded ${isoDay(f.recordedAt, timeZone)}`];
   if (f.supersededAt !== null) parts.push(`superseded ${isoDay(f.supersededAt, timeZone)}`);

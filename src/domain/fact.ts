@@ -19,8 +19,12 @@ export const FACT_STATUSES = [
 /** One of `FACT_STATUSES`. */
 export type FactStatus = (typeof FACT_STATUSES)[number];
 
-/** How a slot's proposals are checked. */
-export const SLOT_RULES = ['user_fact', 'correction', 'action'] as const;
+/**
+ * How a slot's proposals are checked. A `summary` slot is a summary aspect: it takes no
+ * proposals; `summaries.summarize` writes it, sentence by sentence, each checked against the
+ * turns it cites.
+ */
+export const SLOT_RULES = ['user_fact', 'correction', 'action', 'summary'] as const;
 /** One of `SLOT_RULES`. */
 export type SlotRule = (typeof SLOT_RULES)[number];
 
@@ -35,6 +39,24 @@ export interface SlotDeclaration {
   autoLive: boolean;
   /** The tools whose receipts the delegation accepts (empty unless delegated). */
   tools?: readonly string[];
+  /**
+   * Only for `summary` slots: `rolling` folds one summary forward session by session, `session`
+   * keeps one per session.
+   */
+  scope?: SummaryScope;
+}
+
+/** How a summary aspect is kept. */
+export const SUMMARY_SCOPES = ['rolling', 'session'] as const;
+/** One of `SUMMARY_SCOPES`. */
+export type SummaryScope = (typeof SUMMARY_SCOPES)[number];
+
+/** One turn a summarized fact rests on: which turn, of which session, said when (ISO 8601). */
+export interface Citation {
+  turn: string;
+  session: string;
+  seq: number;
+  at: string;
 }
 
 /** Slots every subject starts with. A slot that exists every night gets filled every night. */
@@ -94,6 +116,8 @@ export interface Fact {
     seq: number | null;
     quote: string | null;
     tool: string | null;
+    /** A summarized fact's cited turns (signed with the rest); null for every other fact. */
+    citations?: readonly Citation[] | null;
   };
   supersedesId: string | null;
   supersededById: string | null;

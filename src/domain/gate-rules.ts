@@ -154,6 +154,14 @@ const unknownSlot: Rule = (p, ctx) =>
       )
     : null;
 
+const summaryAspect: Rule = (p, ctx) =>
+  ctx.slot?.rule === 'summary'
+    ? drop(
+        'SLOT_NOT_OFFERED',
+        `slot "${p.slot}" is a summary aspect: summaries.summarize writes it, each sentence checked against the turns it cites; it takes no proposals`,
+      )
+    : null;
+
 const noEvidence: Rule = (p) => {
   if (p.evidence === undefined || p.evidence === null || typeof p.evidence !== 'object') {
     return drop('NO_EVIDENCE', 'the proposal cites no evidence');
@@ -284,6 +292,7 @@ const RULES: readonly Rule[] = [
   invalidProposal,
   hiddenText,
   unknownSlot,
+  summaryAspect,
   noEvidence,
   originMismatch,
   turnNotFound,

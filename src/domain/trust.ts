@@ -223,6 +223,7 @@ export function factContentHash(f: Fact, crypto: Pick<ChainCrypto, 'sha256Hex'>)
         seq: f.evidence.seq,
         quote: f.evidence.quote,
         tool: f.evidence.tool,
+        citations: f.evidence.citations ?? null,
       },
       attested: f.attested,
       validFrom: f.validFrom?.toISOString() ?? null,
@@ -298,6 +299,7 @@ const sameContent = (a: Fact, b: Fact): boolean =>
   a.evidence.seq === b.evidence.seq &&
   a.evidence.quote === b.evidence.quote &&
   a.evidence.tool === b.evidence.tool &&
+  JSON.stringify(a.evidence.citations ?? null) === JSON.stringify(b.evidence.citations ?? null) &&
   (a.validFrom?.getTime() ?? null) === (b.validFrom?.getTime() ?? null) &&
   (a.validTo?.getTime() ?? null) === (b.validTo?.getTime() ?? null);
 

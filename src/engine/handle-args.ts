@@ -16,6 +16,7 @@ export const HANDLE_ARGS: {
 } = {
   sessions: { create: ['options'], get: ['value'], list: ['options'] },
   reflection: { reflect: ['input'], list: ['options'], outcomes: ['options'] },
+  summaries: { summarize: ['input'], list: ['options'] },
   turns: { add: ['input'], recordResponse: ['input'] },
   history: {
     turns: ['value', 'options'],

@@ -7,6 +7,7 @@ import type { ProbesApi } from '../probes/probe-types.js';
 import type { ArrivalApi, ToolsApi, CommitmentsApi, ActionsApi } from '../arrival/arrival-types.js';
 import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
 import type { ReflectionApi } from '../reflection/reflection-types.js';
+import type { SummariesApi } from '../reflection/summary-types.js';
 
 /**
  * Everything about one subject (the person the agent serves). No method takes a subject: a
@@ -34,6 +35,8 @@ export interface SubjectHandle {
   readonly vectors: VectorsApi;
   /** memledger's own reflection: a model proposes through the gate (needs `EngineConfig.llm`). */
   readonly reflection: ReflectionApi;
+  /** memledger's living summaries: sentences checked against their turns (needs `EngineConfig.llm`). */
+  readonly summaries: SummariesApi;
 }
 
 /** Engine-wide: the store, its subjects, and the engine's lifetime. */

@@ -12,6 +12,7 @@ import type { Embedder } from '../recall/embedder.js';
 import { createRecallModule } from '../recall/recall-api.js';
 import type { LlmClient } from '../reflection/llm-client.js';
 import { createReflectionModule } from '../reflection/reflection-module.js';
+import { createSummaryModule } from '../reflection/summary-module.js';
 import { recallMaintenance } from '../store/recall-maintenance.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 
@@ -58,6 +59,13 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
     reflection: createReflectionModule({
       ...deps,
       gate: gate.proposalGate,
+      trust,
+      turns: (subjectId, sessionId, options) =>
+        history.history(subjectId).turns(sessionId, options),
+      ...(config.llm === undefined ? {} : { llm: config.llm }),
+    }),
+    summaries: createSummaryModule({
+      ...deps,
       trust,
       turns: (subjectId, sessionId, options) =>
         history.history(subjectId).turns(sessionId, options),

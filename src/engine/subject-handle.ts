@@ -56,6 +56,7 @@ export function createSubjectHandle(
     actions: g('actions', modules.arrival.actions(id)),
     recall: g('recall', modules.recall.recall(id)),
     reflection: g('reflection', modules.reflection.reflection(id)),
+    summaries: g('summaries', modules.summaries.summaries(id)),
     vectors: g('vectors', modules.recall.vectors(id)),
   });
 }

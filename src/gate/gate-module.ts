@@ -10,7 +10,14 @@ import {
   pageOf,
 } from '../domain/input.js';
 import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
-import { DEFAULT_SLOTS, SLOT_RULES, type Fact, type SlotDeclaration } from '../domain/fact.js';
+import {
+  DEFAULT_SLOTS,
+  SLOT_RULES,
+  SUMMARY_SCOPES,
+  type Fact,
+  type SlotDeclaration,
+  type SummaryScope,
+} from '../domain/fact.js';
 import { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
@@ -156,6 +163,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         rule: s.rule,
         autoLive,
         tools: autoLive && d !== undefined ? [...d.tools] : [],
+        ...(s.scope === undefined ? {} : { scope: s.scope }),
       };
     });
   };
@@ -332,6 +340,18 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           );
         }
         optionalBoolean(input.autoLive, 'autoLive');
+        let scope: SummaryScope | undefined;
+        if (input.scope !== undefined) {
+          if (rule !== 'summary') {
+            throw new EngineError(
+              'INVALID_ARGUMENT',
+              `only summary aspects have a scope, and "${String(input.name)}" is declared ${rule}`,
+              { data: { field: 'scope' } },
+            );
+          }
+          scope = parseChoice(SUMMARY_SCOPES, input.scope, 'scope');
+        }
+        if (rule === 'summary') scope ??= 'rolling';
         if (input.autoLive === true) {
           throw new EngineError(
             'INVALID_ARGUMENT',
@@ -347,12 +367,14 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         const existing = (await listSlots(subjectId)).find((s) => s.name === name);
         if (
           existing !== undefined &&
-          existing.rule !== rule &&
+          (existing.rule !== rule || existing.scope !== scope) &&
           (await facts.countInSlot(subjectId, name)) > 0
         ) {
           throw new EngineError(
             'SLOT_IN_USE',
-            `slot "${name}" already holds facts under rule ${existing.rule}; declare a new slot instead`,
+            existing.rule !== rule
+              ? `slot "${name}" already holds facts under rule ${existing.rule}; declare a new slot instead`
+              : `summary aspect "${name}" already holds ${existing.scope ?? 'rolling'} summaries; declare a new aspect instead`,
           );
         }
         if (existing !== undefined && existing.rule !== rule && existing.autoLive) {
@@ -361,7 +383,11 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             `slot "${name}" is delegated; revoke the delegation (owner.delegate with autoLive false) before changing its rule`,
           );
         }
-        await slots.declare(subjectId, { name, rule }, clock());
+        await slots.declare(
+          subjectId,
+          { name, rule, ...(scope === undefined ? {} : { scope }) },
+          clock(),
+        );
         return (await listSlots(subjectId)).find((s) => s.name === name) as SlotDeclaration;
       },
       list: () => listSlots(subjectId),

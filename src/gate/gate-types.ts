@@ -1,6 +1,6 @@
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
-import type { Fact, SlotDeclaration, SlotRule } from '../domain/fact.js';
+import type { Fact, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
 import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
@@ -91,7 +91,13 @@ export interface SlotsApi {
    * SLOT_IN_USE. A declaration never makes a slot auto-live (`autoLive: true` is refused): only
    * a signed owner delegation does (`owner.delegate`).
    */
-  declare(input: { name: string; rule: SlotRule; autoLive?: boolean }): Promise<SlotDeclaration>;
+  declare(input: {
+    name: string;
+    rule: SlotRule;
+    autoLive?: boolean;
+    /** Only with rule `summary`: `rolling` (the default) or `session`. */
+    scope?: SummaryScope;
+  }): Promise<SlotDeclaration>;
   /** The subject's declared slots. */
   list(): Promise<SlotDeclaration[]>;
 }

@@ -75,7 +75,7 @@ function scopeProblem(
   if (!scope.slots.has(p.slot)) {
     return {
       code: 'SLOT_NOT_OFFERED',
-      reason: `slot "${p.slot}" was not offered to this reflection (action slots are filled from receipts, never by a model's reading of the record)`,
+      reason: `slot "${p.slot}" was not offered to this reflection (action slots are filled from receipts and summary aspects by summarize, never by a reflection's reading of the record)`,
     };
   }
   const turn = p.evidence?.turn;

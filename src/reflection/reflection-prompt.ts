@@ -27,8 +27,11 @@ Each proposal: "slot" (one of the declared slots), "text" (one sentence in the t
 /** The frame of the user message around the sections (part of the version). */
 const USER_FRAME = `Session {session}. Reflect on these turns and answer with {"proposals": [...]}.`;
 
-/** What each slot rule means to the model; action slots are not the reflection's to fill. */
-const RULE_MEANING: Readonly<Record<Exclude<SlotRule, 'action'>, string>> = {
+/**
+ * What each slot rule means to the model; action slots (receipts fill them) and summary aspects
+ * (`summaries.summarize` writes them) are not the reflection's to fill.
+ */
+const RULE_MEANING: Readonly<Record<Exclude<SlotRule, 'action' | 'summary'>, string>> = {
   user_fact: 'facts the user stated about themselves, or how they asked the assistant to behave',
   correction:
     'corrections the user issued: each cites the user turn in which the user said the assistant was wrong',
@@ -146,9 +149,12 @@ function factLines(live: readonly Fact[]): string[] {
   return out.reverse();
 }
 
-/** The slots a reflection may fill: every declared slot but the action slots (receipts fill those). */
+/**
+ * The slots a reflection may fill: every declared slot but the action slots (receipts fill
+ * those) and the summary aspects (summarize writes those, sentence by sentence).
+ */
 export function reflectionSlots(slots: readonly SlotDeclaration[]): SlotDeclaration[] {
-  return slots.filter((s) => s.rule !== 'action');
+  return slots.filter((s) => s.rule !== 'action' && s.rule !== 'summary');
 }
 
 /**
@@ -167,7 +173,7 @@ export function reflectionUserText(input: {
     JSON.stringify({
       slot: s.name,
       rule: s.rule,
-      meaning: RULE_MEANING[s.rule as Exclude<SlotRule, 'action'>] ?? '',
+      meaning: RULE_MEANING[s.rule as Exclude<SlotRule, 'action' | 'summary'>] ?? '',
     }),
   );
   const live = factLines(input.live);

@@ -1,5 +1,5 @@
 import { analyze } from '../domain/analyze.js';
-import type { Fact, FactOrigin, FactStatus } from '../domain/fact.js';
+import type { Citation, Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
@@ -17,6 +17,7 @@ export interface FactDbRow {
   evidence_seq: number | null;
   evidence_quote: string | null;
   evidence_tool: string | null;
+  evidence_citations: unknown;
   supersedes_id: string | null;
   superseded_by_id: string | null;
   valid_from: Date | null;
@@ -32,7 +33,7 @@ export interface FactDbRow {
 /** The `facts` columns `toFact` reads, in one list for every query that returns facts. */
 export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, attested,
   evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-  supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
+  evidence_citations, supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
   proposed_by, retraction_id, restored_from_id`;
 
 /**
@@ -44,6 +45,38 @@ function dateOf(v: Date | number | null): Date | null {
   if (v === null) return null;
   if (v instanceof Date && Number.isFinite(v.getTime())) return v;
   return new Date(typeof v === 'number' && v < 0 ? -8.64e15 : 8.64e15);
+}
+
+const BROKEN_CITATION: Citation = { turn: '', session: '', seq: -1, at: 'not a citation' };
+
+/**
+ * A summarized fact's citations as stored. An entry of any other shape (a hand-edited row) is
+ * read as a marker that hashes to nothing the owner signed, so the fact is withheld, never
+ * thrown on.
+ */
+export function citationsOf(raw: unknown): Citation[] | null {
+  if (raw === null || raw === undefined) return null;
+  const value: unknown = typeof raw === 'string' ? safeParse(raw) : raw;
+  if (!Array.isArray(value)) return [BROKEN_CITATION];
+  return value.map((c: unknown) => {
+    if (typeof c !== 'object' || c === null) return BROKEN_CITATION;
+    const { turn, session, seq, at } = c as Record<string, unknown>;
+    return typeof turn === 'string' &&
+      typeof session === 'string' &&
+      typeof at === 'string' &&
+      typeof seq === 'number' &&
+      Number.isSafeInteger(seq)
+      ? { turn, session, seq, at }
+      : BROKEN_CITATION;
+  });
+}
+
+function safeParse(s: string): unknown {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** A fact from its row (selected with `FACT_COLUMNS`). */
@@ -63,6 +96,7 @@ export function toFact(r: FactDbRow): Fact {
       seq: r.evidence_seq,
       quote: r.evidence_quote,
       tool: r.evidence_tool,
+      citations: citationsOf(r.evidence_citations),
     },
     supersedesId: r.supersedes_id,
     supersededById: r.superseded_by_id,
@@ -103,9 +137,9 @@ export class FactSql {
       const { rows } = await this.db.query<FactDbRow>(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested,
            evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-           proposed_by, valid_from, valid_to, recorded_at, status_at, terms)
+           proposed_by, valid_from, valid_to, recorded_at, status_at, terms, evidence_citations)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17,
-                 $18::text[])
+                 $18::text[], $19::jsonb)
          RETURNING ${FACT_COLUMNS}`,
         [
           f.subjectId,
@@ -126,6 +160,9 @@ export class FactSql {
           f.validTo,
           f.at,
           analyze(f.text),
+          f.evidence.citations === undefined || f.evidence.citations === null
+            ? null
+            : JSON.stringify(f.evidence.citations),
         ],
       );
       return toFact(rows[0] as FactDbRow);
@@ -280,11 +317,11 @@ export class FactSql {
     return guard('restoring a fact', async () => {
       await this.db.query(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
-           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
-           valid_to, recorded_at, status_at, restored_from_id, terms)
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, evidence_citations,
+           proposed_by, valid_from, valid_to, recorded_at, status_at, restored_from_id, terms)
          SELECT subject_id, $3, slot, key, text, origin, 'proposed', attested, evidence_turn_id,
-           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, 'restoration', valid_from,
-           valid_to, $4, $4, id, terms
+           evidence_session_id, evidence_seq, evidence_quote, evidence_tool, evidence_citations,
+           'restoration', valid_from, valid_to, $4, $4, id, terms
          FROM facts WHERE subject_id = $1 AND id = $2`,
         [original.subjectId, original.id, id, at],
       );

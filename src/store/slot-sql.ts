@@ -1,4 +1,4 @@
-import type { SlotDeclaration, SlotRule } from '../domain/fact.js';
+import type { SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
@@ -12,15 +12,22 @@ export class SlotSql {
    */
   declare(
     subjectId: string,
-    slot: Pick<SlotDeclaration, 'name' | 'rule'>,
+    slot: Pick<SlotDeclaration, 'name' | 'rule' | 'scope'>,
     at: Date,
   ): Promise<boolean> {
     return guard('declaring a slot', async () => {
       const { rows } = await this.db.query<{ inserted: boolean }>(
-        `INSERT INTO slots (subject_id, name, rule, auto_live, declared_at) VALUES ($1, $2, $3, false, $4)
-         ON CONFLICT (subject_id, name) DO UPDATE SET rule = EXCLUDED.rule
+        `INSERT INTO slots (subject_id, name, rule, auto_live, declared_at, summary_scope)
+         VALUES ($1, $2, $3, false, $4, $5)
+         ON CONFLICT (subject_id, name) DO UPDATE SET rule = EXCLUDED.rule, summary_scope = EXCLUDED.summary_scope
          RETURNING (xmax = 0) AS inserted`,
-        [subjectId, slot.name, slot.rule, at],
+        [
+          subjectId,
+          slot.name,
+          slot.rule,
+          at,
+          slot.rule === 'summary' ? (slot.scope ?? 'rolling') : null,
+        ],
       );
       return rows[0]?.inserted === true;
     });
@@ -50,8 +57,9 @@ export class SlotSql {
         auto_live: boolean;
         auto_live_tools: string[];
         declared_at: Date;
+        summary_scope: SummaryScope | null;
       }>(
-        'SELECT name, rule, auto_live, auto_live_tools, declared_at FROM slots WHERE subject_id = $1 ORDER BY name',
+        'SELECT name, rule, auto_live, auto_live_tools, declared_at, summary_scope FROM slots WHERE subject_id = $1 ORDER BY name',
         [subjectId],
       );
       return rows.map((r) => ({
@@ -60,6 +68,7 @@ export class SlotSql {
         autoLive: r.auto_live,
         tools: r.auto_live_tools,
         declaredAt: r.declared_at,
+        ...(r.summary_scope === null ? {} : { scope: r.summary_scope }),
       }));
     });
   }

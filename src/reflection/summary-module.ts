@@ -1,0 +1,277 @@
+import { EngineError } from '../domain/errors.js';
+import type { SlotDeclaration } from '../domain/fact.js';
+import { optionalString, pageOf } from '../domain/input.js';
+import { sessionNotFound } from '../domain/session.js';
+import {
+  checkSummary,
+  MAX_SUMMARY_SENTENCES,
+  type PreviousSentence,
+  type SummaryTurn,
+} from '../domain/summary-check.js';
+import { requireId, type Turn } from '../domain/turn.js';
+import type { TrustVerifier } from '../gate/trust-verifier.js';
+import type { HistoryOptions } from '../history/history-types.js';
+import { lockChain } from '../store/decision-sql.js';
+import { FactSql } from '../store/fact-sql.js';
+import type { ModuleDeps } from '../store/module-deps.js';
+import { SessionSql } from '../store/session-sql.js';
+import { SlotSql } from '../store/slot-sql.js';
+import { SummarySql, type StoredSummary, type SummaryRow } from '../store/summary-sql.js';
+import { UsageSql } from '../store/usage-sql.js';
+import { llmFailed, type LlmClient } from './llm-client.js';
+import { llmNotConfigured } from './reflection-module.js';
+import { turnsToShow } from './reflection-prompt.js';
+import {
+  SUMMARY_PROMPT_VERSION,
+  SUMMARY_SYSTEM,
+  SUMMARY_TOOL_DESCRIPTION,
+  summarySchema,
+  summaryUserText,
+} from './summary-prompt.js';
+import type { SummariesApi, Summary } from './summary-types.js';
+
+export interface SummaryModuleDeps extends ModuleDeps {
+  trust: TrustVerifier;
+  /** A session's turns, checked as `history.turns` checks them. */
+  turns: (subjectId: string, sessionId: string, options: HistoryOptions) => Promise<Turn[]>;
+  llm?: LlmClient;
+}
+
+export interface SummaryModule {
+  summaries(subjectId: string): SummariesApi;
+}
+
+const DEFAULT_PAGE = 20;
+
+/** Who stores a summary's fact (its `proposedBy`). */
+export const SUMMARY_PROPOSER = 'summary';
+
+function summaryOf(s: StoredSummary): Summary {
+  const inText = s.sentenceRows.filter((r) => r.verdict === 'supported' || r.verdict === 'kept');
+  return {
+    id: s.id,
+    aspect: s.aspect,
+    sessionId: s.sessionId,
+    previousId: s.previousId,
+    factId: s.factId,
+    factStatus: s.factStatus,
+    text: inText.map((r) => r.text.trim()).join(' '),
+    sentences: s.sentenceRows.map((r) => ({ ...r, citations: [...r.citations] })),
+    changes: { kept: s.kept, added: s.added, leftOut: s.leftOut },
+    promptVersion: s.promptVersion,
+    provider: s.provider,
+    model: s.model,
+    usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+    createdAt: s.createdAt,
+  };
+}
+
+/** A summary aspect's fact key: one per aspect (rolling) or one per session. */
+function keyOf(aspect: SlotDeclaration, sessionId: string): string {
+  return aspect.scope === 'session' ? `session:${sessionId}` : 'rolling';
+}
+
+/** memledger's living summaries, behind a sentence-by-sentence check and the owner. */
+export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
+  const { client, clock, newId } = deps;
+  const sessions = new SessionSql(client);
+  const slots = new SlotSql(client);
+  const store = new SummarySql(client);
+  const inFlight = new Set<string>();
+
+  const aspectOf = async (subjectId: string, name: unknown): Promise<SlotDeclaration> => {
+    if (typeof name !== 'string' || name === '') {
+      throw new EngineError('INVALID_ARGUMENT', 'aspect must be the name of a summary aspect', {
+        data: { field: 'aspect' },
+      });
+    }
+    const slot = (await slots.list(subjectId)).find((s) => s.name === name);
+    if (slot === undefined || slot.rule !== 'summary') {
+      throw new EngineError(
+        'SLOT_NOT_FOUND',
+        slot === undefined
+          ? `no summary aspect "${name}": declare it with rule summary (memledger slot declare ${name} --rule summary)`
+          : `slot "${name}" is a ${slot.rule} slot, not a summary aspect`,
+      );
+    }
+    return slot;
+  };
+
+  return {
+    summaries: (subjectId) => ({
+      async summarize(input): Promise<Summary> {
+        const aspect = await aspectOf(subjectId, input.aspect);
+        let sessionId: string;
+        if (input.sessionId === undefined) {
+          const newest = (await sessions.list(subjectId, 1))[0];
+          if (newest === undefined) {
+            throw new EngineError('INVALID_ARGUMENT', 'the subject has no session to summarize', {
+              data: { field: 'sessionId' },
+            });
+          }
+          sessionId = newest.id;
+        } else {
+          sessionId = requireId(input.sessionId, 'session');
+          if ((await sessions.ofSubject(subjectId, sessionId)) === null) {
+            throw sessionNotFound(sessionId);
+          }
+        }
+        const llm = deps.llm;
+        if (llm === undefined) throw llmNotConfigured();
+        const all = await deps.turns(subjectId, sessionId, {});
+        if (all.length === 0) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            `session "${sessionId}" has no turns to summarize`,
+            { data: { field: 'sessionId' } },
+          );
+        }
+        const shown = turnsToShow(all);
+        const before = await store.previous(
+          subjectId,
+          aspect.name,
+          aspect.scope === 'session' ? sessionId : null,
+        );
+        const previous: PreviousSentence[] = (before?.sentenceRows ?? [])
+          .filter((r) => r.verdict === 'supported' || r.verdict === 'kept')
+          .map((r) => ({ text: r.text, citations: r.citations }));
+        const user = summaryUserText({
+          sessionId,
+          turnLines: shown.map((s) => s.line),
+          aspect,
+          previous,
+        });
+        const flight = `${subjectId}\u0000${aspect.name}`;
+        if (inFlight.has(flight)) {
+          throw new EngineError(
+            'SUMMARY_IN_PROGRESS',
+            `a summary of aspect "${aspect.name}" is already being written; try again when it ends`,
+          );
+        }
+        inFlight.add(flight);
+        try {
+          const answer = await llm.generate({
+            name: 'write_summary',
+            description: SUMMARY_TOOL_DESCRIPTION,
+            schema: summarySchema(),
+            system: SUMMARY_SYSTEM,
+            user,
+          });
+          const written = answer.value.sentences;
+          if (!Array.isArray(written)) {
+            throw llmFailed(
+              llm.provider,
+              'not_an_object',
+              'the answer does not match the schema: it has no "sentences" list',
+            );
+          }
+          if (written.length > MAX_SUMMARY_SENTENCES) {
+            throw llmFailed(
+              llm.provider,
+              'not_an_object',
+              `the answer holds ${written.length} sentences; a summary has at most ${MAX_SUMMARY_SENTENCES}`,
+            );
+          }
+          const shownTurns = new Map<number, SummaryTurn>(
+            shown.map(({ turn: t }) => [
+              t.seq,
+              {
+                id: t.id,
+                sessionId: t.sessionId,
+                seq: t.seq,
+                role: t.role,
+                content: t.content,
+                recordedAt: t.recordedAt,
+              },
+            ]),
+          );
+          const previousTurns = await store.turns(subjectId, [
+            ...new Set(previous.flatMap((p) => p.citations.map((c) => c.turn))),
+          ]);
+          const check = checkSummary({
+            sentences: written,
+            shown: shownTurns,
+            previous,
+            previousTurns,
+          });
+          const at = clock();
+          const row: SummaryRow = {
+            id: newId(),
+            aspect: aspect.name,
+            sessionId,
+            previousId: before?.id ?? null,
+            factId: null,
+            sentences: check.sentences.length,
+            supported: check.sentences.filter(
+              (s) => s.verdict === 'supported' || s.verdict === 'kept',
+            ).length,
+            kept: check.kept,
+            added: check.added,
+            leftOut: check.leftOut,
+            promptVersion: SUMMARY_PROMPT_VERSION,
+            provider: llm.provider,
+            model: answer.model,
+            inputTokens: answer.usage.inputTokens,
+            outputTokens: answer.usage.outputTokens,
+            createdAt: at,
+          };
+          const first = check.citations[0];
+          await deps.trust.withSubject(subjectId, () =>
+            client.transaction(async (tx) => {
+              // the same lock the gate and the owner's decisions take: no decision interleaves
+              await lockChain(tx, subjectId);
+              if (first !== undefined) {
+                const fact = await new FactSql(tx).insert({
+                  id: newId(),
+                  subjectId,
+                  slot: aspect.name,
+                  key: keyOf(aspect, sessionId),
+                  text: check.text,
+                  origin: 'summarized',
+                  status: 'proposed',
+                  attested: true,
+                  evidence: {
+                    turnId: first.turn,
+                    sessionId: first.session,
+                    seq: first.seq,
+                    quote: null,
+                    tool: null,
+                    citations: check.citations,
+                  },
+                  proposedBy: SUMMARY_PROPOSER,
+                  validFrom: null,
+                  validTo: null,
+                  at,
+                });
+                row.factId = fact.id;
+              }
+              await new SummarySql(tx).insert(subjectId, row, check.sentences);
+              // a utility generation: counted with its tokens, never a turn
+              const counted = await new UsageSql(tx).countCall(
+                subjectId,
+                sessionId,
+                'summary',
+                SUMMARY_SYSTEM.length + user.length,
+                at,
+                { input: answer.usage.inputTokens, output: answer.usage.outputTokens },
+              );
+              if (counted === null) throw sessionNotFound(sessionId);
+            }),
+          );
+          return summaryOf({
+            ...row,
+            factStatus: row.factId === null ? null : 'proposed',
+            sentenceRows: check.sentences,
+          });
+        } finally {
+          inFlight.delete(flight);
+        }
+      },
+
+      async list(options = {}) {
+        const aspect = optionalString(options.aspect, 'aspect') ?? null;
+        return (await store.list(subjectId, aspect, pageOf(options, DEFAULT_PAGE))).map(summaryOf);
+      },
+    }),
+  };
+}
