@@ -127,6 +127,11 @@ async function main(): Promise<Record<string, unknown>> {
     const embedded = await me.vectors.embedPending();
     const recalled = await me.recall.search('peanuts allergy');
 
+    // reflection and summaries: writing needs a model (EngineConfig.llm); reading their runs does not
+    const reflections = await me.reflection.list();
+    await me.slots.declare({ name: 'life_lately', rule: 'summary', scope: 'rolling' });
+    const summaries = await me.summaries.list({ aspect: 'life_lately' });
+
     // tokens for the servers: made with the owner key, shown once, checked on every use
     const { token } = await engine.tokens.create({ subject: 'alice', role: 'reader', signer });
     const caller = await engine.tokens.authenticate(token);
@@ -157,6 +162,7 @@ async function main(): Promise<Record<string, unknown>> {
       recalledFirst: recalled[0]?.passport.origin ?? null,
       unknownSubject,
       tokenRole: caller.role,
+      runs: reflections.length + summaries.length,
       rules: {
         attested: isAttestedBy('allergic to peanuts', 'I am allergic to peanuts.'),
         stripped: stripImitatedReceipts(`Done.\n${RECEIPT_PREFIX} no tools ran]]`).removed,

@@ -29,6 +29,7 @@ export const OPERATIONS = {
   'recall.search': 'reader',
   'reflection.list': 'reader',
   'reflection.outcomes': 'reader',
+  'summaries.list': 'reader',
   // the agent's work
   'sessions.create': 'agent',
   'turns.add': 'agent',
@@ -48,6 +49,8 @@ export const OPERATIONS = {
   'actions.record': 'agent',
   // proposes, like gate.propose: what passes waits in the pile for the owner
   'reflection.reflect': 'agent',
+  // writes only to the pile, like gate.propose: a summary is live only by the owner's decision
+  'summaries.summarize': 'agent',
 } as const satisfies Readonly<Record<string, TokenRole>>;
 
 /** One of the operations a face may run. */

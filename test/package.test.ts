@@ -95,6 +95,7 @@ describe('the packed package', () => {
       embedded: true,
       unknownSubject: 'SUBJECT_NOT_FOUND',
       tokenRole: 'reader',
+      runs: 0,
       rules: { attested: true, stripped: 1 },
     });
     expect(out.systemBlocks).toBeGreaterThan(0);

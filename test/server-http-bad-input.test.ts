@@ -126,6 +126,7 @@ describe.each(ENGINES)('HTTP bad input [%s]', (kind) => {
       body: { tool: 'search', surface: 'chat', target: 'weather', status: 'confirmed' },
     },
     { path: `/v1/retractions/${retractionId}/settle`, body: { runProbe: true } },
+    { path: '/v1/summaries', body: { aspect: 'life_lately', sessionId } },
   ];
 
   beforeAll(async () => {

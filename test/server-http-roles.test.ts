@@ -174,6 +174,7 @@ function samples(ids: Record<string, string>): Record<Operation, Sample> {
     'recall.search': { query: '?q=Lisbon' },
     'reflection.list': {},
     'reflection.outcomes': {},
+    'summaries.list': {},
     'sessions.create': { body: {} },
     'turns.add': { body: { role: 'user', content: 'I fly to Lisbon on Friday.' } },
     'turns.recordResponse': { body: { blocks: [{ type: 'text', text: 'Noted.' }] } },
@@ -213,6 +214,7 @@ function samples(ids: Record<string, string>): Record<Operation, Sample> {
     'commitments.drop': {},
     'actions.record': { body: { tool: 'search', surface: 'chat', target: 'weather' } },
     'reflection.reflect': { body: { from: 1 } },
+    'summaries.summarize': { body: { aspect: 'life_lately' } },
   };
 }
 
@@ -235,6 +237,7 @@ describe.each(ENGINES)('HTTP roles [%s]', (kind) => {
 
   async function seed(subject: string, into: Record<string, string>): Promise<void> {
     const me = engine.subject(subject);
+    await me.slots.declare({ name: 'life_lately', rule: 'summary' });
     const session = await me.sessions.create();
     await me.turns.add({
       sessionId: session.id,

@@ -167,6 +167,41 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
       expect(runs).toMatchObject({ status: 200, json: { runs: [] } });
     });
 
+    it('writes a summary for an agent, to the pile only; a reader may list but not write, and another subject’s agent reaches nothing of it', async () => {
+      const who = await night(`sum-${protocol}`);
+      await engine
+        .subject(`sum-${protocol}`)
+        .slots.declare({ name: 'life_lately', rule: 'summary' });
+      const seen = requestsSeen();
+      const refused = await call(app, 'POST', '/v1/summaries', who.reader, {
+        aspect: 'life_lately',
+      });
+      expect(refused.json.error?.code).toBe('ROLE_FORBIDDEN');
+      const theirs = await call(app, 'POST', '/v1/summaries', bob.agent, {
+        aspect: 'life_lately',
+        sessionId: who.sessionId,
+      });
+      expect(theirs.json.error?.code).toBe('SLOT_NOT_FOUND');
+      expect(requestsSeen()).toBe(seen);
+      const res = await call(app, 'POST', '/v1/summaries', who.agent, { aspect: 'life_lately' });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+      expect(res.json).toMatchObject({
+        aspect: 'life_lately',
+        sessionId: who.sessionId,
+        provider: protocol,
+      });
+      const sentences = res.json.sentences as Array<{ verdict: string }>;
+      expect(sentences.length).toBeGreaterThan(0);
+      // the night says nothing a sentence can rest on: nothing stored, nothing live
+      const stored = res.json.factId as string | null;
+      if (stored !== null) expect(res.json.factStatus).toBe('proposed');
+      const live = await call(app, 'GET', '/v1/facts', who.reader);
+      expect(JSON.stringify(live.json)).not.toContain('summarized');
+      const listed = await call(app, 'GET', '/v1/summaries?aspect=life_lately', who.reader);
+      expect(listed).toMatchObject({ status: 200, json: { summaries: [{ id: res.json.id }] } });
+      expect(requestsSeen()).toBe(seen + 1);
+    });
+
     it("answers another subject's agent SESSION_NOT_FOUND, as for a session that does not exist", async () => {
       const before = await dumpStore(engine);
       const seen = requestsSeen();

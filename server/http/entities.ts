@@ -9,7 +9,9 @@ import {
   PROBE_VERDICTS,
   RECALL_KINDS,
   RETRACTION_VERDICTS,
+  SENTENCE_VERDICTS,
   SLOT_RULES,
+  SUMMARY_SCOPES,
   TIERS,
   TURN_ROLES,
   UTILITY_KINDS,
@@ -90,6 +92,12 @@ export const HistoryMessage = z
   .object({ role: z.enum(TURN_ROLES), content: z.string() })
   .openapi('HistoryMessage');
 
+export const Citation = z
+  .object({ turn: z.string(), session: z.string(), seq: z.number().int(), at: z.string() })
+  .openapi('Citation', {
+    description: 'One turn a summary rests on: its id, session, seq and time.',
+  });
+
 export const Fact = z
   .object({
     id: z.string(),
@@ -105,6 +113,9 @@ export const Fact = z
       seq: z.number().int().nullable(),
       quote: z.string().nullable(),
       tool: z.string().nullable(),
+      citations: z.array(Citation).nullable().optional().openapi({
+        description: 'a summarized fact’s cited turns, signed with it; null for other facts',
+      }),
     }),
     supersedesId: z.string().nullable(),
     supersededById: z.string().nullable(),
@@ -207,6 +218,7 @@ export const Slot = z
     rule: z.enum(SLOT_RULES),
     autoLive: z.boolean(),
     tools: z.array(z.string()).optional(),
+    scope: z.enum(SUMMARY_SCOPES).optional().openapi({ description: 'summary aspects only' }),
   })
   .openapi('Slot');
 
@@ -417,4 +429,38 @@ export const ReflectionOutcome = z
   .openapi('ReflectionOutcome', {
     description:
       'What one prompt version’s proposals to one slot became: dropped per code, reached the pile, and where those stand now (live only when owner signatures back it).',
+  });
+
+export const Summary = z
+  .object({
+    id: z.string(),
+    aspect: z.string(),
+    sessionId: z.string(),
+    previousId: z.string().nullable(),
+    factId: z.string().nullable(),
+    factStatus: z.string().nullable(),
+    text: z.string(),
+    sentences: z.array(
+      z.object({
+        position: z.number().int(),
+        text: z.string(),
+        citations: z.array(Citation),
+        verdict: z.enum(SENTENCE_VERDICTS),
+        reason: z.string(),
+      }),
+    ),
+    changes: z.object({
+      kept: z.number().int(),
+      added: z.number().int(),
+      leftOut: z.number().int(),
+    }),
+    promptVersion: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
+    createdAt: DateTime,
+  })
+  .openapi('Summary', {
+    description:
+      'One summary: every sentence with the turns it cites and its verdict, the supported ones as one summarized fact in the pile (factId), what changed from the version it folds.',
   });
