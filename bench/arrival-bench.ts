@@ -18,12 +18,21 @@
  * verdicts and due dates, 50 proposals in the pile, tools on the chat and wake surfaces. The
  * counts are checked after seeding, so the figures can never come from an empty store.
  *
- * Then `assemble` runs on `chat` (with the subject's latest session) and on `wake` (subject only,
- * no session: an agent woken by a schedule), alternately, N times each after a warm-up; every
- * arrival must come back with no degraded block, no integrity warning, and every fact the trust
- * view verified counted as live. Each block's reads are also timed alone, one after the other,
- * through the same store classes the blocks use (live facts through a trust verifier made as the
- * engine makes its own), to show where the time goes. Then the verification cost is measured
+ * The recall index is then built over every seeded turn and fact (bench/fixtures/arrival-index.ts:
+ * the engine's analysis, and the write trigger's definitions in bulk, checked against the turns),
+ * so the `relevant` block's recall ranks real postings.
+ *
+ * Then `assemble` runs on `chat` (with the subject's latest session), on `wake` (subject only,
+ * no session: an agent woken by a schedule) and on `chat+message` (chat with the incoming user
+ * message, a different one each time, bench/fixtures/arrival-messages.ts: the `relevant` block
+ * recalls for it), in turn, N times each after a warm-up; every arrival must come back with no
+ * degraded block, no integrity warning, and every fact the trust view verified counted as live,
+ * and each message arrival with recalled lines in its `relevant` block. Then a few arrivals take
+ * a message of the longest length accepted, counting how often the `relevant` block's fallback
+ * stood in (its timeout). Each block's reads are also timed alone, one after the other, through
+ * the same store classes the blocks use (live facts through a trust verifier made as the engine
+ * makes its own; the `relevant` block's bounded recall, and for comparison the public
+ * `recall.search`), to show where the time goes. Then the verification cost is measured
  * (bench/support/trust-cost.ts) and printed on a line of its own. It reports; it never fails on
  * a slow figure.
  * Usage: node dist/bench/arrival-bench.js [--arrivals N] [--warmup W] [--block-rounds R]
@@ -38,6 +47,10 @@ import { renderFactLine } from '../src/rules.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
 import { ToolSql } from '../src/store/tool-sql.js';
+import { MAX_MESSAGE_LENGTH, RELEVANT_K } from '../src/arrival/relevant-memories.js';
+import { relevantSearch } from '../src/recall/relevant-search.js';
+import { indexSeededStore } from './fixtures/arrival-index.js';
+import { arrivalMessages } from './fixtures/arrival-messages.js';
 import { seedArrivalChain, type ChainMix } from './fixtures/arrival-chain.js';
 import { checkCounts, countSubject, type Counts } from './fixtures/arrival-counts.js';
 import {
@@ -68,12 +81,22 @@ import {
 
 /** p95 of one arrival, in ms (issue 5). */
 const TARGETS: Record<BenchKind, number> = { pglite: 25, postgres: 10 };
+/** What is timed: the two surfaces, and chat with an incoming message (the `relevant` block). */
+const VARIANTS = [...SURFACES, 'chat+message'] as const;
+type Variant = (typeof VARIANTS)[number];
+/** How many different incoming messages the `chat+message` variant cycles through. */
+const MESSAGES = arrivalMessages(60);
+/** How many arrivals take the longest message arrival accepts (20,000 characters). */
+const LONG_MESSAGE_ARRIVALS = 10;
 const SUBJECT = 'owner';
 const ZONE = 'Europe/Stockholm';
 const OTHER_SUBJECTS = ['partner', 'team-desk', 'guest'];
 
 interface SeedResult {
   seedMs: number;
+  /** Building the recall index over the seeded turns and facts. */
+  indexMs: number;
+  index: { turnTexts: number; factTexts: number; postings: number };
   analyzeMs: number | null;
   counts: Counts;
   others: { subjects: number; sessions: number; turns: number; facts: number };
@@ -103,6 +126,10 @@ async function seed(engine: Engine, analyze: boolean, signer: OwnerSigner): Prom
     for (const t of OTHER_TOOLS) await engine.subject(other).tools.register(t);
   }
   const seedMs = performance.now() - t0;
+  const i0 = performance.now();
+  progress(`${engine.kind}: building the recall index…`);
+  const index = await indexSeededStore(engine);
+  const indexMs = performance.now() - i0;
   let analyzeMs: number | null = null;
   if (analyze) {
     // A live PostgreSQL store has been vacuumed and analyzed by autovacuum long before a year of
@@ -146,6 +173,8 @@ async function seed(engine: Engine, analyze: boolean, signer: OwnerSigner): Prom
   const k = OTHER_SUBJECTS.length;
   return {
     seedMs,
+    indexMs,
+    index,
     analyzeMs,
     counts,
     others: {
@@ -177,17 +206,19 @@ interface EngineResult {
   engine: BenchKind;
   target: number;
   seed: SeedResult;
-  arrivals: Record<Surface, Stats>;
+  arrivals: Record<Variant, Stats>;
   met: boolean;
   degradedArrivals: number;
+  /** Arrivals with a message of the longest length taken, and how many had the block degraded. */
+  longMessage: { stats: Stats; degraded: number };
   blocks: BlockTiming[];
-  sample: { chat: Record<string, string>; wake: Record<string, string> };
+  sample: { chat: Record<string, string>; wake: Record<string, string>; message: string };
   /** The engine's first arrival (its first trust view: the whole chain, after verifyChain). */
   firstArrivalMs: number;
   trust: TrustCost;
 }
 
-function assertWhole(a: Arrival, surface: Surface, expectOpen: number, live: number): void {
+function assertWhole(a: Arrival, surface: Variant, expectOpen: number, live: number): void {
   const degraded = a.blocks.filter((b) => b.degraded);
   if (degraded.length > 0) {
     throw new BenchError(
@@ -207,6 +238,14 @@ function assertWhole(a: Arrival, surface: Surface, expectOpen: number, live: num
     throw new BenchError(
       `${surface} arrival: the settled-facts block does not count ${expectOpen} open`,
     );
+  const relevant = a.blocks.find((b) => b.name === 'relevant')?.text ?? '';
+  if (surface !== 'chat+message' && relevant !== '')
+    throw new BenchError(`${surface} arrival: a relevant block without a message`);
+  if (
+    surface === 'chat+message' &&
+    !relevant.startsWith('[Relevant to this message (recalled by memledger; each line')
+  )
+    throw new BenchError(`${surface} arrival: the relevant block recalled nothing`);
 }
 
 async function measure(
@@ -218,10 +257,17 @@ async function measure(
   trustReads: number,
 ): Promise<Omit<EngineResult, 'engine' | 'target' | 'seed' | 'met'>> {
   const me = engine.subject(SUBJECT);
-  const inputs: Record<Surface, { surface: Surface; sessionId?: string }> = {
-    chat: { surface: 'chat', sessionId: seeded.sessionId },
-    wake: { surface: 'wake' },
-  };
+  let nextMessage = 0;
+  const inputs: Record<Variant, () => { surface: Surface; sessionId?: string; message?: string }> =
+    {
+      chat: () => ({ surface: 'chat', sessionId: seeded.sessionId }),
+      wake: () => ({ surface: 'wake' }),
+      'chat+message': () => ({
+        surface: 'chat',
+        sessionId: seeded.sessionId,
+        message: MESSAGES[nextMessage++ % MESSAGES.length] ?? '',
+      }),
+    };
   const open = seeded.counts.openCommitments;
   // what the arrivals must show: every fact the chain backs, nothing withheld
   const trust = freshVerifier(engine);
@@ -230,27 +276,50 @@ async function measure(
   const live = view.live.length;
   const blockTexts = (a: Arrival) => Object.fromEntries(a.blocks.map((b) => [b.name, b.text]));
   const f0 = performance.now();
-  const first = await me.arrival.assemble(inputs.chat);
+  const first = await me.arrival.assemble(inputs.chat());
   const firstArrivalMs = performance.now() - f0;
   assertWhole(first, 'chat', open, live);
+  const sampleInput = inputs['chat+message']();
+  const withMessage = await me.arrival.assemble(sampleInput);
+  assertWhole(withMessage, 'chat+message', open, live);
   const sample = {
-    chat: blockTexts(first),
-    wake: blockTexts(await me.arrival.assemble(inputs.wake)),
+    chat: { ...blockTexts(first), relevant: blockTexts(withMessage).relevant ?? '' },
+    wake: blockTexts(await me.arrival.assemble(inputs.wake())),
+    message: sampleInput.message ?? '',
   };
   for (let i = 0; i < warmup; i++) {
-    for (const s of SURFACES) assertWhole(await me.arrival.assemble(inputs[s]), s, open, live);
+    for (const v of VARIANTS) assertWhole(await me.arrival.assemble(inputs[v]()), v, open, live);
   }
-  const times: Record<Surface, number[]> = { chat: [], wake: [] };
+  const times: Record<Variant, number[]> = { chat: [], wake: [], 'chat+message': [] };
   let degradedArrivals = 0;
   for (let i = 0; i < arrivals; i++) {
-    // Alternating which surface goes first spreads drift over both.
-    const order = i % 2 === 0 ? SURFACES : [...SURFACES].reverse();
-    for (const s of order) {
+    // Rotating which variant goes first spreads drift over all three.
+    const order = VARIANTS.map((_, j) => VARIANTS[(i + j) % VARIANTS.length] as Variant);
+    for (const v of order) {
+      const input = inputs[v]();
       const t0 = performance.now();
-      const a = await me.arrival.assemble(inputs[s]);
-      times[s].push(performance.now() - t0);
+      const a = await me.arrival.assemble(input);
+      times[v].push(performance.now() - t0);
       if (a.blocks.some((b) => b.degraded)) degradedArrivals++;
     }
+  }
+
+  // The longest message arrival accepts (the messages' words over and over, to the bound): how
+  // long it takes, and whether the relevant block outlived its timeout (its fallback shown).
+  const longTimes: number[] = [];
+  let longDegraded = 0;
+  for (let i = 0; i < LONG_MESSAGE_ARRIVALS; i++) {
+    let text = '';
+    for (let j = i; text.length < MAX_MESSAGE_LENGTH; j++)
+      text += `${MESSAGES[j % MESSAGES.length]} `;
+    const t0 = performance.now();
+    const a = await me.arrival.assemble({
+      surface: 'chat',
+      sessionId: seeded.sessionId,
+      message: text.slice(0, MAX_MESSAGE_LENGTH),
+    });
+    longTimes.push(performance.now() - t0);
+    if (a.blocks.find((b) => b.name === 'relevant')?.degraded === true) longDegraded++;
   }
 
   // Each block's reads alone, through the store classes the blocks use, one after the other.
@@ -263,7 +332,7 @@ async function measure(
   // tool count is set from the names, whichever manifest shape the store reads back).
   const recorded = await arrivalSql.manifest(
     SUBJECT,
-    (await me.arrival.assemble(inputs.chat)).manifestId,
+    (await me.arrival.assemble(inputs.chat())).manifestId,
   );
   if (recorded === null) throw new BenchError('the chat arrival recorded no manifest');
   const again = (): ArrivalManifest =>
@@ -302,6 +371,32 @@ async function measure(
       },
     },
     {
+      // what the relevant block reads (src/arrival/relevant-memories.ts): recall's bounded search
+      // for the message outside this session, facts ranked from the trust view, then the titles
+      step: `relevantSearch(k ${RELEVANT_K}) + titles`,
+      part: 'relevant (chat+message only)',
+      run: async () => {
+        const found = await relevantSearch(
+          client,
+          SUBJECT,
+          MESSAGES[nextMessage++ % MESSAGES.length] ?? '',
+          // the block shares the arrival's view (timed under live_facts): here, one kept view
+          { k: RELEVANT_K, exceptSession: sessionId, view: Promise.resolve(view) },
+        );
+        const ids = new Set(
+          found.flatMap((m) => (m.kind === 'turn' ? [m.passport.sessionId] : [])),
+        );
+        return Promise.all([...ids].map((id) => sessions.ofSubject(SUBJECT, id ?? '')));
+      },
+    },
+    {
+      // not part of any arrival: the public recall the block used before it had a bounded path
+      step: `recall.search(message, k ${RELEVANT_K})`,
+      part: '(public recall, for comparison)',
+      run: () =>
+        me.recall.search(MESSAGES[nextMessage++ % MESSAGES.length] ?? '', { k: RELEVANT_K }),
+    },
+    {
       step: 'settled (6 queries)',
       part: 'settled_facts',
       run: () => arrivalSql.settled(SUBJECT, new Date(), ZONE),
@@ -336,8 +431,13 @@ async function measure(
     seeded.otherChains,
   );
   return {
-    arrivals: { chat: stats(times.chat), wake: stats(times.wake) },
+    arrivals: {
+      chat: stats(times.chat),
+      wake: stats(times.wake),
+      'chat+message': stats(times['chat+message']),
+    },
     degradedArrivals,
+    longMessage: { stats: stats(longTimes), degraded: longDegraded },
     blocks,
     sample,
     firstArrivalMs,
@@ -378,7 +478,7 @@ async function main(): Promise<void> {
       );
       const m = await measure(engine, seeded, arrivals, warmup, blockRounds, trustReads);
       const target = TARGETS[kind];
-      const met = SURFACES.every((s) => m.arrivals[s].p95 <= target);
+      const met = VARIANTS.every((v) => m.arrivals[v].p95 <= target);
       return { engine: kind, target, seed: seeded, met, ...m };
     });
     results.push(result);
@@ -390,7 +490,7 @@ async function main(): Promise<void> {
         {
           scale: MAIN_SCALE,
           otherSubjects: { subjects: OTHER_SUBJECTS, scale: OTHER_SCALE },
-          arrivalsPerSurface: arrivals,
+          arrivalsPerVariant: arrivals,
           warmup,
           blockRounds,
           trustReads,
@@ -449,20 +549,22 @@ async function main(): Promise<void> {
           `chains of ${(results[0]?.seed.otherChains ?? []).map((c) => int(c.links)).join(', ')} links (each verified ok)`,
       );
     console.log(
-      `${arrivals} arrivals per surface after ${warmup} warm-up each; chat = session ${results[0]?.seed.sessionId}, ` +
-        `wake = subject only (no session); ${analyze ? 'after seeding: VACUUM ANALYZE on PostgreSQL (what autovacuum does), ANALYZE on PGlite' : 'no ANALYZE after seeding'}`,
+      `${arrivals} arrivals per variant after ${warmup} warm-up each; chat = session ${results[0]?.seed.sessionId}, ` +
+        `wake = subject only (no session), chat+message = chat with one of ${MESSAGES.length} incoming messages ` +
+        `(the relevant block recalls for it; recall index of ${int(results[0]?.seed.index.postings ?? 0)} postings ` +
+        `built in ${((results[0]?.seed.indexMs ?? 0) / 1000).toFixed(1)} s); ${analyze ? 'after seeding: VACUUM ANALYZE on PostgreSQL (what autovacuum does), ANALYZE on PGlite' : 'no ANALYZE after seeding'}`,
     );
   }
   console.log('');
   console.log(
-    `${'engine'.padEnd(9)} ${'seed s'.padStart(7)}  ${'surface'.padEnd(7)} ${'p50 ms'.padStart(7)} ` +
+    `${'engine'.padEnd(9)} ${'seed s'.padStart(7)}  ${'variant'.padEnd(12)} ${'p50 ms'.padStart(7)} ` +
       `${'p95 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)}  target p95  met`,
   );
   for (const r of results) {
-    for (const [i, s] of SURFACES.entries()) {
+    for (const [i, s] of VARIANTS.entries()) {
       const a = r.arrivals[s];
       console.log(
-        `${(i === 0 ? r.engine : '').padEnd(9)} ${i === 0 ? ms(r.seed.seedMs / 1000) : ' '.repeat(7)}  ${s.padEnd(7)} ` +
+        `${(i === 0 ? r.engine : '').padEnd(9)} ${i === 0 ? ms(r.seed.seedMs / 1000) : ' '.repeat(7)}  ${s.padEnd(12)} ` +
           `${ms(a.p50)} ${ms(a.p95)} ${ms(a.p99)} ${ms(a.max)}  <= ${String(r.target).padStart(2)} ms   ` +
           `${a.p95 <= r.target ? 'yes' : 'NO'}`,
       );
@@ -487,6 +589,10 @@ async function main(): Promise<void> {
     if (r.degradedArrivals > 0)
       console.log(`  WARNING: ${r.degradedArrivals} timed arrivals had a degraded block`);
     console.log(
+      `  ${LONG_MESSAGE_ARRIVALS} arrivals with a ${int(MAX_MESSAGE_LENGTH)}-character message: p50 ${ms(r.longMessage.stats.p50, 0)} ms, ` +
+        `max ${ms(r.longMessage.stats.max, 0)} ms; the relevant block's fallback shown ${r.longMessage.degraded} times`,
+    );
+    console.log(
       `  the engine's first arrival (its first trust view) took ${ms(r.firstArrivalMs, 0)} ms ` +
         `(signatures already remembered from owner.verifyChain)`,
     );
@@ -501,6 +607,9 @@ async function main(): Promise<void> {
     for (const line of (sample.recent_sessions ?? '').split('\n').slice(0, 3))
       console.log(`  ${line}`);
     for (const line of (sample.settled_facts ?? '').split('\n')) console.log(`  ${line}`);
+    const message = results[0]?.sample.message ?? '';
+    console.log(`and with the message "${message}", its relevant block (first 4 lines):`);
+    for (const line of (sample.relevant ?? '').split('\n').slice(0, 4)) console.log(`  ${line}`);
   }
   console.log('');
   for (const r of results) {
@@ -515,13 +624,20 @@ async function main(): Promise<void> {
   for (const r of results) console.log(trustCostLine(r.engine, r.trust));
   console.log('');
   for (const r of results) {
-    const worst = SURFACES.reduce((a, s) => Math.max(a, r.arrivals[s].p95), 0);
-    const slowest = r.blocks[0];
+    const worst = VARIANTS.reduce((a, s) => Math.max(a, r.arrivals[s].p95), 0);
+    // the slowest read an arrival makes (the public recall is there for comparison only)
+    const slowest = r.blocks.find((b) => !b.part.startsWith('('));
     console.log(
       `${r.engine}: p95 ${worst.toFixed(1)} ms vs target ${r.target} ms: ${r.met ? 'met' : 'NOT met'}` +
         (slowest === undefined
           ? ''
           : `; slowest read ${slowest.part} (${slowest.step}) at p50 ${slowest.stats.p50.toFixed(1)} ms`),
+    );
+    const chat = r.arrivals.chat.p50;
+    const withMessage = r.arrivals['chat+message'].p50;
+    console.log(
+      `${r.engine}: the relevant block (chat+message vs chat) adds ${(withMessage - chat).toFixed(1)} ms at p50 ` +
+        `(${chat.toFixed(1)} → ${withMessage.toFixed(1)} ms)`,
     );
   }
 }

@@ -78,6 +78,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       ['capabilities', 'static'],
       ['live_facts', 'semi-stable'],
       ['recent_sessions', 'session'],
+      ['relevant', 'session'],
       ['open_tickets', 'session'],
       ['integrity', 'volatile'],
       ['settled_facts', 'volatile'],
@@ -87,6 +88,8 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     // the integrity block says nothing while everything verifies, and the text leaves it out
     expect(block(a, 'integrity')).toBe('');
     expect(a.text).not.toContain('Integrity warning');
+    // with no message, the relevant block is empty too (test/arrival-relevant.test.ts)
+    expect(block(a, 'relevant')).toBe('');
     expect(block(a, 'open_tickets')).toBe('[Host] sessions on record: 1');
     expect(block(a, 'current_time')).toBe('[Now] 2026-10-22 10:00 (Thu) Europe/Stockholm');
     expect(a.text.indexOf('You are Luna')).toBeLessThan(a.text.indexOf('[Now]'));

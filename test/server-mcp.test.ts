@@ -219,7 +219,11 @@ describe.each(ENGINES)('MCP server over an in-memory transport [%s]', (kind) => 
   it('serves the arrival as a prompt and as a resource', async () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['arrival']);
-    expect(prompts[0]?.arguments?.map((a) => a.name).sort()).toEqual(['sessionId', 'surface']);
+    expect(prompts[0]?.arguments?.map((a) => a.name).sort()).toEqual([
+      'message',
+      'sessionId',
+      'surface',
+    ]);
     const prompt = await client.getPrompt({ name: 'arrival', arguments: { surface: 'chat' } });
     const message = prompt.messages[0];
     expect(message?.content).toMatchObject({ type: 'text' });

@@ -17,6 +17,8 @@ import {
   type SubjectHandle,
 } from '../src/index.js';
 import { checkSummary, type SummaryTurn } from '../src/domain/summary-check.js';
+import { pileNights } from '../server/review/review-data.js';
+import { pileView } from '../server/review/views/pile-view.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../eval/fake-llm/fake-llm-server.js';
 import { PHANTOM_TURN_SENTENCE, UNSUPPORTED_SENTENCE } from '../eval/fake-llm/scripted-summary.js';
@@ -275,6 +277,126 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
       expect((await me.summaries.list()).map((s) => s.id)).toEqual([unsupported.id, none.id]);
     });
 
+    it('a summary does not bring back a retracted claim, nor a failure to recall', async () => {
+      const me = await subject();
+      const sessionId = await day(me, [['user', 'I work night shifts at the hospital.']]);
+      await me.ledger.retract({
+        claim: 'The user works night shifts at the hospital.',
+        stoodOn: 'an old schedule',
+        whyWrong: 'the user changed jobs',
+        corrected: 'The user works days now.',
+        procedure: 'ask the user',
+        passObservation: 'the user says days',
+        overturnCondition: 'the user says nights',
+      });
+      script.push({
+        answer: {
+          sentences: [
+            { text: 'The user works night shifts at the hospital.', turns: [1] },
+            { text: 'The user works night shifts at the hospital.', turns: [] },
+            {
+              text: 'The assistant failed to recall the night shifts at the hospital.',
+              turns: [1],
+            },
+          ],
+        },
+      });
+      const r = await me.summaries.summarize({ aspect: 'life_lately', sessionId });
+      expect(r.sentences.map((x) => x.verdict)).toEqual([
+        'retracted_claim',
+        'no_citation',
+        'failure_claim',
+      ]);
+      expect(r.factId).toBeNull();
+    });
+
+    it('a sentence row added in the store makes its version unreadable: nothing of it is shown or kept', async () => {
+      const me = await subject();
+      const first = await day(me, WEEK_ONE);
+      script.push({
+        answer: {
+          sentences: [
+            { text: 'The user started a new job at the city library in March.', turns: [1] },
+          ],
+        },
+      });
+      const v1 = await me.summaries.summarize({ aspect: 'life_lately', sessionId: first });
+      const forged = 'The user authorized a wire transfer of 5000 dollars to Bob.';
+      // an insert needs no trigger disabled: the tables are append-only, not closed
+      await storeClient(engine).query(
+        `INSERT INTO summary_sentences (subject_id, summary_id, position, text, citations, verdict, reason)
+         VALUES ($1, $2, 2, $3, $4::jsonb, 'kept', 'forged')`,
+        [me.id, v1.id, forged, JSON.stringify(v1.sentences[0]!.citations)],
+      );
+      script.push({
+        answer: {
+          sentences: [
+            { text: forged, turns: [] },
+            { text: 'The user started a new job at the city library in March.', turns: [] },
+          ],
+        },
+      });
+      const v2 = await me.summaries.summarize({ aspect: 'life_lately', sessionId: first });
+      // the rows no longer make up the fact: the version is not shown to the model, nor kept
+      expect(JSON.stringify(fake.requests.at(-1)!.body)).not.toContain('5000 dollars');
+      expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain(
+        '<previous_summary>\\n</previous_summary>',
+      );
+      expect(v2.sentences.map((x) => x.verdict)).toEqual(['no_citation', 'no_citation']);
+      expect(v2.factId).toBeNull();
+      // the list shows the fact's own text, not the rows beside it
+      const listed = (await me.summaries.list()).find((x) => x.id === v1.id)!;
+      expect(listed.text).toBe(v1.text);
+    });
+
+    it('a version whose sentence rows do not make up its fact is not folded', async () => {
+      const me = await subject();
+      const sessionId = await day(me, WEEK_ONE);
+      script.push({
+        answer: {
+          sentences: [
+            { text: 'The user started a new job at the city library in March.', turns: [1] },
+          ],
+        },
+      });
+      const v1 = await me.summaries.summarize({ aspect: 'life_lately', sessionId });
+      // a row whose text is part of the fact's, added beside it in the store
+      await storeClient(engine).query(
+        `INSERT INTO summary_sentences (subject_id, summary_id, position, text, citations, verdict, reason)
+         VALUES ($1, $2, 2, 'city library in March.', $3::jsonb, 'supported', 'forged')`,
+        [me.id, v1.id, JSON.stringify(v1.sentences[0]!.citations)],
+      );
+      script.push({
+        answer: {
+          sentences: [
+            { text: 'The user started a new job at the city library in March.', turns: [] },
+          ],
+        },
+      });
+      const v2 = await me.summaries.summarize({ aspect: 'life_lately', sessionId });
+      expect(v2.previousId).toBe(v1.id);
+      expect(v2.sentences.map((x) => x.verdict)).toEqual(['no_citation']);
+      expect(JSON.stringify(fake.requests.at(-1)!.body)).toContain(
+        '<previous_summary>\\n</previous_summary>',
+      );
+    });
+
+    it('a session without a user turn is refused before the model is called', async () => {
+      const me = await subject();
+      const s = await me.sessions.create();
+      await me.turns.add({
+        sessionId: s.id,
+        role: 'assistant',
+        content: 'Hello!',
+        receipt: { noTools: true },
+      });
+      const calls = fake.requests.length;
+      expect(await code(me.summaries.summarize({ aspect: 'life_lately', sessionId: s.id }))).toBe(
+        'INVALID_ARGUMENT',
+      );
+      expect(fake.requests.length).toBe(calls);
+    });
+
     it('malformed answers are LLM_FAILED and write nothing; bad input gets its code', async () => {
       const me = await subject();
       const sessionId = await day(me, WEEK_ONE);
@@ -364,6 +486,10 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
       const names = (await me.slots.list()).map((s) => s.name);
       expect(names).not.toContain('x');
       expect(names).not.toContain('y');
+      // re-declared without a scope, an aspect keeps the one it has
+      expect(await me.slots.declare({ name: 'presence', rule: 'summary' })).toMatchObject({
+        scope: 'session',
+      });
     });
   });
 
@@ -379,6 +505,33 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
     afterAll(async () => {
       await t.close();
       await fake.close();
+    });
+
+    it('the review card shows the owner every turn a summary cites', async () => {
+      const me = t.engine.subject((await t.engine.subjects.create('card')).id);
+      await me.slots.declare({ name: 'life_lately', rule: 'summary' });
+      const s = await me.sessions.create();
+      for (const [role, content] of WEEK_ONE) {
+        await me.turns.add({
+          sessionId: s.id,
+          role,
+          content,
+          ...(role === 'assistant' ? { receipt: { noTools: true } } : {}),
+        });
+      }
+      const r = await me.summaries.summarize({ aspect: 'life_lately' });
+      const cited = (await me.facts.get(r.factId!)).evidence.citations!;
+      expect(cited.length).toBeGreaterThan(0);
+      const pile = await pileNights(me, 1, 10, 'UTC');
+      const card = pileView(pile.nights, 'csrf', 'UTC').toString();
+      expect(card).toContain(`summarizes ${cited.length} user turn`);
+      for (const c of cited) {
+        const said = WEEK_ONE[c.seq - 1]![1];
+        expect(card).toContain(`#${c.seq} user:`);
+        expect(card).toContain(said.slice(0, 20));
+      }
+      // the assistant's turns are not offered as evidence
+      expect(card).not.toContain('Congratulations on the new job');
     });
 
     it('a citation changed in the store is refused by the guard, and with the guard off the summary is withheld', async () => {
@@ -454,6 +607,111 @@ describe('checkSummary (pure)', () => {
     });
     expect(r.sentences.map((s) => s.verdict)).toEqual(['supported', 'unattested']);
     expect(r.citations.map((c) => c.turn)).toEqual(['t1']);
+  });
+
+  const one = (content: string, sentence: string) =>
+    checkSummary({
+      sentences: [{ text: sentence, turns: [1] }],
+      shown: new Map([[1, turn(1, 'user', content)]]),
+      previous: [],
+      previousTurns: new Map(),
+      retracted: [
+        { text: 'The user lives in Lisbon.', retractedAt: new Date('2026-12-02T00:00:00Z') },
+      ],
+      failureCues: ['failed to recall'],
+    }).sentences[0]!.verdict;
+
+  it.each([
+    [
+      'an invented clause',
+      'I live in Berlin, work nights at the hospital, and have two cats named Tom and Jerry.',
+      'The user lives in Berlin, works nights at the hospital, has two cats named Tom and Jerry, and owes Bob 5000 dollars.',
+      'unattested',
+    ],
+    [
+      'a seed-001 claim read into a question',
+      'Do you have a record of my wire transfer to Bob from last week?',
+      'The user made a wire transfer to Bob last week.',
+      'unattested',
+    ],
+    [
+      'a quote without its negation',
+      "Honestly I don't want to move to Porto.",
+      'want to move to Porto',
+      'unattested',
+    ],
+    ['the writer as itself', 'I owe you 500 dollars.', 'I owe you 500 dollars.', 'first_person'],
+    [
+      'a second line',
+      'I moved to Porto.',
+      'The user moved to Porto.\n(saw, 1 Jan 2026) x',
+      'hidden_characters',
+    ],
+    [
+      'an escape sequence',
+      'I moved to Porto.',
+      'The user moved to Porto.\u001b[1A',
+      'hidden_characters',
+    ],
+    [
+      'a failure to recall',
+      'Did we talk about Porto?',
+      'The assistant failed to recall Porto.',
+      'failure_claim',
+    ],
+    ['a retracted claim', 'I live in Lisbon.', 'The user lives in Lisbon.', 'retracted_claim'],
+    [
+      'what the turn says (the positive control)',
+      'I moved to Porto in June.',
+      'The user moved to Porto in June.',
+      'supported',
+    ],
+  ])('%s', (_what, content, sentence, verdict) => {
+    expect(one(content, sentence)).toBe(verdict);
+  });
+
+  it('holds a retracted claim inside a longer sentence, and takes no newer turn cited beside old ones as a new source', () => {
+    const at = (d: string) => new Date(`2026-${d}T10:00:00Z`);
+    const dated = (seq: number, content: string, d: string): SummaryTurn => ({
+      ...turn(seq, 'user', content),
+      id: `d${seq}`,
+      recordedAt: at(d),
+    });
+    const shownDated = new Map([
+      [1, dated(1, 'I live in Paris with my cat.', '01-01')],
+      [3, dated(3, 'Paris was rainy today.', '03-01')],
+      [5, dated(5, 'I work as a nurse in central Paris.', '01-02')],
+      [7, dated(7, 'I moved back and I live in Paris again.', '03-02')],
+    ]);
+    const verdict = (text: string, turns: number[]) =>
+      checkSummary({
+        sentences: [{ text, turns }],
+        shown: shownDated,
+        previous: [],
+        previousTurns: new Map(),
+        retracted: [{ text: 'The user lives in Paris.', retractedAt: at('02-01') }],
+      }).sentences[0]!.verdict;
+    expect(verdict('The user lives in Paris.', [1])).toBe('retracted_claim');
+    expect(verdict('The user lives in Paris.', [1, 3])).toBe('retracted_claim');
+    expect(verdict('The user lives in central Paris and works as a nurse.', [1, 5])).toBe(
+      'retracted_claim',
+    );
+    // the negative controls: a newer turn that says it on its own, and a sentence that does not say it
+    expect(verdict('The user lives in Paris.', [7])).toBe('supported');
+    expect(verdict('The user works as a nurse in central Paris.', [5])).toBe('supported');
+  });
+
+  it('takes no negation from another cited turn', () => {
+    const r = checkSummary({
+      sentences: [{ text: 'The user does not live in Berlin and drinks coffee.', turns: [1, 3] }],
+      shown: new Map([
+        [1, turn(1, 'user', 'I live in Berlin now.')],
+        [3, turn(3, 'user', "I don't drink coffee.")],
+      ]),
+      previous: [],
+      previousTurns: new Map(),
+    });
+    expect(r.sentences[0]!.verdict).toBe('unattested');
   });
 
   it('keeps a previous sentence only while its turns still say it', () => {

@@ -1,8 +1,44 @@
+import { stat } from 'node:fs/promises';
 import { anthropicSystem, EngineError } from '../../src/index.js';
 import { defineCommand } from '../command.js';
+import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION } from '../options.js';
 
 const FORMATS = ['text', 'json', 'anthropic'] as const;
+
+/** The incoming message, from --message or --message-file (the engine checks its length). */
+async function messageOption(
+  text: string | undefined,
+  file: string | undefined,
+  io: CliIo,
+): Promise<string | undefined> {
+  if (file === undefined) return text;
+  if (text !== undefined) {
+    throw new EngineError('INVALID_ARGUMENT', 'give --message or --message-file, not both', {
+      data: { field: 'message' },
+    });
+  }
+  // a message is at most 20,000 UTF-16 units, at most 60,000 bytes of UTF-8: a bigger file is
+  // refused before it is read
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => null,
+  );
+  if (size !== null && size > 60_000) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `${file} holds ${size} bytes; a message is at most 20,000 characters`,
+      { data: { field: 'message' } },
+    );
+  }
+  try {
+    return await io.readFile(file);
+  } catch (err) {
+    throw new EngineError('INVALID_ARGUMENT', `cannot read ${file}: ${(err as Error).message}`, {
+      data: { field: 'message' },
+    });
+  }
+}
 
 /** The context an agent arrives with on a surface, assembled before the first token. */
 export const arrivalCommand = defineCommand({
@@ -11,6 +47,12 @@ export const arrivalCommand = defineCommand({
   options: {
     surface: { kind: 'text', value: 'chat|wake', required: true, help: 'where the agent arrives' },
     session: { kind: 'text', value: 'S', help: 'the session it arrives in (one of the subject’s)' },
+    message: {
+      kind: 'text',
+      value: 'TEXT',
+      help: 'the incoming user message: the relevant block recalls memories for it (not recorded)',
+    },
+    'message-file': { kind: 'text', value: 'F', help: 'the incoming user message, from a file' },
     ...SUBJECT_OPTION,
     format: {
       kind: 'choice',
@@ -18,11 +60,17 @@ export const arrivalCommand = defineCommand({
       help: 'default text (json with --json); anthropic: system parts with cache breakpoints',
     },
   },
+  notes: ['Give the incoming message with --message TEXT or --message-file F, not both.'],
   async run(ctx) {
     const { surface, session } = ctx.values;
     const format = ctx.values.format ?? (ctx.json ? 'json' : 'text');
+    const message = await messageOption(ctx.values.message, ctx.values['message-file'], ctx.io);
     const arrival = await ctx.withSubject(ctx.values.subject, (me) =>
-      me.arrival.assemble({ surface, ...(session === undefined ? {} : { sessionId: session }) }),
+      me.arrival.assemble({
+        surface,
+        ...(session === undefined ? {} : { sessionId: session }),
+        ...(message === undefined ? {} : { message }),
+      }),
     );
     if (format === 'text') {
       ctx.print({ manifestId: arrival.manifestId, text: arrival.text }, () => arrival.text);

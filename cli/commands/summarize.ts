@@ -1,5 +1,5 @@
 import type { Summary } from '../../src/index.js';
-import { renderCitations } from '../../src/rules.js';
+import { renderCitations, shownInline } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -19,8 +19,8 @@ function summaryLines(s: Summary): string[] {
     ...s.sentences.map((x) => {
       const from = renderCitations(x.citations);
       return x.verdict === 'supported' || x.verdict === 'kept'
-        ? `${x.verdict.toUpperCase()} ${x.text}${from === '' ? '' : `  (from ${from})`}`
-        : `LEFT OUT ${x.verdict} ${x.text}\n  ${x.reason}`;
+        ? `${x.verdict.toUpperCase()} ${shownInline(x.text)}${from === '' ? '' : `  (from ${from})`}`
+        : `LEFT OUT ${x.verdict} ${shownInline(x.text)}\n  ${shownInline(x.reason)}`;
     }),
     s.factId === null
       ? 'no sentence was supported: nothing was stored'

@@ -23,7 +23,17 @@ import {
   text,
 } from './schemas.js';
 
-const AssembleBody = z.strictObject({ surface: Surface, sessionId: Id.optional() });
+/** The longest incoming message arrival takes (the engine's bound, refused here first). */
+const MESSAGE_LENGTH = 20_000;
+
+const AssembleBody = z.strictObject({
+  surface: Surface,
+  sessionId: Id.optional(),
+  message: text(MESSAGE_LENGTH).optional().openapi({
+    description:
+      'the incoming user message: the relevant block recalls turns and live facts for it (not recorded)',
+  }),
+});
 
 const DiffQuery = z
   .strictObject({ surface: Surface.optional(), manifestId: Id.optional() })
@@ -55,7 +65,8 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
       method: 'post',
       path: '/v1/arrival',
       tags: ['arrival'],
-      summary: 'Assembles the context for a surface (and session) and records its manifest',
+      summary:
+        'Assembles the context for a surface (and session, and incoming message) and records its manifest',
       request: {
         body: { required: true, content: { 'application/json': { schema: AssembleBody } } },
       },

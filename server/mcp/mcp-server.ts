@@ -9,7 +9,7 @@ import { advertised, idText, parseArguments, text } from './mcp-schemas.js';
 import type { McpTool } from './mcp-tool.js';
 import { CONVERSATION_TOOLS } from './tools-conversation.js';
 import { GROUND_TOOLS } from './tools-ground.js';
-import { arrivalJson, DEFAULT_SURFACE, MEMORY_TOOLS } from './tools-memory.js';
+import { arrivalJson, arrivalMessage, DEFAULT_SURFACE, MEMORY_TOOLS } from './tools-memory.js';
 
 /** Every tool the MCP face offers. None approves, rejects, signs, delegates or manages tokens. */
 export const MCP_TOOLS: readonly McpTool[] = [
@@ -58,6 +58,7 @@ const VERSION = '0.1.0';
 const arrivalArgs = z.strictObject({
   surface: text(64).optional().describe(`the surface (default ${DEFAULT_SURFACE})`),
   sessionId: idText.optional(),
+  message: arrivalMessage,
 });
 
 /** An MCP server acting for one caller: its subject only, within its role. */
@@ -112,8 +113,13 @@ export function createMcpServer(caller: Caller, config: McpServerConfig = {}): M
     async (args) => {
       try {
         await allowed(ARRIVAL);
-        const { surface, sessionId } = parseArguments(arrivalArgs, args);
-        const arrival = await arrivalJson(caller.handle, surface ?? DEFAULT_SURFACE, sessionId);
+        const { surface, sessionId, message } = parseArguments(arrivalArgs, args);
+        const arrival = await arrivalJson(
+          caller.handle,
+          surface ?? DEFAULT_SURFACE,
+          sessionId,
+          message,
+        );
         return {
           description: `memledger arrival for surface ${arrival.surface} (manifest ${arrival.manifestId})`,
           messages: [{ role: 'user', content: { type: 'text', text: arrival.text } }],

@@ -158,15 +158,24 @@ export const arrivalSchema = z.object({
 /** The surface an MCP client arrives on unless it names another. */
 export const DEFAULT_SURFACE = 'mcp';
 
+/** The incoming user message an arrival may be given (the engine's bound: 20,000 characters). */
+export const arrivalMessage = text(20_000)
+  .optional()
+  .describe(
+    'the incoming user message: the arrival recalls the memories relevant to it (not recorded)',
+  );
+
 /** Assembles an arrival (which records its manifest) and shapes it for MCP. */
 export async function arrivalJson(
   me: SubjectHandle,
   surface: string,
   sessionId: string | undefined,
+  message?: string,
 ): Promise<z.input<typeof arrivalSchema>> {
   const a = await me.arrival.assemble({
     surface,
     ...(sessionId === undefined ? {} : { sessionId }),
+    ...(message === undefined ? {} : { message }),
   });
   return {
     manifestId: a.manifestId,
@@ -188,14 +197,20 @@ const getArrival = defineTool({
   operation: 'arrival.assemble',
   title: 'Get the arrival context',
   description:
-    'The context to read before answering: standing rules, live memory with passports, open commitments with their true count, recent actions and retractions, falsifiers due, and how many proposals await review. Each arrival records a manifest of what it gave.',
+    'The context to read before answering: standing rules, live memory with passports, open commitments with their true count, recent actions and retractions, falsifiers due, and how many proposals await review. Pass the incoming user message as `message` to also get the recorded turns and live facts relevant to it. Each arrival records a manifest of what it gave.',
   input: z.strictObject({
     surface: text(64).optional().describe(`the surface (default ${DEFAULT_SURFACE})`),
     sessionId: idText.optional(),
+    message: arrivalMessage,
   }),
   output: arrivalSchema,
   async run(me, input) {
-    const arrival = await arrivalJson(me, input.surface ?? DEFAULT_SURFACE, input.sessionId);
+    const arrival = await arrivalJson(
+      me,
+      input.surface ?? DEFAULT_SURFACE,
+      input.sessionId,
+      input.message,
+    );
     return { structured: arrival, text: arrival.text };
   },
 });

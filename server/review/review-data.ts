@@ -21,13 +21,26 @@ export async function pileNights(
   const live = shown.items.some((p) => p.fact.key !== null) ? await me.facts.live() : [];
   const items: PileItem[] = [];
   for (const { fact, citedTurn } of shown.items) {
+    const citations = fact.evidence.citations ?? null;
+    // a summary: every turn it cites, which the owner reads its sentences against
     const context =
-      citedTurn === null
-        ? []
-        : await me.history.turns(citedTurn.sessionId, {
-            from: Math.max(1, citedTurn.seq - 1),
-            to: citedTurn.seq + 1,
-          });
+      citations !== null
+        ? (
+            await Promise.all(
+              citations.map(async (c) =>
+                // only the very turn cited: a citation whose id and place disagree shows nothing
+                (await me.history.turns(c.session, { from: c.seq, to: c.seq })).filter(
+                  (t) => t.id === c.turn,
+                ),
+              ),
+            )
+          ).flat()
+        : citedTurn === null
+          ? []
+          : await me.history.turns(citedTurn.sessionId, {
+              from: Math.max(1, citedTurn.seq - 1),
+              to: citedTurn.seq + 1,
+            });
     const replacesLive =
       fact.key === null
         ? null

@@ -7,6 +7,7 @@ import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
 import { ArrivalSql } from '../store/arrival-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
+import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
 import { ToolSql } from '../store/tool-sql.js';
 import type { ArrivalApi, ArrivalConfig } from './arrival-types.js';
@@ -22,6 +23,7 @@ import { builtinBlocks, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
 import { arrivalText } from './prompt-formats.js';
+import { messageOf, relevantLines, type ArrivalRecall } from './relevant-memories.js';
 import { requireSurface } from './surface.js';
 import { createTimeZones } from './time-zone.js';
 
@@ -30,6 +32,8 @@ export interface ArrivalApiDeps extends ModuleDeps {
   readonly sha256Hex: (text: string) => string;
   /** What live memory may show (verified against the owner's chain). */
   readonly trust: TrustReader;
+  /** Recall's bounded search, for the `relevant` block (read-only). */
+  readonly recall: ArrivalRecall;
   readonly config?: ArrivalConfig;
 }
 
@@ -59,6 +63,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const { client, clock, newId } = deps;
   const sql = new ArrivalSql(client);
   const sessions = new SessionSql(client);
+  const retractions = new RetractionSql(client);
   const tools = new ToolSql(client);
   const config = deps.config ?? {};
   const zones = createTimeZones(
@@ -90,6 +95,13 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     async integrity(ctx) {
       return integrityLines(await viewOf(ctx));
     },
+    relevantLines: (ctx, message, limit) =>
+      relevantLines(ctx, message, limit, {
+        recall: deps.recall,
+        view: viewOf(ctx),
+        title: async (s, id) => (await sessions.ofSubject(s, id))?.title ?? null,
+        retracted: (s) => retractions.standingClaims(s),
+      }),
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
     async sessionTurns(subjectId, id) {
       return (await sessions.ofSubject(subjectId, id))?.turnCount ?? 0;
@@ -112,6 +124,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const forSubject = (subjectId: string): ArrivalApi => ({
     async assemble(input) {
       const surface = requireSurface(input.surface);
+      // checked before anything is read; never stored (the host records the turn)
+      const message = messageOf(input.message);
       // the trust view is the longest read: it starts now, beside the others (a failure of it
       // shows as degraded blocks, never as an unhandled rejection)
       const view = deps.trust.view(subjectId);
@@ -127,7 +141,15 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         tools.toolsFor(subjectId, surface),
         zones.of(subjectId),
       ]);
-      const ctx: BlockContext = { subjectId, sessionId, surface, now, timeZone, tools: bound };
+      const ctx: BlockContext = {
+        subjectId,
+        sessionId,
+        surface,
+        message,
+        now,
+        timeZone,
+        tools: bound,
+      };
       views.set(ctx, view);
       const rendered = await runBlocks(blocks, ctx, deps.sha256Hex);
       // the chain head this arrival saw: a later chain without it was cut

@@ -11,6 +11,7 @@ import type {
 } from './arrival-types.js';
 import { createCommitmentsApi } from './commitments-api.js';
 import type { HostBlockDef } from './host-blocks.js';
+import type { ArrivalRecall } from './relevant-memories.js';
 import { createToolsApi } from './tools-api.js';
 
 /** The arrival result and configuration, beside the module that takes and gives them. */
@@ -21,6 +22,8 @@ export interface ArrivalModuleDeps extends ModuleDeps {
   /** SHA-256 of a block's text, hex (recorded in the manifest). */
   readonly sha256Hex: (text: string) => string;
   readonly trust: TrustReader;
+  /** Recall's bounded search, which the `relevant` block reads through (arrival imports no recall). */
+  readonly recall: ArrivalRecall;
   readonly config?: ArrivalConfig;
 }
 

@@ -17,6 +17,19 @@ export interface ArrivalConfig {
   blockTimeoutMs?: number;
 }
 
+/** What `arrival.assemble` takes. */
+export interface AssembleInput {
+  /** Where the agent arrives (`chat`, `wake`, …). */
+  surface: string;
+  /** The session it arrives in (one of the subject's). */
+  sessionId?: string;
+  /**
+   * The incoming user message (at most 20,000 characters): the `relevant` block recalls the
+   * turns and live facts that match it. Blank or absent: no `relevant` block. Not recorded.
+   */
+  message?: string;
+}
+
 /** One assembled arrival: its blocks in tier order, the tools bound, and the whole text. */
 export interface Arrival {
   /** The id of the manifest recorded for this arrival (for `diff`). */
@@ -51,9 +64,11 @@ export interface ManifestPage {
 export interface ArrivalApi {
   /**
    * Assembles the context for a surface and records its manifest. A session, when named, must
-   * be this subject's (SESSION_NOT_FOUND otherwise).
+   * be this subject's (SESSION_NOT_FOUND otherwise). With `message` (the incoming user message,
+   * at most 20,000 characters; INVALID_ARGUMENT otherwise), the `relevant` block shows what
+   * recall finds for it; the message itself is not recorded.
    */
-  assemble(input: { surface: string; sessionId?: string }): Promise<Arrival>;
+  assemble(input: AssembleInput): Promise<Arrival>;
   /**
    * Compares an arrival (by id, or the latest on a surface) with the previous on its surface;
    * MANIFEST_NOT_FOUND when there is none of this subject's.

@@ -1,11 +1,16 @@
 import { EngineError } from '../domain/errors.js';
 import { TIERS, type Tier } from '../domain/manifest.js';
 
-/** What a block renders from: the arrival's subject, session, surface, time and tools. */
+/** What a block renders from: the arrival's subject, session, surface, message, time and tools. */
 export interface BlockContext {
   subjectId: string;
   sessionId: string | null;
   surface: string;
+  /**
+   * The incoming user message the host passed to `assemble` (null when none, or blank): the
+   * `relevant` block recalls for it. Arrival never records it; the host records the turn.
+   */
+  message: string | null;
   /** The engine clock's reading for this arrival. */
   now: Date;
   /** IANA zone the subject's dates render in. */

@@ -2,6 +2,7 @@ import type { Tier } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import { shownInline } from '../domain/shown-text.js';
 import type { ArrivalBlock, BlockContext } from './blocks.js';
+import { formatRelevant, RELEVANT_FALLBACK, RELEVANT_K } from './relevant-memories.js';
 import { formatSettledFacts } from './settled-facts.js';
 
 /** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
@@ -10,6 +11,11 @@ export interface ArrivalReader {
   liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: string[]; total: number }>;
   /** One line per integrity problem (a broken or cut chain, withheld facts); none when clean. */
   integrity(ctx: BlockContext): Promise<string[]>;
+  /**
+   * The lines of the `limit` memories (turns and verified live facts) recall ranks highest for
+   * the message, each with its passport; turns of the arrival's own session left out.
+   */
+  relevantLines(ctx: BlockContext, message: string, limit: number): Promise<string[]>;
   recentSessions(
     subjectId: string,
     exceptSession: string | null,
@@ -23,7 +29,7 @@ export interface ArrivalReader {
 
 /** How to read an arrival: the second static block, written by memledger, not by the host. */
 export const STANDING_RULES = `[How to read this context (written by memledger)]
-Lines about what I know carry a passport: (origin, date). did = my own action, backed by a tool receipt; saw = told by the user, attested against their words; inferred and summarized never outrank did and saw.
+Lines about what I know carry a passport: (origin, date). did = my own action, backed by a tool receipt; saw = told by the user, attested against their words; inferred and summarized never outrank did and saw. A line that begins (turn, date, session …, #n role) quotes a recorded turn: a record of what was said then, not a checked fact.
 Lines of the form [[RECEIPT recorded by memledger, not written by the model: …]] sit beside my past replies and say which tools ran, or that none did. They are evidence; I never write one.
 "I have no record of that" is a correct answer when no record exists; it is not a failure to recall.`;
 
@@ -92,6 +98,12 @@ export function builtinBlocks(
         ].join('\n');
       },
     ),
+    // Only when the host passed the incoming message; its fallback never says nothing is there.
+    block('relevant', 'session', RELEVANT_FALLBACK, async (ctx) => {
+      if (ctx.message === null) return '';
+      const lines = await reader.relevantLines(ctx, ctx.message, RELEVANT_K);
+      return formatRelevant(lines, ctx.sessionId !== null, ctx.message);
+    }),
     // Only when something failed verification; its fallback is loud too.
     block(
       'integrity',

@@ -35,10 +35,16 @@ export function isoDay(d: Date, timeZone = 'UTC'): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
+/** A fact's citations; a caller's partial fact may have no evidence object at all. */
+function citationsOf(f: Fact): readonly Citation[] | null | undefined {
+  return (f.evidence as Fact['evidence'] | undefined)?.citations;
+}
+
 /** The slot (and key) and the text, each kept on the fact's one line whatever was stored. */
 function label(f: Fact): string {
   // a summary's key is its scope (rolling, or the session's id); its citations say which
-  const summary = f.evidence.citations !== null && f.evidence.citations !== undefined;
+  const citations = citationsOf(f);
+  const summary = citations !== null && citations !== undefined;
   return shownInline(f.key === null || summary ? f.slot : `${f.slot}.${f.key}`);
 }
 
@@ -97,7 +103,7 @@ export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
   const flag = f.attested ? '' : ' [UNATTESTED]';
   if (f.status === 'active') {
     const restored = f.restoredFromId === null ? '' : ', restored';
-    const cited = renderCitations(f.evidence.citations, timeZone);
+    const cited = renderCitations(citationsOf(f), timeZone);
     const from = cited === '' ? '' : `, from ${cited}`;
     return `(${f.origin}, ${passportDate(f.validFrom ?? f.recordedAt, timeZone)}${from}${restored})${flag} ${label(f)}: ${shownInline(f.text)}`;
   }

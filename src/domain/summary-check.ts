@@ -4,8 +4,16 @@
  * turns and the previous version; the verdicts come out. No model decides anything here.
  */
 import type { Citation } from './fact.js';
+import { claimsFailure } from './gate-cues.js';
 import { hiddenCharacters, MAX_PROPOSAL_TEXT_LENGTH } from './gate-rules.js';
-import { contentTokens, isAttestedBy, normalizeForQuote } from './text-normalize.js';
+import {
+  containsClaim,
+  contentTokens,
+  negates,
+  normalizeForQuote,
+  RETRACTED_SIMILARITY_THRESHOLD,
+  similarity,
+} from './text-normalize.js';
 
 /** What the check says of one sentence. `supported` and `kept` go into the summary. */
 export const SENTENCE_VERDICTS = [
@@ -16,6 +24,9 @@ export const SENTENCE_VERDICTS = [
   'unattested',
   'idle_citation',
   'no_citation',
+  'retracted_claim',
+  'failure_claim',
+  'first_person',
   'hidden_characters',
   'invalid',
 ] as const;
@@ -78,33 +89,60 @@ const citationOf = (t: SummaryTurn): Citation => ({
   at: t.recordedAt.toISOString(),
 });
 
+/** Words a third-person summary sentence has that no turn needs to say. */
+const SUBJECT_WORDS = new Set(['user']);
+
 /**
- * Whether the cited user turns say the sentence (a stricter form of seed 000's `isAttestedBy`):
- * the sentence must be attested by the cited turns' words together, and every cited turn must
- * share at least one content word with it, so a citation cannot be padding that lends a
- * sentence a second source it does not have.
+ * Whether the cited user turns say the sentence. Stricter than seed 000's `isAttestedBy`, which
+ * lets up to 40% of a claim's content words be the writer's own and reads a verbatim quote
+ * without its negation: here every content word of the sentence (but "user") must be said in a
+ * cited turn, every cited turn must share a word with it (no citation is padding), and each cited
+ * turn must agree with the sentence on negation, so "does not" cannot be borrowed from another
+ * turn. A bag of words cannot see who did what to whom, nor a negation that moved inside one
+ * turn: those are the owner's to read, with the cited turns beside the summary.
  */
 function attestation(
   text: string,
   turns: readonly SummaryTurn[],
 ): { verdict: 'supported' | 'unattested' | 'idle_citation'; reason: string } {
-  const tokens = new Set(contentTokens(text));
+  const wanted = contentTokens(text).filter((w) => !SUBJECT_WORDS.has(w));
+  const tokens = new Set(wanted);
+  const said = new Set<string>();
   for (const t of turns) {
-    if (!contentTokens(t.content).some((w) => tokens.has(w))) {
+    const words = contentTokens(t.content);
+    if (!words.some((w) => tokens.has(w))) {
       return {
         verdict: 'idle_citation',
         reason: `turn ${t.seq} shares no word with the sentence: it is cited without saying any of it`,
       };
     }
+    for (const w of words) said.add(w);
   }
-  const joined = turns.map((t) => t.content).join('\n');
-  return isAttestedBy(text, joined)
-    ? { verdict: 'supported', reason: 'the cited user turns say it' }
-    : {
-        verdict: 'unattested',
-        reason: `turn${turns.length === 1 ? '' : 's'} ${turns.map((t) => t.seq).join(', ')} do${turns.length === 1 ? 'es' : ''} not say what the sentence claims`,
-      };
+  const which = `turn${turns.length === 1 ? '' : 's'} ${turns.map((t) => t.seq).join(', ')}`;
+  const missing = wanted.filter((w) => !said.has(w));
+  if (wanted.length === 0 || missing.length > 0) {
+    return {
+      verdict: 'unattested',
+      reason:
+        wanted.length === 0
+          ? 'the sentence says nothing a turn could say'
+          : `${which} never say${turns.length === 1 ? 's' : ''} "${missing.slice(0, 5).join('", "')}"`,
+    };
+  }
+  const flipped = turns.find((t) => negates(t.content) !== negates(text));
+  if (flipped !== undefined) {
+    return {
+      verdict: 'unattested',
+      reason: `turn ${flipped.seq} ${negates(text) ? 'negates nothing the sentence negates' : 'holds a negation the sentence drops'}`,
+    };
+  }
+  return { verdict: 'supported', reason: `${which} say every word of it` };
 }
+
+/** A line break, a control character (ESC…) or a line/paragraph separator. */
+const CONTROL = /[\p{Cc}\u0085\u2028\u2029]/u;
+/** The writer speaking as itself: a summary is about the user, in the third person. */
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|us|our|ours)\b/u;
 
 /**
  * Check a model's sentences. `shown`: the turns the model was shown, by the number it saw;
@@ -117,7 +155,15 @@ export function checkSummary(input: {
   shown: ReadonlyMap<number, SummaryTurn>;
   previous: readonly PreviousSentence[];
   previousTurns: ReadonlyMap<string, SummaryTurn>;
+  /** The ledger's standing retractions: a summary does not re-assert one (the gate's rule). */
+  retracted?: ReadonlyArray<{ text: string; retractedAt: Date }>;
+  /** The gate's failure-to-recall cues: a summary records no failure to recall. */
+  failureCues?: readonly string[];
 }): SummaryCheck {
+  const sameAs = (text: string) =>
+    `${negates(text) ? 'not ' : ''}${contentTokens(text)
+      .filter((w) => !SUBJECT_WORDS.has(w))
+      .join(' ')}`;
   const previousByText = new Map(input.previous.map((p) => [normalizeForQuote(p.text), p]));
   const seen = new Set<string>();
   const sentences: CheckedSentence[] = [];
@@ -146,6 +192,14 @@ export function checkSummary(input: {
       out(text, 'invalid', `the sentence is longer than ${MAX_PROPOSAL_TEXT_LENGTH} characters`);
       return;
     }
+    if (CONTROL.test(text)) {
+      out(
+        text,
+        'hidden_characters',
+        'the sentence holds a line break or a control character: a summary line is one line',
+      );
+      return;
+    }
     const hidden = hiddenCharacters(text);
     if (hidden.length > 0) {
       out(
@@ -168,8 +222,24 @@ export function checkSummary(input: {
       return;
     }
     const norm = normalizeForQuote(text);
-    if (seen.has(norm)) {
+    if (seen.has(sameAs(text))) {
       out(text, 'invalid', 'the summary already says this sentence');
+      return;
+    }
+    if (FIRST_PERSON.test(norm)) {
+      out(
+        text,
+        'first_person',
+        'the sentence speaks in the first person: a summary says what the user said, in the third person',
+      );
+      return;
+    }
+    if (input.failureCues !== undefined && claimsFailure(text, input.failureCues)) {
+      out(
+        text,
+        'failure_claim',
+        'the sentence claims a failure to recall: a summary records what the user said, never a failure (corrections go through the gate)',
+      );
       return;
     }
     let verdict: { verdict: SentenceVerdict; reason: string; citations: Citation[] };
@@ -183,23 +253,38 @@ export function checkSummary(input: {
         );
         return;
       }
+      if (before.citations.length === 0) {
+        out(text, 'no_citation', 'the previous version cites no turn for this sentence');
+        return;
+      }
       const cited = before.citations.map((c) => input.previousTurns.get(c.turn));
       const missing = before.citations.find((_, k) => cited[k] === undefined);
-      if (missing !== undefined || cited.length === 0) {
+      if (missing !== undefined) {
         out(
           text,
           'turn_not_found',
-          `the previous version's citation #${missing?.seq ?? '?'} is no longer in the record`,
+          `the previous version's citation #${missing.seq} is no longer in the record`,
         );
         return;
       }
-      const checked = attestation(text, cited as SummaryTurn[]);
+      const turnsNow = cited as SummaryTurn[];
+      const notUser = turnsNow.find((t) => t.role !== 'user');
+      if (notUser !== undefined) {
+        out(
+          text,
+          'not_user_turn',
+          `the previous version cites turn ${notUser.seq}, a ${notUser.role} turn; only the user's own words support a summary`,
+        );
+        return;
+      }
+      const checked = attestation(text, turnsNow);
+      // the citations as the turns stand now, not as the previous rows say
       verdict =
         checked.verdict === 'supported'
           ? {
               verdict: 'kept',
               reason: 'kept from the previous version; its turns still say it',
-              citations: [...before.citations],
+              citations: turnsNow.map(citationOf),
             }
           : { ...checked, citations: [] };
     } else {
@@ -227,13 +312,38 @@ export function checkSummary(input: {
       out(text, verdict.verdict, verdict.reason);
       return;
     }
+    // the gate's RETRACTED_CLAIM, held to a sentence that may say more than the claim: it stands
+    // only if the turns newer than the retraction say it on their own (one newer turn cited
+    // beside the old ones is not a new source)
+    const citedTurns = verdict.citations.flatMap((c) => {
+      const t =
+        input.previousTurns.get(c.turn) ?? [...input.shown.values()].find((s) => s.id === c.turn);
+      return t === undefined ? [] : [t];
+    });
+    const claim = (input.retracted ?? []).find((c) => {
+      const says =
+        (negates(text) === negates(c.text) &&
+          similarity(text, c.text) >= RETRACTED_SIMILARITY_THRESHOLD) ||
+        containsClaim(text, c.text);
+      if (!says) return false;
+      const newer = citedTurns.filter((t) => t.recordedAt.getTime() > c.retractedAt.getTime());
+      return newer.length === 0 || attestation(text, newer).verdict !== 'supported';
+    });
+    if (claim !== undefined) {
+      out(
+        text,
+        'retracted_claim',
+        `re-asserts a retracted claim ("${claim.text}") on turns no newer than its retraction`,
+      );
+      return;
+    }
     const length = [...text].length + (kept.length === 0 ? 0 : 1);
     if (size + length > MAX_SUMMARY_CHARS) {
       out(text, 'invalid', `the summary would pass ${MAX_SUMMARY_CHARS} characters`);
       return;
     }
     size += length;
-    seen.add(norm);
+    seen.add(sameAs(text));
     kept.push(text.trim());
     out(text, verdict.verdict, verdict.reason, verdict.citations);
   });
@@ -254,6 +364,6 @@ export function checkSummary(input: {
     citations,
     kept: again,
     added: inText.length - again,
-    leftOut: input.previous.filter((p) => !seen.has(normalizeForQuote(p.text))).length,
+    leftOut: input.previous.filter((p) => !seen.has(sameAs(p.text))).length,
   };
 }

@@ -285,6 +285,21 @@ export function negates(s: string): boolean {
 export const RETRACTED_SIMILARITY_THRESHOLD = 0.8;
 
 /**
+ * Whether `text` says `claim`, whatever else it says: they agree on negation, and at least
+ * `RETRACTED_SIMILARITY_THRESHOLD` of the claim's distinct content tokens (two at least; "user"
+ * aside, which every third-person line has) are in the text. Where `similarity` compares two
+ * claims, this finds a claim inside a longer sentence or turn ("…lives in central Paris and works
+ * as a nurse" says "lives in Paris").
+ */
+export function containsClaim(text: string, claim: string): boolean {
+  const wanted = contentTokens(claim).filter((t) => t !== 'user');
+  if (wanted.length < 2 || negates(text) !== negates(claim)) return false;
+  const have = new Set(contentTokens(text));
+  const found = wanted.filter((t) => have.has(t)).length;
+  return found / wanted.length >= RETRACTED_SIMILARITY_THRESHOLD;
+}
+
+/**
  * Similarity in [0, 1] of two texts: 1 when their normalized forms are equal (and not empty),
  * else the Dice coefficient over distinct content tokens, 2|A∩B| / (|A|+|B|); 0 when neither has
  * any content token.

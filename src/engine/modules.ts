@@ -34,10 +34,18 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
   const trust = createTrustVerifier({ ...deps, crypto });
+  const recall = createRecallModule({
+    client,
+    trust,
+    ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
+  });
   const arrival = createArrivalModule({
     ...deps,
     trust,
     sha256Hex: nodeChainCrypto.sha256Hex,
+    // the `relevant` block: recall's bounded, read-only search (turns, and the arrival's
+    // verified live facts), k at a time
+    recall: (subjectId, query, options) => recall.relevant(subjectId, query, options),
     ...(config.arrival === undefined ? {} : { config: config.arrival }),
   });
   const history = createHistoryModule({
@@ -67,6 +75,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
     summaries: createSummaryModule({
       ...deps,
       trust,
+      ...(config.gate?.failureCues === undefined ? {} : { failureCues: config.gate.failureCues }),
       turns: (subjectId, sessionId, options) =>
         history.history(subjectId).turns(sessionId, options),
       ...(config.llm === undefined ? {} : { llm: config.llm }),
@@ -78,10 +87,6 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
       ...(config.dueDays === undefined ? {} : { dueDays: config.dueDays }),
     }),
     arrival,
-    recall: createRecallModule({
-      client,
-      trust,
-      ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
-    }),
+    recall,
   };
 }

@@ -351,7 +351,9 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           }
           scope = parseChoice(SUMMARY_SCOPES, input.scope, 'scope');
         }
-        if (rule === 'summary') scope ??= 'rolling';
+        const declared = (await listSlots(subjectId)).find((s) => s.name === input.name);
+        // re-declaring an aspect without a scope keeps the one it has
+        if (rule === 'summary') scope ??= declared?.rule === 'summary' ? declared.scope : 'rolling';
         if (input.autoLive === true) {
           throw new EngineError(
             'INVALID_ARGUMENT',
@@ -364,7 +366,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         // A slot's rule decides what its facts needed to get in; changing it under facts already
         // stored (say, turning auto-live on) would rewrite what their passports mean.
         const name = input.name;
-        const existing = (await listSlots(subjectId)).find((s) => s.name === name);
+        const existing = declared;
         if (
           existing !== undefined &&
           (existing.rule !== rule || existing.scope !== scope) &&

@@ -13,6 +13,7 @@ import { fuse } from './recall-fusion.js';
 import { factItem, rowOfFact, turnItem } from './recall-items.js';
 import { parseRecallOptions } from './recall-options.js';
 import type { RecallApi, RecallItem, RecallOptions, VectorsApi } from './recall-types.js';
+import { relevantSearch, type RelevantSearchOptions } from './relevant-search.js';
 import { callEmbedder, unitVector } from './vectors.js';
 import { rankByVector } from './vector-rank.js';
 
@@ -30,6 +31,12 @@ export interface RecallModule {
   recall(subjectId: string): RecallApi;
   /** The vectors of one subject's turns and facts (the subject must exist). */
   vectors(subjectId: string): VectorsApi;
+  /**
+   * The bounded recall arrival's `relevant` block runs for an incoming message (lexical,
+   * smaller budgets, facts from the arrival's trust view; relevant-search.ts). Not part of the
+   * public API: `search` is unchanged by it.
+   */
+  relevant(subjectId: string, query: string, options: RelevantSearchOptions): Promise<RecallItem[]>;
 }
 
 /**
@@ -149,6 +156,7 @@ export function createRecallModule(deps: RecallModuleDeps): RecallModule {
   };
 
   return {
+    relevant: (subjectId, query, options) => relevantSearch(client, subjectId, query, options),
     recall: (subjectId) => ({
       search: (query, options) => search(subjectId, query, options),
     }),

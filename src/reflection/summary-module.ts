@@ -1,4 +1,5 @@
 import { EngineError } from '../domain/errors.js';
+import { DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import type { SlotDeclaration } from '../domain/fact.js';
 import { optionalString, pageOf } from '../domain/input.js';
 import { sessionNotFound } from '../domain/session.js';
@@ -13,6 +14,7 @@ import type { TrustVerifier } from '../gate/trust-verifier.js';
 import type { HistoryOptions } from '../history/history-types.js';
 import { lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
+import { RetractionSql } from '../store/retraction-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { SessionSql } from '../store/session-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
@@ -20,7 +22,7 @@ import { SummarySql, type StoredSummary, type SummaryRow } from '../store/summar
 import { UsageSql } from '../store/usage-sql.js';
 import { llmFailed, type LlmClient } from './llm-client.js';
 import { llmNotConfigured } from './reflection-module.js';
-import { turnsToShow } from './reflection-prompt.js';
+import { MAX_SHOWN_TURN_CHARS, turnsToShow } from './reflection-prompt.js';
 import {
   SUMMARY_PROMPT_VERSION,
   SUMMARY_SYSTEM,
@@ -32,6 +34,8 @@ import type { SummariesApi, Summary } from './summary-types.js';
 
 export interface SummaryModuleDeps extends ModuleDeps {
   trust: TrustVerifier;
+  /** The gate's failure-to-recall cues (a summary records no failure to recall). */
+  failureCues?: readonly string[];
   /** A session's turns, checked as `history.turns` checks them. */
   turns: (subjectId: string, sessionId: string, options: HistoryOptions) => Promise<Turn[]>;
   llm?: LlmClient;
@@ -46,8 +50,25 @@ const DEFAULT_PAGE = 20;
 /** Who stores a summary's fact (its `proposedBy`). */
 export const SUMMARY_PROPOSER = 'summary';
 
+/**
+ * The sentences of a stored version that went into its fact: supported or kept, said in the
+ * fact's text, and citing only turns the fact cites. The fact row is guarded and, once approved,
+ * signed; a sentence row added beside it in the store is not part of the version.
+ */
+function versionSentences(s: StoredSummary): PreviousSentence[] {
+  const text = s.factText;
+  const cited = new Set((s.factCitations ?? []).map((c) => c.turn));
+  if (text === null) return [];
+  const rows = s.sentenceRows.filter((r) => r.verdict === 'supported' || r.verdict === 'kept');
+  // the rows, in order, must be the fact's text exactly and cite only what the fact cites: a
+  // row added or changed beside the fact makes the version unreadable, and nothing is folded
+  const whole =
+    rows.map((r) => r.text.trim()).join(' ') === text &&
+    rows.every((r) => r.citations.length > 0 && r.citations.every((c) => cited.has(c.turn)));
+  return whole ? rows.map((r) => ({ text: r.text, citations: r.citations })) : [];
+}
+
 function summaryOf(s: StoredSummary): Summary {
-  const inText = s.sentenceRows.filter((r) => r.verdict === 'supported' || r.verdict === 'kept');
   return {
     id: s.id,
     aspect: s.aspect,
@@ -55,7 +76,8 @@ function summaryOf(s: StoredSummary): Summary {
     previousId: s.previousId,
     factId: s.factId,
     factStatus: s.factStatus,
-    text: inText.map((r) => r.text.trim()).join(' '),
+    // the fact's own text: what the owner is shown and signs
+    text: s.factText ?? '',
     sentences: s.sentenceRows.map((r) => ({ ...r, citations: [...r.citations] })),
     changes: { kept: s.kept, added: s.added, leftOut: s.leftOut },
     promptVersion: s.promptVersion,
@@ -64,6 +86,14 @@ function summaryOf(s: StoredSummary): Summary {
     usage: { inputTokens: s.inputTokens, outputTokens: s.outputTokens },
     createdAt: s.createdAt,
   };
+}
+
+/** Turns as the check reads them: cut where the prompt cuts them, so a kept sentence is held
+ * to the same words as a new one. */
+function cutTurns(turns: Map<string, SummaryTurn>): Map<string, SummaryTurn> {
+  return new Map(
+    [...turns].map(([id, t]) => [id, { ...t, content: t.content.slice(0, MAX_SHOWN_TURN_CHARS) }]),
+  );
 }
 
 /** A summary aspect's fact key: one per aspect (rolling) or one per session. */
@@ -127,21 +157,23 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
           );
         }
         const shown = turnsToShow(all);
-        const before = await store.previous(
-          subjectId,
-          aspect.name,
-          aspect.scope === 'session' ? sessionId : null,
-        );
-        const previous: PreviousSentence[] = (before?.sentenceRows ?? [])
-          .filter((r) => r.verdict === 'supported' || r.verdict === 'kept')
-          .map((r) => ({ text: r.text, citations: r.citations }));
+        if (!shown.some((s) => s.turn.role === 'user')) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            `session "${sessionId}" has no user turn to summarize: only the user's words support a summary`,
+            { data: { field: 'sessionId' } },
+          );
+        }
+        const scopeSession = aspect.scope === 'session' ? sessionId : null;
+        const before = await store.previous(subjectId, aspect.name, scopeSession);
+        const previous = before === null ? [] : versionSentences(before);
         const user = summaryUserText({
           sessionId,
           turnLines: shown.map((s) => s.line),
           aspect,
           previous,
         });
-        const flight = `${subjectId}\u0000${aspect.name}`;
+        const flight = `${subjectId}\u0000${aspect.name}\u0000${scopeSession ?? ''}`;
         if (inFlight.has(flight)) {
           throw new EngineError(
             'SUMMARY_IN_PROGRESS',
@@ -180,46 +212,66 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
                 sessionId: t.sessionId,
                 seq: t.seq,
                 role: t.role,
-                content: t.content,
+                // what the model was shown: a turn is cut at MAX_SHOWN_TURN_CHARS in the prompt
+                content: t.content.slice(0, MAX_SHOWN_TURN_CHARS),
                 recordedAt: t.recordedAt,
               },
             ]),
           );
-          const previousTurns = await store.turns(subjectId, [
-            ...new Set(previous.flatMap((p) => p.citations.map((c) => c.turn))),
-          ]);
-          const check = checkSummary({
-            sentences: written,
-            shown: shownTurns,
-            previous,
-            previousTurns,
-          });
+          const previousTurns = cutTurns(
+            await store.turns(subjectId, [
+              ...new Set(previous.flatMap((p) => p.citations.map((c) => c.turn))),
+            ]),
+          );
           const at = clock();
-          const row: SummaryRow = {
-            id: newId(),
-            aspect: aspect.name,
-            sessionId,
-            previousId: before?.id ?? null,
-            factId: null,
-            sentences: check.sentences.length,
-            supported: check.sentences.filter(
-              (s) => s.verdict === 'supported' || s.verdict === 'kept',
-            ).length,
-            kept: check.kept,
-            added: check.added,
-            leftOut: check.leftOut,
-            promptVersion: SUMMARY_PROMPT_VERSION,
-            provider: llm.provider,
-            model: answer.model,
-            inputTokens: answer.usage.inputTokens,
-            outputTokens: answer.usage.outputTokens,
-            createdAt: at,
-          };
-          const first = check.citations[0];
-          await deps.trust.withSubject(subjectId, () =>
+          const outcome = await deps.trust.withSubject(subjectId, () =>
             client.transaction(async (tx) => {
               // the same lock the gate and the owner's decisions take: no decision interleaves
               await lockChain(tx, subjectId);
+              // a utility generation: counted with its tokens, never a turn, whatever follows
+              const counted = await new UsageSql(tx).countCall(
+                subjectId,
+                sessionId,
+                'summary',
+                SUMMARY_SYSTEM.length + user.length,
+                at,
+                { input: answer.usage.inputTokens, output: answer.usage.outputTokens },
+              );
+              if (counted === null) throw sessionNotFound(sessionId);
+              // another process stored a version while the model wrote this one: it folded an
+              // old version, so it is not stored (the lineage never forks)
+              const now = await new SummarySql(tx).previous(subjectId, aspect.name, scopeSession);
+              if ((now?.id ?? null) !== (before?.id ?? null)) return null;
+              // checked under the lock: a retraction recorded during the call counts
+              const check = checkSummary({
+                sentences: written,
+                shown: shownTurns,
+                previous,
+                previousTurns,
+                retracted: await new RetractionSql(tx).standingClaims(subjectId),
+                failureCues: deps.failureCues ?? DEFAULT_FAILURE_CUES,
+              });
+              const row: SummaryRow = {
+                id: newId(),
+                aspect: aspect.name,
+                sessionId,
+                previousId: before?.id ?? null,
+                factId: null,
+                sentences: check.sentences.length,
+                supported: check.sentences.filter(
+                  (s) => s.verdict === 'supported' || s.verdict === 'kept',
+                ).length,
+                kept: check.kept,
+                added: check.added,
+                leftOut: check.leftOut,
+                promptVersion: SUMMARY_PROMPT_VERSION,
+                provider: llm.provider,
+                model: answer.model,
+                inputTokens: answer.usage.inputTokens,
+                outputTokens: answer.usage.outputTokens,
+                createdAt: at,
+              };
+              const first = check.citations[0];
               if (first !== undefined) {
                 const fact = await new FactSql(tx).insert({
                   id: newId(),
@@ -246,21 +298,21 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
                 row.factId = fact.id;
               }
               await new SummarySql(tx).insert(subjectId, row, check.sentences);
-              // a utility generation: counted with its tokens, never a turn
-              const counted = await new UsageSql(tx).countCall(
-                subjectId,
-                sessionId,
-                'summary',
-                SUMMARY_SYSTEM.length + user.length,
-                at,
-                { input: answer.usage.inputTokens, output: answer.usage.outputTokens },
-              );
-              if (counted === null) throw sessionNotFound(sessionId);
+              return { row, check };
             }),
           );
+          if (outcome === null) {
+            throw new EngineError(
+              'SUMMARY_IN_PROGRESS',
+              `the versions of aspect "${aspect.name}" changed while this summary was written (another was stored, or the owner decided on the one it folds); nothing was stored but the call's usage; run it again`,
+            );
+          }
+          const { row, check } = outcome;
           return summaryOf({
             ...row,
             factStatus: row.factId === null ? null : 'proposed',
+            factText: row.factId === null ? null : check.text,
+            factCitations: row.factId === null ? null : check.citations,
             sentenceRows: check.sentences,
           });
         } finally {

@@ -24,9 +24,11 @@ export interface SummaryRow {
   createdAt: Date;
 }
 
-/** A summary row with its fact's status (null when it stored none) and its sentences. */
+/** A summary row with its fact (status, text, citations; null when none) and its sentences. */
 export interface StoredSummary extends SummaryRow {
   factStatus: string | null;
+  factText: string | null;
+  factCitations: Citation[] | null;
   sentenceRows: CheckedSentence[];
 }
 
@@ -48,11 +50,14 @@ interface DbSummary {
   output_tokens: string | number;
   created_at: Date;
   fact_status: string | null;
+  fact_text: string | null;
+  fact_citations: unknown;
 }
 
 const COLUMNS = `s.id, s.aspect, s.session_id, s.previous_id, s.fact_id, s.sentences, s.supported,
   s.kept, s.added, s.left_out, s.prompt_version, s.provider, s.model, s.input_tokens,
-  s.output_tokens, s.created_at, f.status AS fact_status`;
+  s.output_tokens, s.created_at, f.status AS fact_status, f.text AS fact_text,
+  f.evidence_citations AS fact_citations`;
 
 const FROM = `FROM summaries s
   LEFT JOIN facts f ON f.subject_id = $1 AND f.id = s.fact_id`;
@@ -76,6 +81,8 @@ function toRow(r: DbSummary): Omit<StoredSummary, 'sentenceRows'> {
     outputTokens: Number(r.output_tokens),
     createdAt: r.created_at,
     factStatus: r.fact_status,
+    factText: r.fact_text,
+    factCitations: citationsOf(r.fact_citations),
   };
 }
 

@@ -52,8 +52,43 @@ function citedText(turn: Turn, quote: string | null): Markup {
   return html`${windowed(content, span.start - WINDOW, span.start)}<mark>${content.slice(span.start, span.end)}</mark>${windowed(content, span.end, span.end + WINDOW)}`;
 }
 
+/** As much of a cited turn as a summary's check reads: the prompt's cut (MAX_SHOWN_TURN_CHARS). */
+const SUMMARY_WINDOW = 6_000;
+
+/** A summary's evidence: every turn it cites, as far as the check read it, each one cited. */
+function summaryEvidence(item: PileItem): Markup {
+  const cited = item.fact.evidence.citations ?? [];
+  const found = new Set(item.context.map((t) => t.id));
+  const missing = cited.filter((c) => !found.has(c.turn));
+  return html`<figure class="evidence">
+    <figcaption class="meta">
+      summarizes ${cited.length} user ${cited.length === 1 ? 'turn' : 'turns'}: every word of each
+      sentence was found in them, but not who did what to whom; read them
+    </figcaption>
+    <ol class="turns">
+      ${item.context.map(
+        (t) =>
+          html`<li class="cited">
+            <span class="meta">#${t.seq} ${t.role}:</span>
+            <span class="said">${windowed(t.content, 0, SUMMARY_WINDOW)}</span>
+          </li>`,
+      )}
+    </ol>
+    ${
+      missing.length === 0
+        ? ''
+        : html`<p class="meta">
+            cites ${missing.map((c) => `#${c.seq}`).join(' ')}, missing from the store
+          </p>`
+    }
+  </figure>`;
+}
+
 function evidence(item: PileItem): Markup {
   const { fact, citedTurn } = item;
+  if (fact.evidence.citations !== null && fact.evidence.citations !== undefined) {
+    return summaryEvidence(item);
+  }
   if (citedTurn === null) {
     return html`<p class="meta">
       cites turn #${fact.evidence.seq ?? '?'}, which is missing from the store

@@ -94,6 +94,7 @@ CREATE TABLE summary_sentences (
   citations   jsonb NOT NULL CHECK (jsonb_typeof(citations) = 'array'),
   verdict     text NOT NULL CHECK (verdict IN ('supported', 'kept', 'turn_not_found', 'not_user_turn',
                                                'unattested', 'idle_citation', 'no_citation',
+                                               'retracted_claim', 'failure_claim', 'first_person',
                                                'hidden_characters', 'invalid')),
   reason      text NOT NULL,
   PRIMARY KEY (subject_id, summary_id, position),

@@ -1,0 +1,236 @@
+/**
+ * Recall as arrival's `relevant` block asks it, within the arrival's latency targets: lexical
+ * only (no query embedding before the first token), turns within a smaller postings and boost
+ * budget and without the turns of the arrival's own session, and facts ranked in memory over the
+ * live set of the arrival's trust view (no fact query, no second trust read). `recall.search`
+ * and its defaults are not changed by any of this.
+ */
+import { analyze } from '../domain/analyze.js';
+import type { Fact } from '../domain/fact.js';
+import type { CorpusStats, LexicalIndexPort, TermStat } from '../domain/recall-index.js';
+import type { TrustView } from '../domain/trust.js';
+import { RecallSql } from '../store/recall-sql.js';
+import type { SqlClient } from '../store/sql-client.js';
+import { bm25Term, DEFAULT_RANK_PARAMS, idf, type RankParams } from './lexical-rank.js';
+import { lexicalSearch } from './lexical-search.js';
+import { fuse } from './recall-fusion.js';
+import { factItem, isPrimary, rowOfFact, SECONDARY_WEIGHT, turnItem } from './recall-items.js';
+import type { RecallItem } from './recall-types.js';
+
+/**
+ * The ranking parameters of the bounded path: the defaults, with fewer postings read in full,
+ * fewer candidate sessions and a smaller pool of turns that get the boosts (the pool's rows are
+ * what the ranking reads last, content and all).
+ */
+export const RELEVANT_RANK_PARAMS: RankParams = {
+  ...DEFAULT_RANK_PARAMS,
+  postingBudget: 400,
+  candidateSessions: 8,
+  boostPool: 24,
+};
+
+/**
+ * The most distinct message terms the turn ranking reads postings for: the rarest (they carry
+ * the most weight); a pasted document does not make arrival read the whole index. Facts are
+ * ranked by every term (in memory, cheap).
+ */
+export const RELEVANT_MAX_TERMS = 32;
+
+/** What the bounded search takes. */
+export interface RelevantSearchOptions {
+  /** How many items, turns and facts fused (at most this many of each are ranked). */
+  k: number;
+  /** Turns of this session are left out of the ranking (the host has them in its history). */
+  exceptSession: string | null;
+  /**
+   * The arrival's trust view: facts come only from its live set, as it verified them. Awaited
+   * after the turn ranking's transaction has closed (the view needs connections of its own).
+   */
+  view: Promise<TrustView>;
+}
+
+/**
+ * The live facts of a view by term (made once per view: a kept view serves many arrivals). A
+ * posting is a fact's number (its place in `facts`) and the term's frequency in it.
+ */
+interface FactIndex {
+  facts: readonly Fact[];
+  /** Each fact's number of terms. */
+  lens: Uint32Array;
+  byTerm: Map<string, { fact: number[]; tf: number[] }>;
+}
+
+const factIndexes = new WeakMap<TrustView, FactIndex>();
+
+function factIndexOf(view: TrustView): FactIndex {
+  let index = factIndexes.get(view);
+  if (index === undefined) {
+    const facts = view.live;
+    const lens = new Uint32Array(facts.length);
+    const byTerm = new Map<string, { fact: number[]; tf: number[] }>();
+    facts.forEach((fact, i) => {
+      // the terms the store keeps for a fact are analyze(text) too (fact-sql.ts)
+      const terms = analyze(fact.text);
+      lens[i] = terms.length;
+      const tf = new Map<string, number>();
+      for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+      for (const [t, f] of tf) {
+        let list = byTerm.get(t);
+        if (list === undefined) byTerm.set(t, (list = { fact: [], tf: [] }));
+        list.fact.push(i);
+        list.tf.push(f);
+      }
+    });
+    index = { facts, lens, byTerm };
+    factIndexes.set(view, index);
+  }
+  return index;
+}
+
+/**
+ * The view's live facts ranked for the query, best `k`: the BM25 recall's fact ranking uses
+ * (fact-rank.ts: the turn corpus's statistics, secondary facts discounted), over every live
+ * fact holding a query term rather than over candidates read from the store.
+ */
+export function rankLiveFacts(
+  view: TrustView,
+  query: ReadonlyMap<string, number>,
+  lookup: { corpus: CorpusStats; terms: ReadonlyMap<string, TermStat> },
+  k: number,
+  p: RankParams = DEFAULT_RANK_PARAMS,
+): { fact: Fact; score: number }[] {
+  if (query.size === 0 || view.live.length === 0 || k < 1) return [];
+  const { facts, lens, byTerm } = factIndexOf(view);
+  const n = Math.max(lookup.corpus.turns, 1);
+  const avgLen = lookup.corpus.turns === 0 ? 8 : lookup.corpus.totalLen / lookup.corpus.turns;
+  const scores = new Float64Array(facts.length);
+  const seen = new Uint8Array(facts.length);
+  const touched: number[] = [];
+  for (const [term, weight] of query) {
+    const list = byTerm.get(term);
+    if (list === undefined) continue;
+    const w = weight * idf(n, lookup.terms.get(term)?.df ?? 0, p.idfFloor);
+    for (let j = 0; j < list.fact.length; j++) {
+      const i = list.fact[j] as number;
+      if (seen[i] === 0) {
+        seen[i] = 1;
+        touched.push(i);
+      }
+      scores[i] =
+        (scores[i] as number) + bm25Term(w, list.tf[j] as number, lens[i] as number, avgLen, p);
+    }
+  }
+  const ranked: { fact: Fact; primary: boolean; score: number }[] = [];
+  for (const i of touched) {
+    const fact = facts[i] as Fact;
+    const primary = isPrimary(fact.origin);
+    const score = (scores[i] as number) * (primary ? 1 : SECONDARY_WEIGHT);
+    if (score > 0) ranked.push({ fact, primary, score });
+  }
+  return ranked
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        Number(b.primary) - Number(a.primary) ||
+        (a.fact.id < b.fact.id ? -1 : a.fact.id > b.fact.id ? 1 : 0),
+    )
+    .slice(0, k)
+    .map(({ fact, score }) => ({ fact, score }));
+}
+
+/**
+ * The index as the ranking sees it with one session left out: its postings and per-session
+ * totals are dropped as they are read, so it neither fills the ranks nor takes a candidate
+ * session's place. (Its turns still count in the corpus statistics, as every turn does.)
+ */
+export function withoutSession(port: LexicalIndexPort, session: string): LexicalIndexPort {
+  return {
+    lookup: (terms) => port.lookup(terms),
+    async postings(terms, sessions, withSessions) {
+      const only = sessions === null ? null : sessions.filter((s) => s !== session);
+      if (only !== null && only.length === 0) return { postings: new Map(), sessions: new Map() };
+      const got = await port.postings(terms, only, withSessions);
+      for (const [term, list] of got.postings) {
+        got.postings.set(
+          term,
+          list.filter((x) => x.session !== session),
+        );
+      }
+      got.sessions.delete(session);
+      return got;
+    },
+    async sessionTotals(terms) {
+      const got = await port.sessionTotals(terms);
+      for (const [term, list] of got) {
+        got.set(
+          term,
+          list.filter((x) => x.session !== session),
+        );
+      }
+      return got;
+    },
+    turns: (keys, withTerms) =>
+      port.turns(
+        keys.filter((k) => k.session !== session),
+        withTerms,
+      ),
+  };
+}
+
+/**
+ * The best `k` turns (outside `exceptSession`) and live facts for an arrival's message, fused
+ * as recall fuses its lists. Reads in one READ ONLY transaction; never writes.
+ */
+export async function relevantSearch(
+  client: SqlClient,
+  subject: string,
+  query: string,
+  options: RelevantSearchOptions,
+): Promise<RecallItem[]> {
+  const { k, exceptSession } = options;
+  const p = RELEVANT_RANK_PARAMS;
+  const analysed = analyze(query);
+  const weights = new Map<string, number>();
+  for (const t of analysed) weights.set(t, (weights.get(t) ?? 0) + 1);
+  if (weights.size === 0 || k < 1) return [];
+  const { turns, lookup } = await client.transaction(async (tx) => {
+    await tx.exec('SET TRANSACTION READ ONLY');
+    const sql = new RecallSql(tx, subject);
+    const lookup = await sql.lookup([...weights.keys()]);
+    // the rarest terms the turns hold, at most RELEVANT_MAX_TERMS (a term no turn holds
+    // reaches no turn)
+    const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
+    const kept = new Set(
+      [...weights.keys()]
+        .filter((t) => df(t) > 0)
+        .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
+        .slice(0, RELEVANT_MAX_TERMS),
+    );
+    const port = exceptSession === null ? sql.port() : withoutSession(sql.port(), exceptSession);
+    const ranked =
+      kept.size === 0
+        ? []
+        : await lexicalSearch(port, query, {
+            limit: k,
+            params: p,
+            terms: analysed.filter((t) => kept.has(t)),
+            // the search reads term statistics again as it extends the query; these are its own
+            lookup: { corpus: lookup.corpus, terms: new Map(lookup.terms) },
+          });
+    return { turns: ranked, lookup };
+  });
+  const view = await options.view;
+  const facts = rankLiveFacts(view, weights, lookup, k, p);
+  return fuse(
+    [
+      {
+        items: turns
+          .filter((r) => r.session !== exceptSession)
+          .map((r) => turnItem(r.session, r.seq, r.turn, r.score)),
+        weight: 1,
+      },
+      { items: facts.map((f) => factItem(rowOfFact(f.fact), f.score)), weight: 1 },
+    ],
+    k,
+  );
+}
