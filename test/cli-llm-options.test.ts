@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandContext } from '../cli/context.js';
 import { llmFrom, type LLM_OPTIONS } from '../cli/llm-options.js';
@@ -11,9 +10,8 @@ import {
   type FakeLlmProtocol,
 } from '../eval/fake-llm/fake-llm-server.js';
 import { DROP_CODES, EngineError } from '../src/index.js';
-import { runCliCaptured } from './support/cli.js';
+import { BUILT_CLI as MAIN, runBuiltCli, runCliCaptured } from './support/cli.js';
 
-const MAIN = resolve(import.meta.dirname, '../dist/cli/main.js');
 const KEY = 'sk-cli-test-8c41f0d2';
 const MODEL = 'fake-reflector-1';
 
@@ -25,35 +23,14 @@ const ownerEnv = {
   MEMLEDGER_OWNER_KEY: join(tmpRoot, 'owner.key'),
 };
 
-/** The parent's environment without any MEMLEDGER_* variable, so only the test's own count. */
-const cleanEnv: Record<string, string> = Object.fromEntries(
-  Object.entries(process.env).filter(
-    (e): e is [string, string] => !e[0].startsWith('MEMLEDGER_') && e[1] !== undefined,
-  ),
-);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = Awaited<ReturnType<typeof runBuiltCli>>;
 
 /**
  * Runs the built `memledger … --db <store> --json` as a child process. Asynchronously: the fake
  * LLM answers from this process's event loop.
  */
 function memledger(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [MAIN, ...args, '--db', db, '--json'],
-      { env: { ...cleanEnv, HOME: tmpRoot, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
+  return runBuiltCli([...args, '--db', db, '--json'], { HOME: tmpRoot, ...env });
 }
 
 /** The `{"error":{code,message}}` document a failed run prints on stderr. */

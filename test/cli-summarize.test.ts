@@ -1,15 +1,13 @@
 // `memledger summarize` and `summarize list` as a user runs them: the built CLI as a child
 // process, a real PGlite store, the fake model over the OpenAI protocol, an owner decision.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
 import { UNSUPPORTED_SENTENCE } from '../eval/fake-llm/scripted-summary.js';
-import { runCliCaptured } from './support/cli.js';
+import { BUILT_CLI as MAIN, runBuiltCli, runCliCaptured } from './support/cli.js';
 
-const MAIN = resolve(import.meta.dirname, '../dist/cli/main.js');
 const root = mkdtempSync(join(tmpdir(), 'memledger-cli-summary-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const db = join(root, 'store');
@@ -17,31 +15,10 @@ const ownerEnv = {
   MEMLEDGER_OWNER_PASSPHRASE: 'correct horse battery staple',
   MEMLEDGER_OWNER_KEY: join(root, 'owner.key'),
 };
-const cleanEnv: Record<string, string> = Object.fromEntries(
-  Object.entries(process.env).filter(
-    (e): e is [string, string] => !e[0].startsWith('MEMLEDGER_') && e[1] !== undefined,
-  ),
-);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** The built CLI, asynchronously: the fake model answers from this process's event loop. */
-function memledger(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [MAIN, ...args, '--db', db],
-      { env: { ...cleanEnv, HOME: root, ...ownerEnv, ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
+function memledger(args: string[], env: Record<string, string> = {}) {
+  return runBuiltCli([...args, '--db', db], { HOME: root, ...ownerEnv, ...env });
 }
 
 let fake: FakeLlm;

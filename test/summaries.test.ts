@@ -2,18 +2,11 @@
 // observation: every sentence cites the turns it rests on and is checked against them, what is
 // unsupported never reaches live memory, and the rest goes live only through the owner. Real
 // engines, a real HTTP fake of each provider's protocol, no mocks.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLlmClient,
-  generateOwnerKey,
-  loadOwnerKey,
   SUMMARY_PROMPT_VERSION,
-  writeOwnerKeyFile,
   type Engine,
-  type OwnerSigner,
   type SubjectHandle,
 } from '../src/index.js';
 import { checkSummary, type SummaryTurn } from '../src/domain/summary-check.js';
@@ -24,12 +17,9 @@ import { startFakeLlm, type FakeLlm, type FakeStep } from '../eval/fake-llm/fake
 import { PHANTOM_TURN_SENTENCE, UNSUPPORTED_SENTENCE } from '../eval/fake-llm/scripted-summary.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { makeOwnerSigner } from './support/tokens.js';
 
-const keyDir = mkdtempSync(join(tmpdir(), 'memledger-summary-'));
-afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
-const keyFile = join(keyDir, 'owner.key');
-writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-const signer: OwnerSigner = loadOwnerKey(keyFile, 'pw');
+const { signer } = makeOwnerSigner();
 
 const PROTOCOLS = ['openai', 'anthropic'] as const;
 

@@ -165,6 +165,7 @@ export function checkSummary(input: {
       .filter((w) => !SUBJECT_WORDS.has(w))
       .join(' ')}`;
   const previousByText = new Map(input.previous.map((p) => [normalizeForQuote(p.text), p]));
+  const shownById = new Map([...input.shown.values()].map((t) => [t.id, t]));
   const seen = new Set<string>();
   const sentences: CheckedSentence[] = [];
   const kept: string[] = [];
@@ -316,8 +317,7 @@ export function checkSummary(input: {
     // only if the turns newer than the retraction say it on their own (one newer turn cited
     // beside the old ones is not a new source)
     const citedTurns = verdict.citations.flatMap((c) => {
-      const t =
-        input.previousTurns.get(c.turn) ?? [...input.shown.values()].find((s) => s.id === c.turn);
+      const t = input.previousTurns.get(c.turn) ?? shownById.get(c.turn);
       return t === undefined ? [] : [t];
     });
     const claim = (input.retracted ?? []).find((c) => {

@@ -146,7 +146,10 @@ export class SummarySql {
       );
       const r = rows[0];
       if (r === undefined) return null;
-      return { ...toRow(r), sentenceRows: await this.sentences(subjectId, r.id) };
+      return {
+        ...toRow(r),
+        sentenceRows: (await this.sentencesOf(subjectId, [r.id])).get(r.id) ?? [],
+      };
     });
   }
 
@@ -163,33 +166,46 @@ export class SummarySql {
          ORDER BY s.created_at DESC, s.id DESC LIMIT $3 OFFSET $4`,
         [subjectId, aspect, page.limit, page.offset],
       );
-      const out: StoredSummary[] = [];
-      for (const r of rows) {
-        out.push({ ...toRow(r), sentenceRows: await this.sentences(subjectId, r.id) });
-      }
-      return out;
+      // every listed summary's sentences in one read
+      const sentences = await this.sentencesOf(
+        subjectId,
+        rows.map((r) => r.id),
+      );
+      return rows.map((r) => ({ ...toRow(r), sentenceRows: sentences.get(r.id) ?? [] }));
     });
   }
 
-  private async sentences(subjectId: string, summaryId: string): Promise<CheckedSentence[]> {
+  /** The sentences of these summaries, each summary's in order. */
+  private async sentencesOf(
+    subjectId: string,
+    summaryIds: readonly string[],
+  ): Promise<Map<string, CheckedSentence[]>> {
+    const out = new Map<string, CheckedSentence[]>();
+    if (summaryIds.length === 0) return out;
     const { rows } = await this.db.query<{
+      summary_id: string;
       position: number;
       text: string;
       citations: unknown;
       verdict: SentenceVerdict;
       reason: string;
     }>(
-      `SELECT position, text, citations, verdict, reason FROM summary_sentences
-       WHERE subject_id = $1 AND summary_id = $2 ORDER BY position`,
-      [subjectId, summaryId],
+      `SELECT summary_id, position, text, citations, verdict, reason FROM summary_sentences
+       WHERE subject_id = $1 AND summary_id = ANY($2::text[]) ORDER BY summary_id, position`,
+      [subjectId, [...summaryIds]],
     );
-    return rows.map((r) => ({
-      position: r.position,
-      text: r.text,
-      citations: citationsOf(r.citations) ?? ([] as Citation[]),
-      verdict: r.verdict,
-      reason: r.reason,
-    }));
+    for (const r of rows) {
+      const list = out.get(r.summary_id) ?? [];
+      list.push({
+        position: r.position,
+        text: r.text,
+        citations: citationsOf(r.citations) ?? ([] as Citation[]),
+        verdict: r.verdict,
+        reason: r.reason,
+      });
+      out.set(r.summary_id, list);
+    }
+    return out;
   }
 
   /** The subject's turns with these ids, as the summary check reads them. */

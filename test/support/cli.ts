@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { runCli } from '../../cli/run.js';
 
 export interface CliResult {
@@ -54,4 +56,35 @@ export async function runCliCaptured(
     json: () => JSON.parse(stdout) as unknown,
     errorCode: () => (JSON.parse(stderr) as { error: { code: string } }).error.code,
   };
+}
+
+/** The built command line (`npm run build` first). */
+export const BUILT_CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+/** The parent's environment without any MEMLEDGER_* variable, so only a test's own count. */
+export const ENV_WITHOUT_MEMLEDGER: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(process.env).filter(
+    (e): e is [string, string] => !e[0].startsWith('MEMLEDGER_') && e[1] !== undefined,
+  ),
+);
+
+/**
+ * Runs the built `memledger` as a child process, asynchronously (a fake server in this process
+ * can answer it), with `env` over the parent's environment less its MEMLEDGER_* variables.
+ */
+export function runBuiltCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BUILT_CLI, ...args],
+      { env: { ...ENV_WITHOUT_MEMLEDGER, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : -1;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
 }
