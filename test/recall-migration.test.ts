@@ -239,6 +239,8 @@ async function indexDump(db: SqlExecutor): Promise<Record<string, unknown[]>> {
     termStats: await q(
       `SELECT subject_id, term, df, sdf FROM term_stats ORDER BY subject_id, term`,
     ),
+    sessionTerms: await q(`SELECT subject_id, term, session_id, tf FROM session_terms
+      ORDER BY subject_id, term, session_id`),
     corpus: await q(`SELECT subject_id, turns::int AS turns, sessions, term_len::int AS term_len
       FROM recall_corpus ORDER BY subject_id`),
   };

@@ -246,6 +246,16 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
        WHERE p.df IS DISTINCT FROM s.df OR p.sdf IS DISTINCT FROM s.sdf`,
     );
     expect(rows[0]?.bad).toBe(0);
+    // each session's sums of a term, both ways (a row without postings is as wrong as a gap)
+    const { rows: sums } = await storeClient(engine).query<{ bad: number; n: number }>(
+      `SELECT count(*) FILTER (WHERE p.tf IS DISTINCT FROM s.tf)::int AS bad, count(*)::int AS n
+       FROM session_terms s
+       FULL JOIN (SELECT subject_id, term, session_id, sum(tf)::int AS tf
+                  FROM turn_postings GROUP BY subject_id, term, session_id) p
+         USING (subject_id, term, session_id)`,
+    );
+    expect(sums[0]?.bad).toBe(0);
+    expect(sums[0]?.n).toBeGreaterThan(0);
     const { rows: lens } = await storeClient(engine).query<{ bad: number }>(
       `SELECT count(*)::int AS bad FROM sessions s
        WHERE s.term_len <> (SELECT coalesce(sum(cardinality(t.terms)), 0) FROM turns t

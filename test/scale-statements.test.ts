@@ -55,7 +55,8 @@ const ALLOWLIST: readonly AllowEntry[] = [
   // memledger reindex rebuilds every subject's index (src/store/recall-reindex.ts)
   {
     file: 'src/store/recall-reindex.ts',
-    includes: 'DELETE FROM turn_postings; DELETE FROM term_stats; DELETE FROM recall_corpus',
+    includes:
+      'DELETE FROM turn_postings; DELETE FROM term_stats; DELETE FROM session_terms; DELETE FROM recall_corpus',
     why: "reindex empties every subject's index before rebuilding it",
   },
   {

@@ -4,6 +4,8 @@ import {
   ATTESTATION_MIN_RATIO,
   RETRACTED_SIMILARITY_THRESHOLD,
   STOPWORDS,
+  claimMatcher,
+  containsClaim,
   containsWords,
   contentTokens,
   isAttestedBy,
@@ -179,5 +181,39 @@ describe('similarity', () => {
     expect(similarity('vendor contract', 'wire transfers')).toBe(0);
     expect(similarity('', '')).toBe(0);
     expect(similarity('the', 'of')).toBe(0);
+  });
+});
+
+describe('claimMatcher', () => {
+  const claims = [
+    'I already sent the invoice to Northwind Logistics',
+    'The user lives in Paris',
+    'The meeting moved to Tuesday',
+  ];
+  const match = claimMatcher(claims);
+
+  it('finds the claim a longer text says, as containsClaim does', () => {
+    expect(
+      match('So, as I said, I already sent the invoice to Northwind Logistics yesterday.'),
+    ).toBe(0);
+    expect(match('She lives in central Paris and works as a nurse.')).toBe(1);
+  });
+
+  it('finds nothing when no claim is said, or the negation differs (negative controls)', () => {
+    expect(match('The meeting moved to Thursday and the invoice is unpaid.')).toBe(-1);
+    expect(match('The user does not live in Paris.')).toBe(-1);
+    expect(claimMatcher([])('I already sent the invoice to Northwind Logistics')).toBe(-1);
+  });
+
+  it('answers as containsClaim on every pair', () => {
+    const texts = [
+      'I already sent the invoice to Northwind Logistics',
+      'The meeting moved to Tuesday morning',
+      'nothing here',
+      'The user never lived in Paris',
+    ];
+    for (const t of texts) {
+      expect(match(t)).toBe(claims.findIndex((c) => containsClaim(t, c)));
+    }
   });
 });

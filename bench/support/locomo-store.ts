@@ -121,6 +121,9 @@ export async function seedLocomoStore(
     INSERT INTO term_stats (subject_id, term, df, sdf)
     SELECT subject_id, term, count(*), count(DISTINCT session_id)
     FROM turn_postings GROUP BY subject_id, term;
+    INSERT INTO session_terms (subject_id, term, session_id, tf)
+    SELECT subject_id, term, session_id, sum(tf)::int
+    FROM turn_postings GROUP BY subject_id, term, session_id;
     INSERT INTO recall_corpus (subject_id, turns, sessions, term_len)
     SELECT subject_id, count(*), count(DISTINCT session_id), sum(cardinality(terms))
     FROM turns GROUP BY subject_id;
@@ -151,7 +154,7 @@ export async function vacuumLocomoStore(engine: Engine): Promise<void> {
   await sql.exec(
     sql.kind === 'postgres'
       ? 'VACUUM ANALYZE'
-      : 'VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts',
+      : 'VACUUM ANALYZE turn_postings, term_stats, session_terms, recall_corpus, facts',
   );
 }
 

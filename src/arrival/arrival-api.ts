@@ -99,7 +99,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       relevantLines(ctx, message, limit, {
         recall: deps.recall,
         view: viewOf(ctx),
-        title: async (s, id) => (await sessions.ofSubject(s, id))?.title ?? null,
+        titles: (s, ids) => sessions.titles(s, ids),
         retracted: (s) => retractions.standingClaims(s),
       }),
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),

@@ -1,6 +1,6 @@
 import { analyze } from '../domain/analyze.js';
 import { isoDay, passportDate, renderFactLine } from '../domain/fact-render.js';
-import { containsClaim } from '../domain/text-normalize.js';
+import { claimMatcher } from '../domain/text-normalize.js';
 import { optionalString } from '../domain/input.js';
 import type { Receipt } from '../domain/receipt.js';
 import { shownInline } from '../domain/shown-text.js';
@@ -144,8 +144,8 @@ export interface RelevantReads {
   recall: ArrivalRecall;
   /** This arrival's trust view: a fact is shown only as it verified there. */
   view: Promise<TrustView>;
-  /** A session's title (null when it has none or is not found). */
-  title(subjectId: string, sessionId: string): Promise<string | null>;
+  /** The titles of some of the subject's sessions, in one read (a session without one is absent). */
+  titles(subjectId: string, sessionIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** The subject's standing retractions: a turn that restates one is marked so. */
   retracted(subjectId: string): Promise<ReadonlyArray<{ text: string; retractedAt: Date }>>;
 }
@@ -181,14 +181,14 @@ export async function relevantLines(
   const sessions = [
     ...new Set(kept.flatMap((m) => (m.kind === 'turn' ? [m.passport.sessionId ?? ''] : []))),
   ].filter((id) => id !== '');
-  const titles = new Map(
-    await Promise.all(
-      sessions.map(async (id) => [id, await reads.title(ctx.subjectId, id)] as const),
-    ),
-  );
+  const titles =
+    sessions.length === 0 ? new Map<string, string>() : await reads.titles(ctx.subjectId, sessions);
+  // a turn is held against every standing retraction: their words are read once, not per turn
+  let restates: ((text: string) => number) | undefined;
   return kept.flatMap((m) => {
     if (m.kind === 'turn') {
-      const claim = claims.find((c) => containsClaim(m.text.slice(0, TURN_CHARS * 4), c.text));
+      restates ??= claimMatcher(claims.map((c) => c.text));
+      const claim = claims[restates(m.text.slice(0, TURN_CHARS * 4))];
       return [
         renderTurnLine(
           m,

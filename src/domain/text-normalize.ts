@@ -292,11 +292,35 @@ export const RETRACTED_SIMILARITY_THRESHOLD = 0.8;
  * as a nurse" says "lives in Paris").
  */
 export function containsClaim(text: string, claim: string): boolean {
-  const wanted = contentTokens(claim).filter((t) => t !== 'user');
-  if (wanted.length < 2 || negates(text) !== negates(claim)) return false;
-  const have = new Set(contentTokens(text));
-  const found = wanted.filter((t) => have.has(t)).length;
-  return found / wanted.length >= RETRACTED_SIMILARITY_THRESHOLD;
+  return claimMatcher([claim])(text) === 0;
+}
+
+/**
+ * `containsClaim` against many claims at once: each claim's tokens and negation are read once,
+ * and each text's once however many claims it is held against (arrival marks up to 8 recalled
+ * turns against every standing retraction). The matcher answers the index of the first claim
+ * the text says, or -1.
+ */
+export function claimMatcher(claims: readonly string[]): (text: string) => number {
+  const prepared = claims.map((claim) => ({
+    wanted: contentTokens(claim).filter((t) => t !== 'user'),
+    negates: negates(claim),
+  }));
+  return (text) => {
+    let negated: boolean | undefined;
+    let have: Set<string> | undefined;
+    for (let i = 0; i < prepared.length; i++) {
+      const { wanted, negates: claimNegates } = prepared[i] as (typeof prepared)[number];
+      if (wanted.length < 2) continue;
+      negated ??= negates(text);
+      if (negated !== claimNegates) continue;
+      have ??= new Set(contentTokens(text));
+      let found = 0;
+      for (const t of wanted) if (have.has(t)) found++;
+      if (found / wanted.length >= RETRACTED_SIMILARITY_THRESHOLD) return i;
+    }
+    return -1;
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The recall index's writer: the trigger function that runs after every turn insert (created by
- * migration 0006, whose checksum covers this text: never edit it, add a migration instead).
+ * migration 0006 and replaced by migration 0015, whose checksums cover these texts: never edit
+ * them, add a migration instead).
  * It lives here, with the engine's SQL, because it is the code that writes `turn_postings`,
  * `term_stats` and `recall_corpus`; each statement is its own constant so the schema checks in
  * test/regressions/inert-state.test.ts read them like any other SQL of the engine.
@@ -46,6 +47,35 @@ BEGIN
   IF cardinality(NEW.terms) > 0 THEN
     ${INSERT_POSTINGS};
     ${UPSERT_TERM_STATS};
+  END IF;
+  ${UPSERT_CORPUS};
+  RETURN NULL;
+END;
+$$;
+`;
+
+/**
+ * Each session's count of a term, summed over its turns (migration 0015), in term order like the
+ * statistics. Recall picks candidate sessions for a common term from these sums: a term in 10,000
+ * turns sits in far fewer sessions, and reading its sums costs a row per session, not a posting
+ * per turn.
+ */
+const UPSERT_SESSION_TERMS = `INSERT INTO session_terms AS s (subject_id, term, session_id, tf)
+    SELECT NEW.subject_id, term, NEW.session_id, count(*) FROM unnest(NEW.terms) AS term
+    GROUP BY term ORDER BY term
+    ON CONFLICT (subject_id, term, session_id) DO UPDATE SET tf = s.tf + EXCLUDED.tf`;
+
+/** `memledger_index_turn()` as migration 0015 replaces it: 0006's, plus the session sums. */
+export const INDEX_TURN_FUNCTION_V2_SQL = `
+CREATE OR REPLACE FUNCTION memledger_index_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.terms IS NULL THEN
+    RETURN NULL;
+  END IF;
+  IF cardinality(NEW.terms) > 0 THEN
+    ${INSERT_POSTINGS};
+    ${UPSERT_TERM_STATS};
+    ${UPSERT_SESSION_TERMS};
   END IF;
   ${UPSERT_CORPUS};
   RETURN NULL;

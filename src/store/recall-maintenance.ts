@@ -18,9 +18,11 @@ export function recallMaintenance(
 ): (turn: Turn, indexed: number) => Promise<void> {
   return async (_turn, indexed) => {
     if (indexed % ANALYZE_EVERY === 0) {
-      await client.exec('VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts');
+      await client.exec(
+        'VACUUM ANALYZE turn_postings, term_stats, session_terms, recall_corpus, facts',
+      );
     } else if (indexed % VACUUM_EVERY === 0) {
-      await client.exec('VACUUM turn_postings, term_stats, recall_corpus');
+      await client.exec('VACUUM turn_postings, term_stats, session_terms, recall_corpus');
     }
   };
 }

@@ -83,10 +83,12 @@ interface TurnKey {
 /**
  * Rewrites every turn's terms in key order and replays the index trigger over each batch, so the
  * postings, term statistics and corpus totals are built by the same SQL that builds them on
- * write (migration 0006's `memledger_index_turn`), turn after turn in order.
+ * write (`memledger_index_turn`, migrations 0006 and 0015), turn after turn in order.
  */
 async function reindexTurns(tx: SqlExecutor, tick: (n: number) => void): Promise<number> {
-  await tx.exec(`DELETE FROM turn_postings; DELETE FROM term_stats; DELETE FROM recall_corpus`);
+  await tx.exec(
+    `DELETE FROM turn_postings; DELETE FROM term_stats; DELETE FROM session_terms; DELETE FROM recall_corpus`,
+  );
   await tx.exec(`CREATE TEMP TABLE memledger_reindex ON COMMIT DROP AS
     SELECT subject_id, session_id, seq, terms FROM turns WITH NO DATA`);
   await tx.exec(`CREATE TRIGGER memledger_reindex_index AFTER INSERT ON memledger_reindex
@@ -177,8 +179,8 @@ export async function reindexRecall(
         return { turns: 0, facts: 0 };
       }
       // every table the rebuild writes, locked up front in one order (writers wait, readers not)
-      await tx.exec(`LOCK TABLE sessions, turns, facts, turn_postings, term_stats, recall_corpus,
-        recall_index IN SHARE ROW EXCLUSIVE MODE`);
+      await tx.exec(`LOCK TABLE sessions, turns, facts, turn_postings, term_stats, session_terms,
+        recall_corpus, recall_index IN SHARE ROW EXCLUSIVE MODE`);
       const { rows } = await tx.query<{ n: number }>(
         `SELECT ((SELECT count(*) FROM turns) + (SELECT count(*) FROM facts))::float8 AS n`,
       );
@@ -203,7 +205,7 @@ export async function reindexRecall(
   // what autovacuum would do after a rewrite this size, where there is none (PGlite)
   if (!client.capabilities.autovacuum) {
     await guard('vacuuming the recall index', () =>
-      client.exec('VACUUM ANALYZE turn_postings, term_stats, recall_corpus, facts'),
+      client.exec('VACUUM ANALYZE turn_postings, term_stats, session_terms, recall_corpus, facts'),
     );
   }
   return result;

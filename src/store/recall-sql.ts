@@ -127,13 +127,12 @@ export class RecallSql {
     });
   }
 
+  /** Each session's total count of the terms (kept by the index trigger, migration 0015). */
   sessionTotals(terms: readonly string[]): Promise<Map<string, { session: string; tf: number }[]>> {
     return guard('reading the recall index', async () => {
       const { rows } = await this.db.query<{ doc: string | null }>(
-        `SELECT string_agg(concat_ws(E'\\x1f', term, session_id, n), E'\\x1e') AS doc
-         FROM (SELECT term, session_id, sum(tf) AS n FROM turn_postings
-               WHERE subject_id = $1 AND term = ANY($2::text[])
-               GROUP BY term, session_id) x`,
+        `SELECT string_agg(concat_ws(E'\\x1f', term, session_id, tf), E'\\x1e') AS doc
+         FROM session_terms WHERE subject_id = $1 AND term = ANY($2::text[])`,
         [this.subjectId, terms],
         PREPARED,
       );

@@ -168,12 +168,17 @@ export class RetractionSql {
    */
   standingClaims(subjectId: string): Promise<Array<{ text: string; retractedAt: Date }>> {
     return guard('reading retracted claims', async () => {
-      const { rows } = await this.db.query<{ claim: string; retracted_at: Date }>(
-        `SELECT claim, greatest(corrected_at, recorded_at) AS retracted_at FROM retractions
-         WHERE subject_id = $1 AND verdict <> 'overturned'`,
+      // one JSON document, not a row per claim: every arrival with a message and every proposal
+      // reads them all, and on PGlite decoding a thousand rows costs more than the query
+      const { rows } = await this.db.query<{ doc: string | null }>(
+        `SELECT json_agg(json_build_array(claim,
+                  (extract(epoch FROM greatest(corrected_at, recorded_at)) * 1000)::float8)
+                  ORDER BY recorded_at, id)::text AS doc
+         FROM retractions WHERE subject_id = $1 AND verdict <> 'overturned'`,
         [subjectId],
       );
-      return rows.map((r) => ({ text: r.claim, retractedAt: r.retracted_at }));
+      const list = JSON.parse(rows[0]?.doc ?? 'null') as Array<[string, number]> | null;
+      return (list ?? []).map(([text, at]) => ({ text, retractedAt: new Date(at) }));
     });
   }
 

@@ -12,6 +12,7 @@ import { sql as tokens } from './0011-tokens.js';
 import { sql as subjectKeys } from './0012-subject-keys.js';
 import { sql as reflections } from './0013-reflections.js';
 import { sql as summaries } from './0014-summaries.js';
+import { sql as sessionTerms } from './0015-session-terms.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'subject-keys', sql: subjectKeys },
   { version: 13, name: 'reflections', sql: reflections },
   { version: 14, name: 'summaries', sql: summaries },
+  { version: 15, name: 'session-terms', sql: sessionTerms },
 ];
