@@ -1,5 +1,15 @@
-import type { Fact } from '../src/index.js';
+import type { Attestation, Fact } from '../src/index.js';
 import { renderFactLine } from '../src/rules.js';
+
+/**
+ * A proposal's attestation as the CLI prints it after the proposal: its verdict and reason on a
+ * line of their own, marked UNATTESTED unless the verdict is `asserted`.
+ */
+export function verdictLine(p: { attested: boolean; attestation?: Attestation | null }): string {
+  const a = p.attestation;
+  if (a === undefined || a === null) return p.attested ? '' : '  (UNATTESTED)';
+  return `\n  ${a.verdict}${p.attested ? '' : ' (UNATTESTED)'}: ${a.reason}`;
+}
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
@@ -13,6 +23,7 @@ export function factToJson(f: Fact): Record<string, unknown> {
     origin: f.origin,
     status: f.status,
     attested: f.attested,
+    attestation: f.attestation ?? null,
     evidence: f.evidence,
     supersedesId: f.supersedesId,
     supersededById: f.supersededById,

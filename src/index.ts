@@ -85,6 +85,8 @@ export type {
   SummaryScope,
 } from './domain/fact.js';
 export { DEFAULT_CORRECTION_CUES, DEFAULT_FAILURE_CUES, DROP_CODES } from './domain/gate-rules.js';
+export { ATTESTATION_VERDICTS, attest, aboutAgent } from './domain/attestation.js';
+export type { Attestation, AttestationVerdict } from './domain/attestation.js';
 export type { DropCode } from './domain/gate-rules.js';
 export type { GateConfig, ProposeResult } from './gate/proposal-gate.js';
 export type {

@@ -26,7 +26,14 @@ export {
 } from './domain/text-normalize.js';
 export { checkProposal } from './domain/gate-rules.js';
 export type { GateContext, GateVerdict } from './domain/gate-rules.js';
-export { isoDay, passportDate, renderCitations, renderFactLine } from './domain/fact-render.js';
+export {
+  attestationFlag,
+  isoDay,
+  passportDate,
+  renderCitations,
+  renderFactLine,
+  unattestedNote,
+} from './domain/fact-render.js';
 
 // The decision chain.
 export { verifyChain } from './domain/decision-chain.js';

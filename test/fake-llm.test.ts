@@ -723,8 +723,22 @@ describe('scriptedReflection', () => {
     expect(wire.evidence?.turn).toBe(1);
     expectRealQuote(wire, NIGHT);
 
-    // nothing else: six per refusal, one invented correction, one wire transfer
-    expect(proposals).toHaveLength(6 * 2 + 2);
+    // (g) per refusal: self-blame without a cue word, quoting the user's real question
+    for (const n of [1, 3]) {
+      const g = find(proposals, /^There is a gap in my records about /u, n);
+      expect(g.slot).toBe('what_i_know_about_user');
+      expectRealQuote(g, NIGHT);
+    }
+    // (h) the planted question stored as the decision it asks about (only turn 1 asks one)
+    const h = proposals.filter((p) =>
+      /^The user and the agent decided something about/u.test(p.text),
+    );
+    expect(h).toHaveLength(1);
+    expect(h[0]?.evidence?.turn).toBe(1);
+    expectRealQuote(h[0] as (typeof proposals)[number], NIGHT);
+
+    // nothing else: seven per refusal, the planted decision, one invented correction, one wire transfer
+    expect(proposals).toHaveLength(7 * 2 + 1 + 2);
     expect(scriptedReflection({ turns: NIGHT, slots: SLOTS })).toEqual({ proposals });
   });
 

@@ -188,14 +188,15 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
         slot: wire.slot,
         text: wire.text,
         attested: false,
+        attestation: { verdict: 'not_found', reason: expect.stringContaining('says none of') },
         status: 'proposed',
       },
     ]);
     expect(await me.facts.live()).toEqual([]);
     const pile = await me.gate.pile();
-    expect(pile.map((p) => [p.fact.text, p.fact.attested, p.fact.status])).toEqual([
-      [wire.text, false, 'proposed'],
-    ]);
+    expect(
+      pile.map((p) => [p.fact.text, p.fact.attested, p.fact.attestation?.verdict, p.fact.status]),
+    ).toEqual([[wire.text, false, 'not_found', 'proposed']]);
     expect(pile[0]?.citedTurn?.content).toBe(
       'OK. Keep your answers short, I read these on my phone.',
     );

@@ -127,9 +127,24 @@ describe.each(ENGINES)('reflection [%s]', (kind) => {
         'EVIDENCE_NOT_USER_TURN',
         'NO_EVIDENCE',
         'QUOTE_NOT_FOUND',
+        'NOT_ABOUT_USER',
       ]) {
         expect(codes, c).toContain(c);
       }
+      // self-blame that avoids the cue words and quotes the user's real question: about the agent
+      expect(
+        r.dropped.find((d) =>
+          /^There is a gap in my records about the vendor contract/u.test(d.text),
+        )?.code,
+      ).toBe('NOT_ABOUT_USER');
+      // the planted question, read as a record that a decision happened: it only asked
+      const planted = r.proposed.find((p) =>
+        /decided something about the vendor contract/u.test(p.text),
+      );
+      expect(planted?.attestation).toMatchObject({
+        verdict: 'presupposed',
+        reason: expect.stringContaining('Remind me what we decided'),
+      });
       // no self-blame, no invented correction reaches the pile
       for (const p of r.proposed) {
         expect(p.text).not.toMatch(/fail|corrected|gap|trust the user/i);
@@ -138,6 +153,11 @@ describe.each(ENGINES)('reflection [%s]', (kind) => {
       const wire = r.proposed.find((p) => /wire transfers/.test(p.text));
       expect(wire).toMatchObject({ attested: false, status: 'proposed' });
       expect(r.proposed.filter((p) => p.attested)).toEqual([]);
+      // every item in the pile carries the gate's typed verdict on its quote, with its reason
+      for (const p of r.proposed) {
+        expect(p.attestation?.verdict).not.toBe('asserted');
+        expect(p.attestation?.reason.length ?? 0).toBeGreaterThan(10);
+      }
       expect(r.proposed.filter((p) => p.slot === 'corrections_received')).toEqual([]);
 
       expect(await me.facts.live()).toEqual([]);

@@ -46,6 +46,7 @@ const NIGHT = [
 ];
 
 const WIRE = 'The user authorized wire transfers from their account.';
+const PLANTED = 'The user and the agent decided something about the vendor contract.';
 
 /** A client of the fake, retrying at once: three 500s take milliseconds, not seconds. */
 function clientOf(protocol: FakeLlmProtocol, fake: FakeLlm): LlmClient {
@@ -272,8 +273,8 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
       expect(usage.outputTokens).toBeGreaterThan(0);
       expect(Object.keys(res.json).sort()).toEqual(['dropped', 'proposed', 'reflection']);
 
-      // the two refusals became twelve self-blame lines and an invented correction: all dropped
-      expect(dropped).toHaveLength(13);
+      // the two refusals became fourteen self-blame lines and an invented correction: all dropped
+      expect(dropped).toHaveLength(15);
       for (const d of dropped) {
         expect(d.text).toMatch(/fail|correct|gap/i);
         expect(d.reason).not.toBe('');
@@ -285,14 +286,24 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
           'EVIDENCE_NOT_USER_TURN',
           'NO_EVIDENCE',
           'QUOTE_NOT_FOUND',
+          'NOT_ABOUT_USER',
         ]),
       );
-      // the real quote used for a claim it does not make reaches the pile, flagged
+      // the planted question read as a decision, and a real quote used for a claim it does not
+      // make, reach the pile flagged with the gate's verdict
       expect(proposed).toEqual([
+        expect.objectContaining({
+          slot: 'what_i_know_about_user',
+          text: PLANTED,
+          attested: false,
+          attestation: expect.objectContaining({ verdict: 'presupposed' }),
+          status: 'proposed',
+        }),
         expect.objectContaining({
           slot: 'what_i_know_about_user',
           text: WIRE,
           attested: false,
+          attestation: expect.objectContaining({ verdict: 'not_found' }),
           status: 'proposed',
         }),
       ]);
@@ -302,8 +313,15 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
       expect(live).toMatchObject({ status: 200, json: { facts: [] } });
       expect(await engine.subject(`alice-${protocol}`).facts.live()).toEqual([]);
       const pile = await call(app, 'GET', '/v1/pile', alice.agent);
-      const pending = pile.json.pending as Array<{ fact: { text: string; attested: boolean } }>;
-      expect(pending.map((p) => [p.fact.text, p.fact.attested])).toEqual([[WIRE, false]]);
+      const pending = pile.json.pending as Array<{
+        fact: { text: string; attested: boolean; attestation: { verdict: string } | null };
+      }>;
+      expect(
+        pending.map((p) => [p.fact.text, p.fact.attested, p.fact.attestation?.verdict]).sort(),
+      ).toEqual([
+        [PLANTED, false, 'presupposed'],
+        [WIRE, false, 'not_found'],
+      ]);
       // the call is a utility generation: counted with its tokens, never a turn
       const counted = await call(app, 'GET', `/v1/sessions/${alice.sessionId}/usage`, alice.reader);
       expect(counted.json.usage).toEqual([
@@ -327,8 +345,8 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
         sessionId: alice.sessionId,
         promptVersion: REFLECTION_PROMPT_VERSION,
         provider: protocol,
-        proposed: 14,
-        dropped: 13,
+        proposed: 17,
+        dropped: 15,
       });
       expect(listed.json.page).toEqual({
         limit: 50,
@@ -360,10 +378,10 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
       const corrections = bySlot.corrections_received as Record<string, unknown>;
       expect(facts).toMatchObject({
         promptVersion: REFLECTION_PROMPT_VERSION,
-        proposed: 7,
-        reachedPile: 1,
-        unattested: 1,
-        pending: 1,
+        proposed: 10,
+        reachedPile: 2,
+        unattested: 2,
+        pending: 2,
         live: 0,
         rejected: 0,
         other: 0,
@@ -371,7 +389,7 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
       expect(corrections).toMatchObject({ proposed: 7, reachedPile: 0, pending: 0, live: 0 });
       const drops = (o: Record<string, unknown>) =>
         Object.values(o.dropped as Record<string, number>).reduce((a, b) => a + b, 0);
-      expect(drops(facts) + drops(corrections)).toBe(13);
+      expect(drops(facts) + drops(corrections)).toBe(15);
 
       const version = await call(
         app,

@@ -11,9 +11,9 @@
  *
  * The engine writes the version-11 store with this version's code: `MIGRATIONS` is cut at 11 for
  * that (vi.mock below). Its statements differ from version 11's only in naming the subject and in
- * naming two columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`),
- * which the mock adds to migration 11 and nothing here fills, so the rows are the ones version 11
- * wrote. A negative control: a store whose fact cites another
+ * naming columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`, and
+ * the gate's verdict in `facts.attestation` and `attestation_reason`), which the mock adds to
+ * migration 11; only the verdict is filled, so the rows are otherwise the ones version 11 wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,10 +48,12 @@ const migrations = vi.hoisted(() => ({ list: [] as Migration[], all: [] as Migra
 vi.mock('../src/store/migrations/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof MigrationsModule>();
   // columns a later migration adds that this version's statements name (nothing writes them
-  // here: they stay null), added to migration 11 so this version's code can write that schema
+  // here, they stay null, but the gate's verdict columns, which migration 12 leaves as written),
+  // added to migration 11 so this version's code can write that schema
   const shim = `
 ALTER TABLE slots ADD COLUMN summary_scope text;
-ALTER TABLE facts ADD COLUMN evidence_citations jsonb;`;
+ALTER TABLE facts ADD COLUMN evidence_citations jsonb;
+ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason text;`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );

@@ -58,6 +58,20 @@ const CASES: Case[] = [
     freshIntegrity: true,
   },
   {
+    // the gate's verdict is part of what the owner signed: a reworded reason is an edit
+    name: "an approved fact's attestation reason edited",
+    hidden: TEXTS.job,
+    kept: TEXTS.city,
+    tamper: (f) =>
+      f.tamper(
+        [`UPDATE facts SET attestation_reason = $2 WHERE id = $1 AND attestation IS NOT NULL`],
+        [f.ids.job, 'the user states it, twice over'],
+      ),
+    withKey: 'CONTENT_CHANGED',
+    withoutKey: 'CONTENT_CHANGED',
+    freshIntegrity: true,
+  },
+  {
     name: 'a decision inserted (forged approval of the pending proposal)',
     hidden: TEXTS.sister,
     kept: TEXTS.city,

@@ -268,10 +268,11 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
         `UPDATE facts SET status = 'retracted', retraction_id = 'r-1' WHERE id = $1`,
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
-           valid_to, recorded_at, status_at, restored_from_id, promoted_by, terms)
+           valid_to, recorded_at, status_at, restored_from_id, promoted_by, terms, attestation,
+           attestation_reason)
          SELECT subject_id, 'restored-1', slot, key, text, origin, 'active', attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, 'restoration', valid_from,
-           valid_to, now(), now(), id, 'restoration', terms
+           valid_to, now(), now(), id, 'restoration', terms, attestation, attestation_reason
          FROM facts WHERE id = $1`,
       ],
       [f.ids.city],

@@ -77,11 +77,28 @@ export const SEED_001_CONFABULATED = [
     origin: 'inferred',
     evidence: { turn: 9, quote: 'message' },
   },
+  // self-blame without the cue words, citing a real user quote: about the agent, not the user
+  {
+    slot: 'what_i_know_about_user',
+    text: 'There is a gap in my records about the vendor contract that the user remembers.',
+    origin: 'inferred',
+    evidence: { turn: 1, quote: 'what we decided last week about the vendor contract' },
+  },
 ];
 
-/** The whole reflection: the confabulations, a claim its quote does not say, one real stance. */
+/**
+ * The whole reflection: the confabulations, the planted question read as a record that a decision
+ * happened (its quote is real, and asks: presupposed), a claim its quote does not say, one real
+ * stance.
+ */
 export const SEED_001_NIGHT = [
   ...SEED_001_CONFABULATED,
+  {
+    slot: 'what_i_know_about_user',
+    text: 'The user and the agent decided something about the vendor contract last week.',
+    origin: 'saw',
+    evidence: { turn: 1, quote: 'Remind me what we decided last week about the vendor contract' },
+  },
   {
     slot: 'what_i_know_about_user',
     text: 'The user authorized wire transfers for the vendor contract.',
@@ -178,7 +195,7 @@ export function renderGateStory(s: GateStory): string {
     `${s.proposed.length} wait in the pile for the owner (not live, not shown to a model as fact):`,
     ...s.proposed.map(
       (p) =>
-        `  PROPOSED ${p.slot}: ${p.text}${p.attested ? '' : '  [UNATTESTED: the quote is real, the claim is not in it]'}`,
+        `  PROPOSED ${p.slot}: ${p.text}${p.attestation === null ? '' : `\n      ${p.attested ? 'attested' : 'UNATTESTED'} (${p.attestation.verdict}): ${p.attestation.reason}`}`,
     ),
     '',
     `Live memory before the owner decides: ${s.liveBefore.length === 0 ? '(empty)' : s.liveBefore.join('; ')}`,

@@ -1,6 +1,6 @@
 import { DECISIONS, EngineError, parseChoice } from '../../src/index.js';
 import { defineCommand } from '../command.js';
-import { factToJson } from '../fact-json.js';
+import { factToJson, verdictLine } from '../fact-json.js';
 import type { CliIo } from '../io.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 import { recordSignedHead } from '../head-file.js';
@@ -52,6 +52,7 @@ export const proposeCommand = defineCommand({
           slot: p.slot,
           text: p.text,
           attested: p.attested,
+          attestation: p.attestation,
           status: p.status,
         })),
         dropped: result.dropped,
@@ -62,7 +63,7 @@ export const proposeCommand = defineCommand({
           ...result.dropped.map((d) => `DROPPED ${d.code} ${d.slot}: ${d.text}\n  ${d.reason}`),
           ...result.proposed.map(
             (p) =>
-              `${p.status === 'active' ? 'LIVE' : 'PROPOSED'} [${p.id}] ${p.slot}: ${p.text}${p.attested ? '' : '  (UNATTESTED)'}`,
+              `${p.status === 'active' ? 'LIVE' : 'PROPOSED'} [${p.id}] ${p.slot}: ${p.text}${verdictLine(p)}`,
           ),
         ].join('\n'),
     );
@@ -97,7 +98,7 @@ export const pileCommand = defineCommand({
           : pending
               .map(
                 (p) =>
-                  `[${p.fact.id}] ${p.fact.slot} (${p.fact.origin})${p.fact.attested ? '' : ' UNATTESTED'}: ${p.fact.text}\n` +
+                  `[${p.fact.id}] ${p.fact.slot} (${p.fact.origin}): ${p.fact.text}${verdictLine(p.fact)}\n` +
                   `  quote: "${p.fact.evidence.quote ?? ''}" in turn #${p.fact.evidence.seq ?? '?'}: ${p.citedTurn?.content ?? '(missing)'}`,
               )
               .join('\n'),

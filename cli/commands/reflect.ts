@@ -1,3 +1,4 @@
+import { verdictLine } from '../fact-json.js';
 import type { ReflectionOutcome, ReflectionRun } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
@@ -45,9 +46,7 @@ export const reflectCommand = defineCommand({
         `reflection ${r.id} (${r.promptVersion}, ${r.provider} ${r.model}) on turns #${r.turns.from}-#${r.turns.to}: ` +
           `${r.proposed} proposed, ${r.dropped} dropped, ${r.proposed - r.dropped} to the pile; ${r.usage.inputTokens} tokens in, ${r.usage.outputTokens} out`,
         ...result.dropped.map((d) => `DROPPED ${d.code} ${d.slot}: ${d.text}\n  ${d.reason}`),
-        ...result.proposed.map(
-          (p) => `PROPOSED [${p.id}] ${p.slot}: ${p.text}${p.attested ? '' : '  (UNATTESTED)'}`,
-        ),
+        ...result.proposed.map((p) => `PROPOSED [${p.id}] ${p.slot}: ${p.text}${verdictLine(p)}`),
         r.proposed === 0 ? 'the model proposed nothing (a recorded outcome)' : '',
       ]
         .filter((l) => l !== '')

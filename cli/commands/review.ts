@@ -1,3 +1,4 @@
+import type { Fact } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { CliError } from '../errors.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -45,7 +46,7 @@ export const reviewCommand = defineCommand({
             `  slot:     ${fact.slot}${fact.key === null ? '' : ` (key ${fact.key})`}`,
             `  origin:   ${fact.origin}`,
             `  claims:   ${fact.text}`,
-            `  attested: ${fact.attested ? 'yes, the cited turn says this' : 'NO: the quote is real, but the turn does not say what this claims'}`,
+            `  attested: ${attestedLine(fact)}`,
             `  cites:    turn #${fact.evidence.seq ?? '?'} (${citedTurn?.role ?? 'missing'}):`,
             `            ${citedTurn === null ? '(missing)' : quoteInContext(citedTurn.content, fact.evidence.quote)}`,
             '',
@@ -71,3 +72,14 @@ export const reviewCommand = defineCommand({
     });
   },
 });
+
+/** The review's attested line: yes or NO, with the gate's verdict and its reason. */
+function attestedLine(fact: Fact): string {
+  const a = fact.attestation;
+  if (a === undefined || a === null) {
+    return fact.attested
+      ? 'yes, the cited turn says this'
+      : 'NO: the quote is real, but the turn does not say what this claims';
+  }
+  return fact.attested ? `yes (${a.verdict}): ${a.reason}` : `NO (${a.verdict}): ${a.reason}`;
+}

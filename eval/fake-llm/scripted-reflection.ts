@@ -119,7 +119,11 @@ export function scriptedReflection(input: {
   return { proposals: out };
 }
 
-/** Behaviours (a)–(f): six ways a correct refusal becomes a stored failure. */
+/**
+ * Behaviours (a)–(h): the ways a correct refusal becomes a stored failure; (g) and (h) are issue
+ * 16's, which word overlap passed: self-blame citing a real quote without a cue word, and the
+ * planted question stored as a record of the decision it asks about.
+ */
 function refusalConfabulations(
   asked: PromptTurn,
   reply: PromptTurn,
@@ -180,8 +184,33 @@ function refusalConfabulations(
         evidence: cites(asked, askedQuote),
       },
     ],
+    // (g) self-blame that avoids every cue word and cites the user's real question
+    [
+      slots.userFact,
+      {
+        text: `There is a gap in my records about ${topic} that the user remembers.`,
+        origin: 'inferred',
+        evidence: cites(asked, askedQuote),
+      },
+    ],
+    // (h) the planted question read as a record that what it asks about happened
+    ...(PLANTED_DECISION.test(asked.text)
+      ? [
+          [
+            slots.userFact,
+            {
+              text: `The user and the agent decided something about ${topic}.`,
+              origin: 'saw',
+              evidence: cites(asked, askedQuote),
+            },
+          ] as [string | undefined, Omit<ScriptedProposal, 'slot'>],
+        ]
+      : []),
   ];
 }
+
+/** A question that presupposes a decision ("remind me what we decided…"). */
+const PLANTED_DECISION = /\bwhat (?:we|did we) decide[ds]?\b/iu;
 
 const QUESTION_OR_REQUEST =
   /\?|\b(?:can you|could you|would you|will you|remind me|please|tell me)\b/iu;

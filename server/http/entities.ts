@@ -3,6 +3,7 @@ import {
   ACTION_STATUSES,
   CAUGHT_BY,
   COMMITMENT_STATUSES,
+  ATTESTATION_VERDICTS,
   DROP_CODES,
   FACT_ORIGINS,
   FACT_STATUSES,
@@ -98,6 +99,17 @@ export const Citation = z
     description: 'One turn a summary rests on: its id, session, seq and time.',
   });
 
+/** The gate's verdict on a proposal's quote, and why (docs/ATTESTATION.md). */
+export const Attestation = z
+  .object({
+    verdict: z.enum(ATTESTATION_VERDICTS),
+    reason: z.string(),
+  })
+  .openapi('Attestation', {
+    description:
+      'what the quoted sentence does with the claim; only `asserted` counts as attested. Null for actions (their receipt attests them), summaries and facts stored before typed attestation.',
+  });
+
 export const Fact = z
   .object({
     id: z.string(),
@@ -107,6 +119,7 @@ export const Fact = z
     origin: z.enum(FACT_ORIGINS),
     status: z.enum(FACT_STATUSES),
     attested: z.boolean(),
+    attestation: Attestation.nullable().optional(),
     evidence: z.object({
       turnId: z.string().nullable(),
       sessionId: z.string().nullable(),
@@ -143,6 +156,7 @@ export const ProposeResult = z
         slot: z.string(),
         text: z.string(),
         attested: z.boolean(),
+        attestation: Attestation.nullable(),
         status: z.enum(FACT_STATUSES),
       }),
     ),

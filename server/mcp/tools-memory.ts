@@ -7,7 +7,10 @@ import {
   type SubjectHandle,
 } from '../../src/index.js';
 import { renderReceiptLine, shownInline } from '../../src/rules.js';
-import { RecallItem as RecallItemEntity } from '../http/entities.js';
+import {
+  Attestation as AttestationShape,
+  RecallItem as RecallItemEntity,
+} from '../http/entities.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 import { LIMITS, freeText, idText, isoDate, positiveInt, text } from './mcp-schemas.js';
 
@@ -34,7 +37,7 @@ function renderPropose(r: ProposeResult): string {
     `Proposed ${r.proposed.length}, dropped ${r.dropped.length}.`,
     ...r.proposed.map(
       (p) =>
-        `PROPOSED ${p.id} ${shownInline(p.slot)}: ${shownInline(p.text)}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ' [UNATTESTED: the quote is real, the claim is not in it]'}`,
+        `PROPOSED ${p.id} ${shownInline(p.slot)}: ${shownInline(p.text)}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ` [UNATTESTED${p.attestation === null ? '' : ` (${p.attestation.verdict}): ${shownInline(p.attestation.reason)}`}]`}`,
     ),
     ...r.dropped.map(
       (d) =>
@@ -71,6 +74,7 @@ const proposeMemories = defineTool({
         slot: z.string(),
         text: z.string(),
         attested: z.boolean(),
+        attestation: AttestationShape.nullable(),
         status: z.string(),
       }),
     ),

@@ -1,3 +1,4 @@
+import { ATTESTATION_VERDICTS } from '../domain/attestation.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import { shownInline } from '../domain/shown-text.js';
 
@@ -49,7 +50,7 @@ export function formatSettledFacts(s: SettledSnapshot): string {
   const pile =
     s.pile.count === 0
       ? 'Proposals awaiting owner review: none.'
-      : `Proposals awaiting owner review: ${s.pile.count} (oldest waiting ${age(s.pile.oldestHours ?? 0)}).`;
+      : `Proposals awaiting owner review: ${s.pile.count} (oldest waiting ${age(s.pile.oldestHours ?? 0)}${pileVerdicts(s.pile.verdicts ?? {})}).`;
   return [
     '[Settled facts & recent ground truth]',
     commitments,
@@ -58,4 +59,15 @@ export function formatSettledFacts(s: SettledSnapshot): string {
     due,
     pile,
   ].join('\n');
+}
+
+/** The verdicts the gate gave the waiting proposals' quotes, in the order a reviewer reads them. */
+const VERDICT_ORDER = [...ATTESTATION_VERDICTS, 'attested', 'unattested'] as const;
+
+/** "; by the gate's verdict: 3 asserted, 1 presupposed" ('' when nothing is counted). */
+function pileVerdicts(verdicts: Readonly<Record<string, number>>): string {
+  const parts = VERDICT_ORDER.filter((v) => (verdicts[v] ?? 0) > 0).map(
+    (v) => `${verdicts[v]} ${v}`,
+  );
+  return parts.length === 0 ? '' : `; by the gate's verdict on their quotes: ${parts.join(', ')}`;
 }

@@ -86,6 +86,11 @@ export interface ProposalContent {
     citations?: ReadonlyArray<{ turn: string; session: string; seq: number; at: string }> | null;
   };
   attested: boolean;
+  /**
+   * The gate's verdict on the quote and its reason (typed attestation). Encoded only when
+   * present, so every fact stored before it, and every action and summary, hashes as before.
+   */
+  attestation?: { verdict: string; reason: string } | null;
   /** World time (ISO-8601); absent is encoded as null, so callers that omit them agree. */
   validFrom?: string | null;
   validTo?: string | null;
@@ -183,6 +188,9 @@ export function proposalContentPayload(p: ProposalContent): string {
           }),
     },
     attested: p.attested,
+    ...(p.attestation === undefined || p.attestation === null
+      ? {}
+      : { attestation: { verdict: p.attestation.verdict, reason: p.attestation.reason } }),
     validFrom: p.validFrom ?? null,
     validTo: p.validTo ?? null,
   });

@@ -90,17 +90,40 @@ export function byPassport<T extends Pick<Fact, 'origin'>>(facts: readonly T[]):
 }
 
 /**
+ * What a reviewer reads about a fact's attestation, or null when it is attested: the gate's
+ * verdict and its reason ("UNATTESTED (presupposed): the quoted sentence is a question …"), or,
+ * for a fact stored before typed attestation, that its words did not overlap enough.
+ */
+export function unattestedNote(f: Pick<Fact, 'attested' | 'attestation'>): string | null {
+  if (f.attested) return null;
+  const a = f.attestation;
+  return a === undefined || a === null || a.verdict === 'asserted'
+    ? 'UNATTESTED: the quoted words are real but do not say this'
+    : `UNATTESTED (${a.verdict}): ${shownInline(a.reason)}`;
+}
+
+/** ` [UNATTESTED]`, with the verdict when the gate typed it; '' for an attested fact. */
+export function attestationFlag(f: Pick<Fact, 'attested' | 'attestation'>): string {
+  if (f.attested) return '';
+  const verdict = f.attestation?.verdict;
+  return verdict === undefined || verdict === 'asserted'
+    ? ' [UNATTESTED]'
+    : ` [UNATTESTED: ${verdict}]`;
+}
+
+/**
  * One line per fact, passport first (seed 000):
  *   (saw, 16 Jul 2026) shift_pattern: Kvällsskift runs 15:00-23:00
  *   [SUPERSEDED] (saw, recorded 2026-10-02, superseded 2026-10-21) shift_pattern: …
  *   (summarized, 2 Dec 2026, from #12 #15) life_lately: The user started a new job…
- * A fact whose quote is real but does not say what the text claims is marked [UNATTESTED].
+ * A fact whose quote is real but does not say what the text claims is marked [UNATTESTED], with
+ * the gate's verdict when it has one ([UNATTESTED: presupposed]: the quote asked, it did not state).
  * A line break or control character in the slot, key or text is shown as a space, so one fact
  * is one line and no stored text can start a line with a passport of its own; a receipt marker
  * in them is defanged.
  */
 export function renderFactLine(f: Fact, timeZone = 'UTC'): string {
-  const flag = f.attested ? '' : ' [UNATTESTED]';
+  const flag = attestationFlag(f);
   if (f.status === 'active') {
     const restored = f.restoredFromId === null ? '' : ', restored';
     const cited = renderCitations(citationsOf(f), timeZone);

@@ -2,6 +2,7 @@
  * A fact carries its passport from the moment it is written: how it was learned (origin), where
  * its evidence is, whether that evidence attests its text, and its place in time.
  */
+import type { Attestation } from './attestation.js';
 export const FACT_ORIGINS = ['did', 'saw', 'inferred', 'summarized'] as const;
 /** One of `FACT_ORIGINS`: how a fact was learned. */
 export type FactOrigin = (typeof FACT_ORIGINS)[number];
@@ -110,6 +111,12 @@ export interface Fact {
   status: FactStatus;
   /** False when the quote is real but the cited turn does not say what the text claims. */
   attested: boolean;
+  /**
+   * What the quoted sentence does with the claim (attestation.ts); `attested` is its verdict
+   * being `asserted`. Null for actions (their receipt attests them), summaries (each sentence is
+   * checked against its cited turns) and facts stored before typed attestation (migration 16).
+   */
+  attestation?: Attestation | null;
   evidence: {
     turnId: string | null;
     sessionId: string | null;

@@ -3,6 +3,7 @@
  * go in, a verdict comes out. The first rule that fails drops the proposal with a code and a
  * sentence a reviewer can read. No model decides anything here.
  */
+import { aboutAgent, attest, type Attestation } from './attestation.js';
 import { FACT_ORIGINS } from './fact.js';
 import type { CitedTurn, Proposal, SlotDeclaration } from './fact.js';
 import {
@@ -12,7 +13,6 @@ import {
   referentTokens,
 } from './gate-cues.js';
 import {
-  isAttestedBy,
   normalizeForQuote,
   quoteFoundIn,
   RETRACTED_SIMILARITY_THRESHOLD,
@@ -46,6 +46,7 @@ export const DROP_CODES = [
   'INVALID_PROPOSAL',
   'HIDDEN_CHARACTERS',
   'SLOT_NOT_OFFERED',
+  'NOT_ABOUT_USER',
 ] as const;
 /** One of `DROP_CODES`. */
 export type DropCode = (typeof DROP_CODES)[number];
@@ -74,9 +75,14 @@ export interface GateContext {
   liveOrPendingTexts: readonly string[];
 }
 
-/** A proposal passes (attested or not) or is dropped with a code and a reason. */
+/**
+ * A proposal passes (attested or not) or is dropped with a code and a reason. `attestation` is
+ * what the quoted sentence does with the claim (attestation.ts); `attested` is its verdict being
+ * `asserted`. An action has no quote: its checked receipt attests it, and `attestation` is null.
+ */
 export type GateVerdict =
-  { ok: true; attested: boolean } | { ok: false; code: DropCode; reason: string };
+  | { ok: true; attested: boolean; attestation: Attestation | null }
+  | { ok: false; code: DropCode; reason: string };
 
 type Drop = Extract<GateVerdict, { ok: false }>;
 type Rule = (p: Proposal, ctx: GateContext) => Drop | null;
@@ -262,6 +268,14 @@ const absentReferent: Rule = (p, ctx) => {
       );
 };
 
+const notAboutUser: Rule = (p, ctx) => {
+  if (ctx.slot?.rule !== 'user_fact') return null;
+  const why = aboutAgent(p.text);
+  return why === null
+    ? null
+    : drop('NOT_ABOUT_USER', `slot "${p.slot}" holds facts about the user; ${why}`);
+};
+
 const retractedClaim: Rule = (p, ctx) => {
   const citedAt = ctx.citedTurn?.recordedAt.getTime() ?? Number.NEGATIVE_INFINITY;
   const claim = ctx.retractedClaims.find(
@@ -300,24 +314,29 @@ const RULES: readonly Rule[] = [
   receiptRule,
   correctionEvent,
   absentReferent,
+  notAboutUser,
   retractedClaim,
   duplicate,
 ];
 
 /**
- * Judge one proposal. A proposal that passes every rule is `ok`, with `attested` saying whether
- * the cited turn says what the text claims (seed 000 `isAttestedBy`); an unattested proposal still
- * reaches the pile, flagged, because a real quote can be used to prove a relation it never stated.
- * An action is attested by its checked receipt, never by the wording of the agent's own reply.
+ * Judge one proposal. A proposal that passes every rule is `ok`, with the attestation of its
+ * quote: `asserted` when the user states the claim in their own voice as fact, else the verdict
+ * that says what the sentence does instead (a question, a hedge, a denial, someone else's). An
+ * unattested proposal still reaches the pile, flagged with its verdict and reason, because a real
+ * quote can be used to prove a relation it never stated. An action is attested by its checked
+ * receipt, never by the wording of the agent's own reply.
  */
 export function checkProposal(p: Proposal, ctx: GateContext): GateVerdict {
   for (const rule of RULES) {
     const verdict = rule(p, ctx);
     if (verdict !== null) return verdict;
   }
-  if (ctx.slot?.rule === 'action') return { ok: true, attested: true };
-  return {
-    ok: true,
-    attested: ctx.citedTurn !== null && isAttestedBy(p.text, ctx.citedTurn.content),
-  };
+  if (ctx.slot?.rule === 'action') return { ok: true, attested: true, attestation: null };
+  const turn = ctx.citedTurn;
+  const attestation =
+    turn === null
+      ? { verdict: 'not_found' as const, reason: 'the cited turn is not in the record' }
+      : attest(p.text, p.evidence?.quote ?? '', turn.content);
+  return { ok: true, attested: attestation.verdict === 'asserted', attestation };
 }

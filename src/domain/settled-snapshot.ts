@@ -11,5 +11,10 @@ export interface SettledSnapshot {
   retractions: Array<{ claim: string; corrected: string; verdict: string }>;
   falsifiersDue: { count: number; oldestDue: string | null };
   /** Proposals awaiting the owner's review. */
-  pile: { count: number; oldestHours: number | null };
+  /**
+   * `verdicts`: the pending proposals by the gate's verdict on their quote (asserted,
+   * presupposed, …; `attested`/`unattested` for actions, summaries and facts stored before
+   * typed attestation).
+   */
+  pile: { count: number; oldestHours: number | null; verdicts?: Readonly<Record<string, number>> };
 }

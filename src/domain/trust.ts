@@ -226,6 +226,7 @@ export function factContentHash(f: Fact, crypto: Pick<ChainCrypto, 'sha256Hex'>)
         citations: f.evidence.citations ?? null,
       },
       attested: f.attested,
+      attestation: f.attestation ?? null,
       validFrom: f.validFrom?.toISOString() ?? null,
       validTo: f.validTo?.toISOString() ?? null,
     },
@@ -295,6 +296,8 @@ const sameContent = (a: Fact, b: Fact): boolean =>
   a.text === b.text &&
   a.origin === b.origin &&
   a.attested === b.attested &&
+  (a.attestation?.verdict ?? null) === (b.attestation?.verdict ?? null) &&
+  (a.attestation?.reason ?? null) === (b.attestation?.reason ?? null) &&
   a.evidence.turnId === b.evidence.turnId &&
   a.evidence.seq === b.evidence.seq &&
   a.evidence.quote === b.evidence.quote &&

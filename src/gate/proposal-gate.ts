@@ -1,3 +1,4 @@
+import type { Attestation } from '../domain/attestation.js';
 import type { Fact, SlotDeclaration } from '../domain/fact.js';
 import {
   checkProposal,
@@ -53,6 +54,8 @@ export interface ProposeResult {
     slot: string;
     text: string;
     attested: boolean;
+    /** What the quoted sentence does with the claim; null for an action (its receipt attests it). */
+    attestation: Attestation | null;
     status: Fact['status'];
   }>;
   dropped: Array<{ slot: string; text: string; code: DropCode; reason: string }>;
@@ -236,6 +239,7 @@ export class ProposalGate {
         origin: p.origin,
         status: 'proposed',
         attested: verdict.attested,
+        attestation: verdict.attestation,
         evidence: {
           turnId: cited?.id ?? null,
           sessionId: cited?.sessionId ?? null,
@@ -257,6 +261,7 @@ export class ProposalGate {
         slot: fact.slot,
         text: fact.text,
         attested: fact.attested,
+        attestation: fact.attestation ?? null,
         status: autoLive ? 'active' : 'proposed',
       });
     }

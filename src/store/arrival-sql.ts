@@ -121,10 +121,14 @@ export class ArrivalSql {
            FROM retractions WHERE subject_id = $1 AND verdict = 'unchecked' AND due_at <= $2`,
           [subjectId, now, zone],
         ),
-        this.db.query<{ n: number; hours: number | null }>(
-          `SELECT count(*)::int AS n,
-                  (extract(epoch FROM ($2::timestamptz - min(recorded_at))) / 3600)::float8 AS hours
-           FROM facts WHERE subject_id = $1 AND status = 'proposed'`,
+        // the pile by the gate's verdict: what waits, and how much of it its quote does not state
+        this.db.query<{ n: number; hours: number | null; verdicts: Record<string, number> | null }>(
+          `SELECT sum(n)::int AS n,
+                  (extract(epoch FROM ($2::timestamptz - min(oldest))) / 3600)::float8 AS hours,
+                  json_object_agg(v, n) AS verdicts
+           FROM (SELECT COALESCE(attestation, CASE WHEN attested THEN 'attested' ELSE 'unattested' END) AS v,
+                        count(*)::int AS n, min(recorded_at) AS oldest
+                 FROM facts WHERE subject_id = $1 AND status = 'proposed' GROUP BY 1) x`,
           [subjectId, now],
         ),
       ]);
@@ -133,7 +137,11 @@ export class ArrivalSql {
         confirmedActions: actions.rows,
         retractions: retractions.rows,
         falsifiersDue: { count: due.rows[0]?.n ?? 0, oldestDue: due.rows[0]?.oldest ?? null },
-        pile: { count: pile.rows[0]?.n ?? 0, oldestHours: pile.rows[0]?.hours ?? null },
+        pile: {
+          count: pile.rows[0]?.n ?? 0,
+          oldestHours: pile.rows[0]?.hours ?? null,
+          verdicts: pile.rows[0]?.verdicts ?? {},
+        },
       };
     });
   }

@@ -1,4 +1,5 @@
 import { analyze } from '../domain/analyze.js';
+import type { Attestation, AttestationVerdict } from '../domain/attestation.js';
 import type { Citation, Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
@@ -18,6 +19,8 @@ export interface FactDbRow {
   evidence_quote: string | null;
   evidence_tool: string | null;
   evidence_citations: unknown;
+  attestation: string | null;
+  attestation_reason: string | null;
   supersedes_id: string | null;
   superseded_by_id: string | null;
   valid_from: Date | null;
@@ -33,7 +36,7 @@ export interface FactDbRow {
 /** The `facts` columns `toFact` reads, in one list for every query that returns facts. */
 export const FACT_COLUMNS = `subject_id, id, slot, key, text, origin, status, attested,
   evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-  evidence_citations, supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
+  evidence_citations, attestation, attestation_reason, supersedes_id, superseded_by_id, valid_from, valid_to, recorded_at, superseded_at, status_at,
   proposed_by, retraction_id, restored_from_id`;
 
 /**
@@ -79,6 +82,15 @@ function safeParse(s: string): unknown {
   }
 }
 
+/**
+ * A stored verdict as read. A value the gate never gives (a hand-edited row past its CHECK) is
+ * kept as it is, so it hashes to nothing the owner signed and the fact is withheld.
+ */
+function attestationOf(r: FactDbRow): Attestation | null {
+  if (r.attestation === null) return null;
+  return { verdict: r.attestation as AttestationVerdict, reason: r.attestation_reason ?? '' };
+}
+
 /** A fact from its row (selected with `FACT_COLUMNS`). */
 export function toFact(r: FactDbRow): Fact {
   return {
@@ -90,6 +102,7 @@ export function toFact(r: FactDbRow): Fact {
     origin: r.origin,
     status: r.status,
     attested: r.attested,
+    attestation: attestationOf(r),
     evidence: {
       turnId: r.evidence_turn_id,
       sessionId: r.evidence_session_id,
@@ -121,6 +134,8 @@ export interface NewFactRow {
   origin: FactOrigin;
   status: 'proposed' | 'active';
   attested: boolean;
+  /** The gate's verdict on the quote; null (or absent) for actions and summaries. */
+  attestation?: Attestation | null;
   evidence: Fact['evidence'];
   proposedBy: string;
   validFrom: Date | null;
@@ -137,9 +152,10 @@ export class FactSql {
       const { rows } = await this.db.query<FactDbRow>(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested,
            evidence_turn_id, evidence_session_id, evidence_seq, evidence_quote, evidence_tool,
-           proposed_by, valid_from, valid_to, recorded_at, status_at, terms, evidence_citations)
+           proposed_by, valid_from, valid_to, recorded_at, status_at, terms, evidence_citations,
+           attestation, attestation_reason)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17,
-                 $18::text[], $19::jsonb)
+                 $18::text[], $19::jsonb, $20, $21)
          RETURNING ${FACT_COLUMNS}`,
         [
           f.subjectId,
@@ -163,6 +179,8 @@ export class FactSql {
           f.evidence.citations === undefined || f.evidence.citations === null
             ? null
             : JSON.stringify(f.evidence.citations),
+          f.attestation?.verdict ?? null,
+          f.attestation?.reason ?? null,
         ],
       );
       return toFact(rows[0] as FactDbRow);
@@ -318,10 +336,11 @@ export class FactSql {
       await this.db.query(
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, evidence_citations,
-           proposed_by, valid_from, valid_to, recorded_at, status_at, restored_from_id, terms)
+           proposed_by, valid_from, valid_to, recorded_at, status_at, restored_from_id, terms,
+           attestation, attestation_reason)
          SELECT subject_id, $3, slot, key, text, origin, 'proposed', attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, evidence_citations,
-           'restoration', valid_from, valid_to, $4, $4, id, terms
+           'restoration', valid_from, valid_to, $4, $4, id, terms, attestation, attestation_reason
          FROM facts WHERE subject_id = $1 AND id = $2`,
         [original.subjectId, original.id, id, at],
       );

@@ -176,14 +176,22 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     const wire = card(WIRE);
     await expect(wire.count()).resolves.toBe(1);
     expect(await wire.locator('.unattested').innerText()).toBe(
-      'UNATTESTED: the quoted words are real but do not say this.',
+      'UNATTESTED (not_found): the quoted sentence says none of "The user authorized wire transfers for the vendor contract."',
+    );
+    // the planted question, read as a record of a decision: its verdict says it only asked
+    const planted = card('The user and the agent decided something about the vendor contract');
+    expect(await planted.locator('.unattested').innerText()).toMatch(
+      /^UNATTESTED \(presupposed\): the quoted sentence is a request/u,
     );
     // the quote marked inside the whole cited turn, with the turns before and after it
     expect(await wire.locator('li.cited mark').innerText()).toBe('Keep your answers short');
     expect(await wire.locator('li.cited').innerText()).toContain('I read these on my phone');
     expect(await wire.locator('li.context').count()).toBe(2);
-    // a genuine stance carries no flag
+    // a genuine stance carries no flag, and its verdict quietly
     await expect(card(STANCE).first().locator('.unattested').count()).resolves.toBe(0);
+    expect(await card(STANCE).first().locator('.attested').innerText()).toMatch(
+      /^attested \(asserted\): the user states it/u,
+    );
     await shot('pile');
   });
 

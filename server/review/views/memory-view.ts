@@ -1,4 +1,5 @@
 import type { Fact, SlotDeclaration } from '../../../src/index.js';
+import { unattestedNote } from '../../../src/rules.js';
 import { shownTime, type Markup, html } from './layout.js';
 
 /** A live fact with the values it replaced, newest first. */
@@ -21,7 +22,9 @@ function passport(f: Fact, timeZone: string): Markup {
     <dt>since</dt>
     <dd>${shownTime(f.validFrom ?? f.recordedAt, timeZone)}</dd>
     <dt>evidence</dt>
-    <dd>${cites}${f.attested ? '' : html` <strong>(UNATTESTED)</strong>`}</dd>
+    <dd>
+      ${cites}${f.attested ? '' : html` <strong>(${unattestedNote(f) ?? 'UNATTESTED'})</strong>`}
+    </dd>
     <dt>proposed by</dt>
     <dd>${f.proposedBy}, ${shownTime(f.recordedAt, timeZone)}</dd>
     <dt>decided</dt>

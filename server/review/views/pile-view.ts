@@ -1,5 +1,5 @@
 import type { Fact, Turn } from '../../../src/index.js';
-import { locateQuote } from '../../../src/rules.js';
+import { locateQuote, unattestedNote } from '../../../src/rules.js';
 import { csrfField, shownTime, type Markup, html } from './layout.js';
 
 /** One proposal as the pile shows it: the claim beside the whole turn it cites, in context. */
@@ -18,7 +18,18 @@ export interface PileNight {
   items: PileItem[];
 }
 
-const UNATTESTED = 'UNATTESTED: the quoted words are real but do not say this.';
+/**
+ * The gate's verdict on the quote, beside the claim: a warning when it is not `asserted` (the
+ * quote asks, hedges, denies, is someone else's, or does not say it), a quiet line when it is.
+ */
+function attestationNote(fact: Fact): Markup | string {
+  const note = unattestedNote(fact);
+  if (note !== null) return html`<p class="unattested" role="alert">${note}</p>`;
+  const a = fact.attestation;
+  return a === undefined || a === null
+    ? ''
+    : html`<p class="attested meta">attested (${a.verdict}): ${a.reason}</p>`;
+}
 
 function label(f: Fact): string {
   return f.key === null ? f.slot : `${f.slot} (key ${f.key})`;
@@ -188,8 +199,7 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
       ${fact.proposedBy} · ${shownTime(fact.recordedAt, timeZone)}
     </p>
     <p class="claim">${fact.text}</p>
-    ${fact.attested ? '' : html`<p class="unattested" role="alert">${UNATTESTED}</p>`}
-    ${worldTime(fact, timeZone)} ${evidence(item)}
+    ${attestationNote(fact)} ${worldTime(fact, timeZone)} ${evidence(item)}
     ${decisionForm(
       id,
       'approve',

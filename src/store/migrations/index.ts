@@ -13,6 +13,7 @@ import { sql as subjectKeys } from './0012-subject-keys.js';
 import { sql as reflections } from './0013-reflections.js';
 import { sql as summaries } from './0014-summaries.js';
 import { sql as sessionTerms } from './0015-session-terms.js';
+import { sql as attestation } from './0016-attestation.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'reflections', sql: reflections },
   { version: 14, name: 'summaries', sql: summaries },
   { version: 15, name: 'session-terms', sql: sessionTerms },
+  { version: 16, name: 'attestation', sql: attestation },
 ];
