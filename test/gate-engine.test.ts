@@ -202,6 +202,47 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     );
     const logged = await me.gate.dropped();
     expect(logged.map((d) => d.code).sort()).toEqual(reflection.map(([, c]) => c).sort());
+    // arrival's pile line counts the waiting proposals by the gate's verdict on their quotes
+    const arrival = await me.arrival.assemble({ surface: 'chat', sessionId });
+    expect(arrival.text).toContain(
+      "Proposals awaiting owner review: 1 (oldest waiting under an hour; by the gate's verdict on their quotes: 1 not_found).",
+    );
+  });
+
+  it("arrival's pile line names each verdict, asserted first, and none once the pile is empty", async () => {
+    const { me, sessionId } = await setup(engine, owner);
+    const ask = await me.turns.add({
+      sessionId,
+      role: 'user',
+      content: "Do you think I'm allergic to peanuts? I'm allergic to cats, for sure.",
+    });
+    if (!ask.recorded) throw new Error('not recorded');
+    const r = await me.gate.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user is allergic to peanuts.',
+          origin: 'saw',
+          evidence: { turn: ask.turn.seq, quote: "I'm allergic to peanuts" },
+        },
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user is allergic to cats.',
+          origin: 'saw',
+          evidence: { turn: ask.turn.seq, quote: "I'm allergic to cats" },
+        },
+      ],
+    });
+    expect(r.dropped).toEqual([]);
+    expect(r.proposed.map((p) => p.attestation?.verdict)).toEqual(['presupposed', 'asserted']);
+    const text = (await me.arrival.assemble({ surface: 'chat', sessionId })).text;
+    expect(text).toMatch(/by the gate's verdict on their quotes: 1 asserted, 1 presupposed\)\./u);
+    for (const p of r.proposed) {
+      await me.owner.decide({ proposalId: p.id, decision: 'reject', signer: owner });
+    }
+    const after = (await me.arrival.assemble({ surface: 'chat', sessionId })).text;
+    expect(after).toContain('Proposals awaiting owner review: none.');
   });
 
   it('makes a proposal live only through a verified owner decision, and supersedes by slot+key', async () => {
