@@ -192,9 +192,9 @@ describe('typed attestation: each verdict, with its near-miss', () => {
 
   it('not_found: the quote says none of it', () => {
     expect(verdictOf('The user owns a sailboat.', 'I had pasta for lunch.')).toBe('not_found');
-    expect(verdictOf('The user owns a sailboat.', 'I sail every weekend on my sailboat.')).not.toBe(
-      'not_found',
-    );
+    expect(
+      verdictOf('The user owns a sailboat.', 'I own a sailboat and sail it every weekend.'),
+    ).not.toBe('not_found');
   });
 });
 
@@ -299,7 +299,33 @@ describe('the gate carries the verdict', () => {
 describe("docs/ATTESTATION.md's rule table, case and near-miss", () => {
   const rows: Array<[turn: string, claim: string, verdict: AttestationVerdict]> = [
     ['I had pasta for lunch.', 'The user owns a sailboat.', 'not_found'],
-    ['I sail every weekend on my sailboat.', 'The user owns a sailboat.', 'asserted'],
+    ['I own a sailboat and sail it every weekend.', 'The user owns a sailboat.', 'asserted'],
+    ["I'm allergic to cats.", 'The user owns a cat.', 'paraphrase_unverified'],
+    [
+      'My sister taught me to knit.',
+      'The user taught their sister to knit.',
+      'paraphrase_unverified',
+    ],
+    [
+      'Me and my sister run the chip shop.',
+      'The user runs a chip shop with their sister.',
+      'asserted',
+    ],
+    [
+      'If the visa comes through, I start in Toronto on March 1.',
+      'The user starts in Toronto on March 1.',
+      'hypothetical',
+    ],
+    [
+      "If it holds we'll cut silage friday, we've got 40 acres of grass down.",
+      'The user has 40 acres of grass down.',
+      'asserted',
+    ],
+    [
+      "My boss thinks I'm a slacker but I've hit every target this year.",
+      'The user has hit every target this year.',
+      'asserted',
+    ],
     ['I live in Paris.', 'The user lives in Paris and works as a nurse.', 'paraphrase_unverified'],
     ['I watched a documentary about diabetes.', 'The user has diabetes.', 'paraphrase_unverified'],
     [

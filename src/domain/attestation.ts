@@ -11,7 +11,13 @@
  * ("The user is considering adopting a dog", "The user no longer lives in Oslo", "The user's wife
  * is a doctor") is not held against it: the claim then says what the quote says.
  */
-import { contentTokens, locateQuote, normalizeForQuote, STOPWORDS } from './text-normalize.js';
+import {
+  contentTokens,
+  locateQuote,
+  normalizeForQuote,
+  stemToken,
+  STOPWORDS,
+} from './text-normalize.js';
 
 /** The verdicts, in the order a reviewer reads them. Only `asserted` counts as attested. */
 export const ATTESTATION_VERDICTS = [
@@ -42,7 +48,7 @@ export function isAttestationVerdict(v: unknown): v is AttestationVerdict {
 
 /** Requests whose object the sentence takes for granted ("remind me when my passport expires"). */
 const REQUEST =
-  /^(?:(?:ok(?:ay)?|so|and|also|hey|hi|oh|quick question|one more thing)\s+)*(?:please\s+|pls\s+|can you\s+|could you\s+|would you\s+|will you\s+|can u\s+)?(?:remind|tell|show|find|check|look up|look into|search|confirm|verify|pull up|dig up|help me (?:\w+)|let me know|give me|list|fetch|double-check|double check|refresh my memory|recap|set (?:a|an|up a) (?:reminder|alarm|timer)|schedule|book|draft|write|send|email|text|go through|add|put|create|order|prepare|compose|work out|figure out|calculate|count)\b/u;
+  /^(?:(?:ok(?:ay)?|so|and|also|hey|hi|oh|quick question|one more thing)\s+)*(?:please\s+|pls\s+|can you\s+|could you\s+|would you\s+|will you\s+|can u\s+)?(?:remind|tell|show|find|check|look up|look into|search|confirm|verify|pull up|dig up|help me (?:\w+)|let me know|give me|list|fetch|double-check|double check|refresh my memory|recap|set (?:a|an|up a) (?:reminder|alarm|timer)|schedule|book|draft|write|send|email|text|go through|add|put|create|order|prepare|compose|work out|figure out|calculate|count|make(?! sure)|sort out|sort|organi[sz]e|arrange|buy|get me|look for|note down|translate|summari[sz]e|convert|compare|suggest|recommend|pick|choose|keep track of|track|log|update|renew|pay|ring|call|message|reply to|answer|ask)\b/u;
 
 /** A sentence opened by a question word or an inverted auxiliary reads as a question. */
 const QUESTION_OPENING =
@@ -61,7 +67,7 @@ const MAY_MODAL =
 
 /** Denials and states that are over, read in the clause that holds the claim's words. */
 const NEGATION =
-  /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|no longer|anymore|any more|used to|formerly|former|previously|ex|(?:my|our) (?:old|previous|last) (?:job|company|employer|school|flat|apartment|house|place|team)|back when|these days no|(?:stopped|quit|quitting|gave up|give up|giving up|given up) \w+ing)\b|n't\b/u;
+  /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|no longer|anymore|any more|used to|formerly|former|previously|ex|(?:my|our) (?:old|previous|former) \w+|(?:my|our) last (?:job|company|employer|school|flat|apartment|house|place|team)|back when|these days no|(?:stopped|quit|quitting|gave up|give up|giving up|given up) \w+ing)\b|n't\b/u;
 
 /**
  * Verbs that end a state, read only when one of the claim's words follows within three words:
@@ -79,7 +85,7 @@ const HEDGED_NEGATIVE = /\b(?:not sure|not certain|no idea|don't know (?:if|whet
 
 /** People and animals a sentence can be about instead of the user. */
 const PERSON =
-  'wife|husband|partner|boyfriend|girlfriend|fiance|fiancee|spouse|mom|mum|mother|mommy|mama|dad|father|daddy|papa|parents|parent|brother|sister|siblings|sibling|son|daughter|kids|kid|children|child|baby|toddler|grandma|grandmother|granny|grandpa|grandfather|grandparents|aunt|uncle|cousin|niece|nephew|friend|friends|bestie|colleague|colleagues|coworker|coworkers|co-worker|co-workers|boss|manager|team|teammate|roommate|flatmate|housemate|neighbour|neighbor|neighbours|neighbors|doctor|dentist|therapist|lawyer|accountant|landlord|landlady|teacher|tutor|coach|trainer|in-laws|family|ex|dog|cat|puppy|kitten|pet|horse|client|clients|students|student|nurse|vet|surgeon|physio|gp|mentor|classmate|stepmom|stepdad|stepson|stepdaughter|twin|dermatologist|optician|pharmacist|physician|specialist|consultant|advisor|adviser|mechanic|plumber|electrician|barber|hairdresser|priest|pastor|midwife|paediatrician|pediatrician|cardiologist|counsellor|counselor|psychiatrist|psychologist|nutritionist|dietitian|dietician|instructor|professor|supervisor|ceo|recruiter|cousins|uncles|aunts|nephews|nieces|brothers|sisters|sons|daughters|grandkids|grandson|granddaughter|fiancé|fiancée|wives|husbands|bosses|managers|doctors|nurses|teachers|in-law|mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|daughter-in-law|everyone|everybody|people|someone|somebody|nobody';
+  'wife|husband|partner|boyfriend|girlfriend|fiance|fiancee|spouse|mom|mum|mother|mommy|mama|dad|father|daddy|papa|parents|parent|brother|sister|siblings|sibling|son|daughter|kids|kid|children|child|baby|toddler|grandma|grandmother|granny|grandpa|grandfather|grandparents|aunt|uncle|cousin|niece|nephew|friend|friends|bestie|colleague|colleagues|coworker|coworkers|co-worker|co-workers|boss|manager|team|teammate|roommate|flatmate|housemate|neighbour|neighbor|neighbours|neighbors|doctor|dentist|therapist|lawyer|accountant|landlord|landlady|teacher|tutor|coach|trainer|in-laws|family|ex|dog|cat|puppy|kitten|pet|horse|client|clients|students|student|nurse|vet|surgeon|physio|gp|mentor|classmate|stepmom|stepdad|stepson|stepdaughter|twin|dermatologist|optician|pharmacist|physician|specialist|consultant|advisor|adviser|mechanic|plumber|electrician|barber|hairdresser|priest|pastor|midwife|paediatrician|pediatrician|cardiologist|counsellor|counselor|psychiatrist|psychologist|nutritionist|dietitian|dietician|instructor|professor|supervisor|ceo|recruiter|cousins|uncles|aunts|nephews|nieces|brothers|sisters|sons|daughters|grandkids|grandson|granddaughter|fiancé|fiancée|wives|husbands|bosses|managers|doctors|nurses|teachers|chef|cook|barista|waiter|waitress|pilot|officer|sergeant|captain|editor|lecturer|principal|headteacher|headmaster|headmistress|dean|vicar|imam|rabbi|carer|caregiver|nanny|babysitter|cleaner|builder|contractor|tenant|lodger|mate|mates|pal|buddy|owner|founder|cofounder|co-founder|investor|customer|customers|patient|patients|intern|in-law|mother-in-law|father-in-law|sister-in-law|brother-in-law|son-in-law|daughter-in-law|everyone|everybody|people|someone|somebody|nobody';
 const PERSON_NOUN = new RegExp(`\\b(?:${PERSON})\\b`, 'u');
 const PERSON_NOUNS = new RegExp(PERSON_NOUN.source, 'gu');
 
@@ -92,7 +98,7 @@ const OPENERS =
 
 /** A clause whose subject is someone else: "my wife is …", "she lives …", "the doctor said …". */
 const OTHER_SUBJECT = new RegExp(
-  `^${OPENERS}(?:(?:my|our|the|a|his|her|their)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:'s)?\\b(?!\\s+and\\s+(?:i|me)\\b)|(?:he|she|they)(?:'s|'re|'d|'ll)?\\b|${BARE_KIN}(?:'s|\\s+(?:is|was|has|thinks|says|said|reckons|wants))\\b)`,
+  `^${OPENERS}(?:(?:my|our|the|a|his|her|their|[a-z]+'s)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:-[a-z]+)?(?:'s)?\\b(?!\\s+and\\s+(?:i|me)\\b)|(?:he|she|they|hes|shes|theyre|theyve)(?:'s|'re|'d|'ll)?\\b|${BARE_KIN}(?:'s|\\s+(?:is|was|has|thinks|says|said|reckons|wants))\\b)`,
   'u',
 );
 
@@ -102,7 +108,7 @@ const REPORTING =
 
 /** "<holder> thinks / said / told me …", the holder not being the user. */
 const HOLDER_FRAME = new RegExp(
-  `(?:^|[\\s,;])(?:(?:my|our|the|a|his|her|their)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:'s)?|(?:he|she|they|everyone|everybody|people|someone|somebody)|${BARE_KIN}(?:'s)?)\\s+(?:\\w+\\s+){0,2}(?:${REPORTING}|convinced|sure|certain)\\b`,
+  `(?:^|[\\s,;])(?:(?:my|our|the|a|his|her|their|[a-z]+'s)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:'s)?|(?:he|she|they|everyone|everybody|people|someone|somebody)|${BARE_KIN}(?:'s)?)\\s+(?:\\w+\\s+){0,2}(?:${REPORTING}|convinced|sure|certain)\\b`,
   'u',
 );
 
@@ -112,7 +118,7 @@ const NAMED_SUBJECT =
 
 /** Capitalised words that open sentences and are not names. */
 const NOT_A_NAME = new Set(
-  'I Maybe Perhaps Please Remind Tell Today Yesterday Tomorrow Honestly Actually Also Quick Well So But And Oh Yes No Yeah Anyway Btw Just Still Now Then The My Our This That There It Everyone Nobody Someone Hey Hi Okay Ok Sorry Thanks Update Note Fyi Apparently Probably Definitely Really Work Life Home'.split(
+  'I We You Us Me Our Your Maybe Perhaps Please Remind Tell Today Yesterday Tomorrow Honestly Actually Also Quick Well So But And Oh Yes No Yeah Anyway Btw Just Still Now Then The My Our This That There It Everyone Nobody Someone Hey Hi Okay Ok Sorry Thanks Update Note Fyi Apparently Probably Definitely Really Work Life Home'.split(
     ' ',
   ),
 );
@@ -160,18 +166,24 @@ function splitSentences(text: string): Array<{ text: string; start: number }> {
 
 /** Clause boundaries inside a sentence: punctuation and contrastive or causal conjunctions. */
 const CLAUSE_BOUNDARY =
-  /\s*(?:[,;:()]|\s[-–—]\s|\s(?:but|although|though|whereas|because|however|except|while|and then|plus)\s|\s(?:and|so)\s(?=(?:i|i'm|i've|i'd|i'll|we|we're|he|she|they|it|it's|my|our|that|this|there)\b))\s*/iu;
+  /\s*(?:[,;:()]|\s[-–—]\s|\s(?:but|although|though|whereas|because|however|except|while|and then|plus)\s|\sso\s(?=i\b)|\s(?:and|so)\s(?=(?:i'm|i've|i'd|i'll|we're|we've|we'd|we'll|he|she|they|it|it's|my|our|that|this|there)\b))\s*/iu;
 
 function splitClauses(sentence: string): Clause[] {
-  return sentence
+  const parts = sentence
     .split(CLAUSE_BOUNDARY)
     .map((s) => s.trim())
-    .filter((s) => s !== '')
-    .map((original) => ({
-      original,
-      folded: normalizeForQuote(original),
-      tokens: new Set(lemmas(original)),
-    }));
+    .filter((s) => s !== '');
+  // "me and my sister run the shop": the user is one of the subjects, so one clause
+  for (let i = parts.length - 2; i >= 0; i--) {
+    if (/^(?:me|i|myself)$/iu.test(parts[i] ?? '')) {
+      parts.splice(i, 2, `${parts[i] ?? ''} and ${parts[i + 1] ?? ''}`);
+    }
+  }
+  return parts.map((original) => ({
+    original,
+    folded: normalizeForQuote(original),
+    tokens: new Set(lemmas(original)),
+  }));
 }
 
 /** The sentences of the turn that the quote spans (the quote alone when it cannot be placed). */
@@ -252,6 +264,35 @@ const LEMMA: Readonly<Record<string, string>> = {
   wore: 'wear',
   worn: 'wear',
   born: 'bear',
+  going: 'go',
+  // a few words people use for each other's: "kids" and "children", "uni" and "university"
+  kid: 'child',
+  children: 'child',
+  uni: 'university',
+  jan: 'january',
+  feb: 'february',
+  mar: 'march',
+  apr: 'april',
+  jun: 'june',
+  jul: 'july',
+  aug: 'august',
+  sep: 'september',
+  sept: 'september',
+  oct: 'october',
+  nov: 'november',
+  dec: 'december',
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  fiv: '5',
+  six: '6',
+  seven: '7',
+  eight: '8',
+  nin: '9',
+  ten: '10',
+  eleven: '11',
+  twelv: '12',
 };
 
 const lemma = (t: string): string => LEMMA[t] ?? t;
@@ -269,6 +310,7 @@ const TOLERATED = new Set([
   'present',
   'longer',
   'today',
+  'recent',
   // "two greyhounds, Pip and Moss" names them without the word
   'nam',
 ]);
@@ -276,6 +318,8 @@ const TOLERATED = new Set([
 interface ClaimReading {
   /** Content lemmas to find in the quote's sentence (the user/agent framing words left out). */
   tokens: string[];
+  /** Stems that are function words ("owns" → "own"): found among every word of the quote. */
+  functionStems: string[];
   hedged: boolean;
   negated: boolean;
   /** Person words the claim names (wife, brother, friends). */
@@ -284,6 +328,8 @@ interface ClaimReading {
   names: ReadonlySet<string>;
   /** The claim's subject is someone of the user's, not the user ("The user's sister drove…"). */
   otherSubject: string | null;
+  /** The claim's subject is the user ("The user …", not "The user's sister …"). */
+  userSubject: boolean;
   /** The claim says "about" itself (so a topic in the quote can be its object). */
   about: boolean;
   /** The claim says where only roughly itself ("near", "close to"). */
@@ -316,8 +362,10 @@ const PRESENT =
 
 function readClaim(claim: string): ClaimReading {
   const folded = normalizeForQuote(claim);
-  // a stem that is itself a function word ("owns" → "own") says nothing the quote's tokens keep
-  const tokens = lemmas(claim).filter((t) => !FRAME_TOKENS.has(t) && !STOPWORDS.has(t));
+  const all = lemmas(claim).filter((t) => !FRAME_TOKENS.has(t));
+  const tokens = all.filter((t) => !STOPWORDS.has(t));
+  // a stem that is itself a function word ("owns" → "own"), looked for among all the quote's words
+  const functionStems = all.filter((t) => STOPWORDS.has(t));
   const persons = new Set<string>();
   for (const m of folded.matchAll(PERSON_NOUNS)) persons.add(m[0]);
   const names = new Set<string>();
@@ -328,11 +376,13 @@ function readClaim(claim: string): ClaimReading {
   const who = subject?.[1];
   return {
     tokens,
+    functionStems,
     hedged: hedgedText(folded),
     negated: negatedText(folded),
     persons,
     names,
     otherSubject: who !== undefined && PERSON_NOUN.test(who) ? who : null,
+    userSubject: /^(?:the )?user\b(?!'s)/u.test(folded),
     about: TOPIC.test(folded),
     near: NEAR.test(folded),
     past: PAST.test(folded) || /\b\w+ed\b/u.test(folded),
@@ -389,7 +439,14 @@ function bareHedge(c: Clause): boolean {
   return (hedgedText(c.folded) || /\bnot sure\b/u.test(c.folded)) && c.tokens.size <= 1;
 }
 
-/** A clause that opens with a condition ("if I move to Berlin") qualifies the clause after it. */
+/**
+ * A clause that opens with a condition ("if I move to Berlin") qualifies the clause after it
+ * when that clause is its consequence ("I'll need a new bank"), or when the condition has no
+ * consequence of its own ("If the visa comes through, I start on March 1"); "if the weather holds
+ * we'll cut silage friday, we've got 40 acres of grass down this year" states the acres.
+ */
+const CONSEQUENCE =
+  /\b(?:will|would|could|might|can|should|must|shall|going to|gonna|then|have to|need to)\b|'ll\b|'d\b/u;
 const CONDITION_OPENING = new RegExp(
   `^${OPENERS}(?:if|unless|in case|supposing|assuming|once|whenever)\\b`,
   'u',
@@ -408,8 +465,13 @@ function holderOf(c: Clause): string | null {
 
 const PRONOUN = /^(?:he|she|they)$/u;
 
+/** A person word as one form: "kids" and "children" are one holder. */
+const personForm = (w: string): string => lemma(stemToken(w));
+
 function keepsHolder(reading: ClaimReading, holder: string): boolean {
-  if (reading.persons.has(holder) || reading.names.has(holder)) return true;
+  if (reading.names.has(holder)) return true;
+  const form = personForm(holder);
+  if ([...reading.persons].some((p) => personForm(p) === form)) return true;
   // a name of several words: the claim names one of them
   if (holder.includes(' ') && holder.split(' ').some((w) => reading.names.has(w))) return true;
   // "he/she/they": the claim names a person the pronoun can stand for (a place name cannot)
@@ -442,7 +504,15 @@ function heldClauses(sentences: readonly Sentence[], wanted: readonly string[]):
     let bestCount = 0;
     for (const h of all) {
       const n = h.covers.filter((t) => left.has(t)).length;
-      if (n > bestCount) {
+      // on a tie, the clause the user is the subject of ("My partner's a welder and I'm a welder too")
+      const better =
+        n > bestCount ||
+        (n === bestCount &&
+          best !== undefined &&
+          n > 0 &&
+          !USER_SUBJECT.test(best.clause.folded) &&
+          USER_SUBJECT.test(h.clause.folded));
+      if (better) {
         best = h;
         bestCount = n;
       }
@@ -471,6 +541,19 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
       verdict: 'paraphrase_unverified',
       reason: 'the claim names nothing the quote could say',
     };
+  }
+  if (reading.functionStems.length > 0) {
+    const words = new Set<string>();
+    for (const s of sentences) {
+      for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(lemma(stemToken(w)));
+    }
+    const absent = reading.functionStems.filter((t) => !words.has(t));
+    if (absent.length > 0 && wanted.some((t) => have.has(t))) {
+      return {
+        verdict: 'paraphrase_unverified',
+        reason: `the words overlap, but the quoted sentence does not say ${absent.map((t) => `"${t}"`).join(', ')}`,
+      };
+    }
   }
   const missing = wanted.filter((t) => !have.has(t));
   if (missing.length === wanted.length) {
@@ -537,7 +620,10 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
     for (const h of held) {
       const prev = h.sentence.clauses[h.index - 1];
       const lead =
-        prev !== undefined && (bareHedge(prev) || CONDITION_OPENING.test(prev.folded))
+        prev !== undefined &&
+        (bareHedge(prev) ||
+          (CONDITION_OPENING.test(prev.folded) &&
+            (CONSEQUENCE.test(h.clause.folded) || !CONSEQUENCE.test(prev.folded))))
           ? `${prev.folded} `
           : '';
       const scope = `${lead}${h.clause.folded}`.replace(
@@ -560,14 +646,35 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
   }
 
   for (const h of held) {
-    const before = h.sentence.clauses
-      .slice(0, h.index + 1)
-      .map((c) => c.folded)
-      .join(', ');
-    const frame = HOLDER_FRAME.exec(before);
+    // the frame is in the clause, or ends the clause before it ("the doctor told my dad, he …");
+    // a frame across "but" is another statement ("My boss thinks I'm a slacker but I've hit …")
+    const prev = h.sentence.clauses[h.index - 1];
+    const prevFrame = prev === undefined ? null : HOLDER_FRAME.exec(prev.folded);
+    const endsPrev =
+      prev !== undefined &&
+      prevFrame !== null &&
+      prevFrame.index + prevFrame[0].length >= prev.folded.replace(/\s+that$/u, '').length - 1;
+    const frame = HOLDER_FRAME.exec(h.clause.folded) ?? (endsPrev ? prevFrame : null);
     const subject = holderOf(h.clause);
     const holder = subject ?? (frame === null ? null : frameHolder(frame[0]));
-    if (holder === null || keepsHolder(reading, holder)) continue;
+    if (holder === null) continue;
+    if (keepsHolder(reading, holder)) {
+      // the claim names them, but makes the user the one who acts ("My sister taught me to
+      // knit" ⇒ "The user taught their sister to knit")
+      const content = found.filter((t) => t !== personForm(subject ?? ''));
+      if (
+        subject !== null &&
+        !PRONOUN.test(subject) &&
+        reading.userSubject &&
+        content.some((t) => h.clause.tokens.has(t))
+      ) {
+        return {
+          verdict: 'paraphrase_unverified',
+          reason: `in the quote the user's ${subject} is the one it is about; the claim makes it the user`,
+        };
+      }
+      continue;
+    }
     // a pronoun the sentence explains later ("They moved to Auckland, my cousins I mean")
     const named = PRONOUN.test(holder)
       ? h.sentence.clauses
@@ -597,7 +704,11 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
         };
       }
       for (const c of text.matchAll(CESSATION)) {
-        const after = new Set(lemmas(c[1] ?? ''));
+        const object = (c[1] ?? '').split(/\s(?:so|and|but|then|because)\s/u)[0] ?? '';
+        const after = new Set(lemmas(object));
+        // the claim says the same word ("left-handed"): nothing is reported as over
+        const verb = lemmas((c[0] ?? '').slice(0, (c[0] ?? '').length - (c[1] ?? '').length));
+        if (verb.some((t) => wanted.includes(t))) continue;
         // what ends must be a thing the claim names, not its date ("left Stockholm in 2021")
         if (found.some((t) => after.has(t) && !/^\d/u.test(t))) {
           return {
@@ -621,8 +732,9 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
   }
 
   if (reading.otherSubject !== null) {
+    const want = personForm(reading.otherSubject);
     const subjects = held.map((h) => holderOf(h.clause));
-    if (!subjects.includes(reading.otherSubject)) {
+    if (!subjects.some((x) => x !== null && personForm(x) === want)) {
       const other = subjects.find((x) => x !== null && !PRONOUN.test(x));
       const inQuote =
         other ?? (held.some((h) => USER_SUBJECT.test(h.clause.folded)) ? 'the user' : null);
