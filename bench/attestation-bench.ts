@@ -1,15 +1,15 @@
 /**
  * Attestation benchmark: the gate's verdicts on hand-written quote/claim pairs, against the
  * verdict each pair was labelled with: bench/data/attestation.json, the set the rules were tuned
- * on; attestation-holdout.json and attestation-holdout-2.json, each written apart from the rules
- * and looked at only once they met their targets on the sets before (their misses then tuned
- * them too); attestation-holdout-3.json, written after that and never used to tune anything.
+ * on; attestation-holdout.json, -2 and -3, each written apart from the rules and looked at only
+ * once they met their targets on the sets before (their misses then tuned them too);
+ * attestation-holdout-4.json, written after that and never used to tune anything.
  * Every pair goes through the gate's pure rules (`checkProposal`) as a proposal into a user_fact
  * slot citing a user turn, so what is measured is what the pile would show. Prints, per kind and
  * pooled, the confusion of verdicts, the precision of `asserted`, the share of genuine assertions
  * found `asserted`, and the share of agent self-assessments dropped NOT_ABOUT_USER, then the pure
  * rules' rate on these pairs. It reports; it never fails on a missed target.
- * Usage: node dist/bench/attestation-bench.js [--set main|holdout|holdout-2|holdout-3|all]
+ * Usage: node dist/bench/attestation-bench.js [--set main|holdout|holdout-2|holdout-3|holdout-4|all]
  * [--misses] [--json]
  */
 import { readFile } from 'node:fs/promises';
@@ -297,11 +297,16 @@ async function main(): Promise<void> {
       'attestation-holdout-2.json',
       'attestation-holdout-2.json (held out, then tuned on)',
     ],
-    ['holdout-3', 'attestation-holdout-3.json', 'attestation-holdout-3.json (held out)'],
+    [
+      'holdout-3',
+      'attestation-holdout-3.json',
+      'attestation-holdout-3.json (held out, then tuned on)',
+    ],
+    ['holdout-4', 'attestation-holdout-4.json', 'attestation-holdout-4.json (held out)'],
   ];
   if (which !== 'all' && !known.some(([k]) => k === which)) {
     throw new BenchError(
-      `--set must be main, holdout, holdout-2, holdout-3 or all, not "${which}"`,
+      `--set must be main, holdout, holdout-2, holdout-3, holdout-4 or all, not "${which}"`,
     );
   }
   const sets = known
