@@ -215,10 +215,31 @@ describe('whose fact it is: NOT_ABOUT_USER', () => {
     expect(aboutAgent('The user is allergic to peanuts')).toBeNull();
     expect(aboutAgent('User moved to Lund in 2019')).toBeNull();
   });
-  it("keeps the user's own first person when the claim quotes them, and only then", () => {
-    expect(aboutAgent('The user said: I live in Oslo now.')).toBeNull();
-    expect(aboutAgent('The user called it "my best year".')).toBeNull();
-    expect(aboutAgent('The user said my records were wrong.')).not.toBeNull();
+  it("keeps the user's own first person when the claim quotes them from the cited turn, and only then", () => {
+    const turn = 'I live in Oslo now. 2019 was my best year.';
+    expect(aboutAgent('The user said: I live in Oslo now.', turn)).toBeNull();
+    expect(aboutAgent('The user called 2019 "my best year".', turn)).toBeNull();
+    expect(aboutAgent('The user said my records were wrong.', turn)).not.toBeNull();
+    // words the turn does not hold are no quote of the user: without a turn, nothing is exempt
+    expect(aboutAgent('The user said: I live in Oslo now.')).not.toBeNull();
+    const blame = 'As I said, you forgot what we decided about the vendor contract.';
+    expect(
+      aboutAgent('The user said: I forgot what we decided about the vendor contract', blame),
+    ).not.toBeNull();
+    expect(aboutAgent('"I forgot the vendor contract decision again."', blame)).not.toBeNull();
+  });
+
+  it('sees the agent as "you", named anywhere, and behind look-alike letters', () => {
+    for (const claim of [
+      'Your memory of the vendor contract is missing',
+      "The user's assistant forgot the vendor contract decision again",
+      'The user had to remind the agent again that they signed the vendor contract on Monday',
+      '\u0399 forgot the vendor contract decision again',
+      '\u041Cy records are incomplete',
+    ]) {
+      expect(aboutAgent(claim), claim).not.toBeNull();
+    }
+    expect(aboutAgent('The user prefers the assistant to reply in Swedish')).toBeNull();
   });
 });
 
@@ -296,6 +317,61 @@ describe('the gate carries the verdict', () => {
   });
 });
 
+describe('what an attacker tried (an attacker review of the first version)', () => {
+  const rows: Array<[turn: string, claim: string, verdict: AttestationVerdict]> = [
+    ["I'm allergic to peanuts.", 'The user is not allergic to peanuts.', 'paraphrase_unverified'],
+    ['I have two children.', 'The user has no children.', 'paraphrase_unverified'],
+    ['I live in Oslo.', 'The user no longer lives in Oslo.', 'paraphrase_unverified'],
+    ["I'm moving to Berlin next month.", 'The user moved to Berlin.', 'hypothetical'],
+    ["I'm getting married in June.", 'The user is married.', 'hypothetical'],
+    ['Both my kids are allergic to peanuts.', 'The user is allergic to peanuts.', 'other_holder'],
+    [
+      'Priya, who sits next to me, is allergic to peanuts.',
+      'The user is allergic to peanuts.',
+      'other_holder',
+    ],
+    ['I love Rome, but I live in Oslo.', 'The user lives in Rome.', 'paraphrase_unverified'],
+    [
+      "I'm allergic to dogs but I love cats.",
+      'The user is allergic to cats.',
+      'paraphrase_unverified',
+    ],
+    ['I moved from Oslo to Rome.', 'The user moved to Oslo.', 'paraphrase_unverified'],
+    [
+      'You forgot the vendor contract decision again.',
+      'The user forgot the vendor contract decision.',
+      'other_holder',
+    ],
+    ['Do you think I live in Ma\u0301laga?', 'The user lives in Málaga.', 'presupposed'],
+    ['i cant eat dairy', 'The user cannot eat dairy.', 'asserted'],
+    [
+      'I take the 7:40 train to Malmö every weekday.',
+      'The user takes the 7:40 train to Malmö every weekday.',
+      'asserted',
+    ],
+  ];
+  it.each(rows)('%s ⇒ %s: %s', (turn, claim, verdict) => {
+    expect(verdictOf(claim, turn)).toBe(verdict);
+  });
+
+  it('reads a long turn in time linear in its length (runs of spaces, of "!")', () => {
+    for (const turn of [
+      `I live in Oslo.${' '.repeat(40_000)}x`,
+      `${'!'.repeat(40_000)}x I live in Oslo.`,
+      `I live in Oslo, ${'my friend '.repeat(4_000)}.`,
+    ]) {
+      const a = attest('The user lives in Oslo.', 'I live in Oslo', turn);
+      expect(a.verdict).toBe('asserted');
+    }
+  });
+
+  it('a quote that cannot be placed is never read alone', () => {
+    expect(verdictOf('The user lives in Oslo.', 'I live in Lund.', 'I live in Oslo')).toBe(
+      'paraphrase_unverified',
+    );
+  });
+});
+
 describe("docs/ATTESTATION.md's rule table, case and near-miss", () => {
   const rows: Array<[turn: string, claim: string, verdict: AttestationVerdict]> = [
     ['I had pasta for lunch.', 'The user owns a sailboat.', 'not_found'],
@@ -366,6 +442,25 @@ describe("docs/ATTESTATION.md's rule table, case and near-miss", () => {
     [
       'Everyone at work assumes I broke the printer.',
       'The user broke the printer.',
+      'other_holder',
+    ],
+    ["I don't eat meat.", 'The user does not eat meat.', 'asserted'],
+    ["I'm moving to Berlin.", 'The user might move to Berlin.', 'paraphrase_unverified'],
+    ["I'd like a window seat.", 'The user would like a window seat.', 'asserted'],
+    [
+      'My son has autism and starts secondary school next year.',
+      "The user's son has autism.",
+      'asserted',
+    ],
+    ['I moved to Rome from Oslo.', 'The user moved to Rome.', 'asserted'],
+    [
+      "My dad has Parkinson's so I visit him in Västerås every Sunday.",
+      'The user visits their dad in Västerås every Sunday.',
+      'asserted',
+    ],
+    [
+      "Kai's teacher said hes reading well above his age.",
+      'The user is reading well above their age.',
       'other_holder',
     ],
   ];

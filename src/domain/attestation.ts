@@ -15,6 +15,7 @@ import {
   contentTokens,
   locateQuote,
   normalizeForQuote,
+  quoteFoundIn,
   stemToken,
   STOPWORDS,
 } from './text-normalize.js';
@@ -67,7 +68,7 @@ const MAY_MODAL =
 
 /** Denials and states that are over, read in the clause that holds the claim's words. */
 const NEGATION =
-  /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|no longer|anymore|any more|used to|formerly|former|previously|ex|(?:my|our) (?:old|previous|former) \w+|(?:my|our) last (?:job|company|employer|school|flat|apartment|house|place|team)|back when|these days no|(?:stopped|quit|quitting|gave up|give up|giving up|given up) \w+ing)\b|n't\b/u;
+  /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|no longer|anymore|any more|used to|formerly|former|previously|ex|(?:my|our) (?:old|previous|former) \w+|(?:my|our) last (?:job|company|employer|school|flat|apartment|house|place|team)|cant|dont|doesnt|didnt|wont|isnt|arent|wasnt|werent|havent|hasnt|hadnt|couldnt|wouldnt|shouldnt|aint|back when|these days no|(?:stopped|quit|quitting|gave up|give up|giving up|given up) \w+ing)\b|n't\b/u;
 
 /**
  * Verbs that end a state, read only when one of the claim's words follows within three words:
@@ -98,7 +99,7 @@ const OPENERS =
 
 /** A clause whose subject is someone else: "my wife is …", "she lives …", "the doctor said …". */
 const OTHER_SUBJECT = new RegExp(
-  `^${OPENERS}(?:(?:my|our|the|a|his|her|their|[a-z]+'s)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:-[a-z]+)?(?:'s)?\\b(?!\\s+and\\s+(?:i|me)\\b)|(?:he|she|they|hes|shes|theyre|theyve)(?:'s|'re|'d|'ll)?\\b|${BARE_KIN}(?:'s|\\s+(?:is|was|has|thinks|says|said|reckons|wants))\\b)`,
+  `^${OPENERS}(?:(?:both|all|half|some|one|two|three|each|most|many|several|none) (?:of )?)?(?:(?:my|our|the|a|his|her|their|[a-z]+'s)\\s+(?:\\w+\\s+)?(?:${PERSON})(?:-[a-z]+)?(?:'s)?\\b(?!\\s+and\\s+(?:i|me)\\b)|(?:he|she|they|hes|shes|theyre|theyve|you)(?:'s|'re|'d|'ll|'ve)?\\b|${BARE_KIN}(?:'s|\\s+(?:is|was|has|thinks|says|said|reckons|wants))\\b)`,
   'u',
 );
 
@@ -146,13 +147,13 @@ interface Sentence {
   clauses: Clause[];
 }
 
-const ABBREVIATIONS = /\b(?:dr|mr|mrs|ms|st|vs|etc|e\.g|i\.e|approx|no|jr|sr|prof)\.$/iu;
+const ABBREVIATIONS = /\b(?:dr|mr|mrs|ms|st|vs|etc|e\.g|i\.e|a\.m|p\.m|approx|no|jr|sr|prof)\.$/iu;
 
 /** Splits text into sentences at . ! ? (kept) and line breaks; abbreviations do not end one. */
 function splitSentences(text: string): Array<{ text: string; start: number }> {
   const out: Array<{ text: string; start: number }> = [];
   let start = 0;
-  const boundary = /[.!?]+(?=\s|$)|\n+/gu;
+  const boundary = /[.!?]+(?![.!?])(?=\s|$)|\n+/gu;
   for (const m of text.matchAll(boundary)) {
     const end = m.index + m[0].length;
     const piece = text.slice(start, end);
@@ -166,7 +167,7 @@ function splitSentences(text: string): Array<{ text: string; start: number }> {
 
 /** Clause boundaries inside a sentence: punctuation and contrastive or causal conjunctions. */
 const CLAUSE_BOUNDARY =
-  /\s*(?:[,;:()]|\s[-–—]\s|\s(?:but|although|though|whereas|because|however|except|while|and then|plus)\s|\sso\s(?=i\b)|\s(?:and|so)\s(?=(?:i'm|i've|i'd|i'll|we're|we've|we'd|we'll|he|she|they|it|it's|my|our|that|this|there)\b))\s*/iu;
+  /\s*(?:[;()]|,(?!\d)|:(?!\d)|\s[-–—]\s|\s(?:but|although|though|whereas|because|however|except|while|and then|plus)\s|\sso\s(?=i\b)|\s(?:and|so)\s(?=(?:i'm|i've|i'd|i'll|we're|we've|we'd|we'll|he|she|they|it|it's|my|our|that|this|there)\b))\s*/iu;
 
 function splitClauses(sentence: string): Clause[] {
   const parts = sentence
@@ -187,17 +188,31 @@ function splitClauses(sentence: string): Clause[] {
 }
 
 /** The sentences of the turn that the quote spans (the quote alone when it cannot be placed). */
-function sentencesAround(quote: string, turn: string): Sentence[] {
-  const at = locateQuote(turn, quote);
-  const source = at === null ? [{ text: quote, start: 0 }] : splitSentences(turn);
-  const chosen =
-    at === null
-      ? source
-      : source.filter((s) => s.start < at.end && s.start + s.text.length > at.start);
-  return (chosen.length === 0 ? [{ text: quote, start: 0 }] : chosen).map((s) => ({
-    folded: normalizeForQuote(s.text),
-    clauses: splitClauses(s.text),
-  }));
+/** How much of the turn on each side of the quote is read for its sentence (characters). */
+const WINDOW = 2000;
+
+/**
+ * The sentences of the turn that the quote spans, or null when the quote cannot be placed in the
+ * turn. Both are composed (NFC) and their runs of whitespace made one space first, and only a
+ * window around the quote is split, so a long turn costs no more than a short one.
+ */
+function sentencesAround(quote: string, turn: string): Sentence[] | null {
+  const plain = (t: string) =>
+    t
+      .normalize('NFC')
+      .replace(/[^\S\n]+/gu, ' ')
+      .replace(/\s*\n\s*/gu, '\n');
+  const whole = plain(turn);
+  const q = plain(quote).trim();
+  const found = locateQuote(whole, q);
+  if (found === null) return null;
+  const from = Math.max(0, found.start - WINDOW);
+  const text = whole.slice(from, found.end + WINDOW);
+  const at = { start: found.start - from, end: found.end - from };
+  const chosen = splitSentences(text).filter(
+    (s) => s.start < at.end && s.start + s.text.length > at.start,
+  );
+  return chosen.map((s) => ({ folded: normalizeForQuote(s.text), clauses: splitClauses(s.text) }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,11 +318,6 @@ const TOLERATED = new Set([
   'now',
   'still',
   'also',
-  'actual',
-  'usual',
-  'general',
-  'regular',
-  'present',
   'longer',
   'today',
   'recent',
@@ -336,6 +346,8 @@ interface ClaimReading {
   near: boolean;
   /** The claim is in the past tense, or says it held for a time. */
   past: boolean;
+  /** The claim says it is yet to come ("will", "next month", "plans to"). */
+  future: boolean;
 }
 
 function hedgedText(folded: string): boolean {
@@ -357,6 +369,14 @@ const NEAR =
   /\b(?:near|nearby|next to|close to|closer to|outside|beside|behind|opposite|across from|across the (?:road|street|hall) from|down the (?:road|street) from|around the corner from|not far from|walking distance from|a few (?:doors|blocks|minutes) from)\b/u;
 const PAST =
   /\b(?:was|were|used to|had been|back then|in the past|as a kid|as a child|when i was|for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|many|a few) (?:years?|months?|weeks?|decades?|days?))\b/u;
+/** What is yet to come: a claim that states it as done or so says more than the quote. */
+const FUTURE =
+  /\b(?:will|'ll|going to|gonna|about to|soon|tomorrow|tonight|next (?:week|month|year|summer|spring|autumn|fall|winter|weekend|term|semester|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in (?:a|an|one|two|three|four|five|six|\d+) (?:days?|weeks?|months?|years?)|(?:learning|trying|hoping|planning|getting ready|preparing) to|getting (?:married|divorced|engaged))\b/u;
+
+/** A clause that opens with its verb: its subject is the sentence's ("Priya, who …, is allergic"). */
+const VERB_FIRST =
+  /^(?:who|which|is|was|are|were|has|had|have|does|did|lives|lived|works|worked|gets|got|loves|hates|owns|plays|runs|needs|wants|keeps|goes|went|takes|took|says|said|thinks)\b/u;
+
 const PRESENT =
   /\b(?:is|are|am|has|have|does|do|lives|works|owns|plays|uses|goes|runs|eats|drinks|belongs|attends|keeps|stays|studies|teaches|drives|rides|wears|speaks|takes|volunteers|coaches|manages|leads|holds)\b/u;
 
@@ -386,6 +406,7 @@ function readClaim(claim: string): ClaimReading {
     about: TOPIC.test(folded),
     near: NEAR.test(folded),
     past: PAST.test(folded) || /\b\w+ed\b/u.test(folded),
+    future: FUTURE.test(folded),
   };
 }
 
@@ -434,6 +455,12 @@ function clauseAsks(s: Sentence, index: number): 'question' | 'request' | null {
   return kind;
 }
 
+/** Whether the clause before a held one is a bare hedge that qualifies it. */
+function bareHedgeBefore(h: { sentence: Sentence; index: number }): boolean {
+  const prev = h.sentence.clauses[h.index - 1];
+  return prev !== undefined && bareHedge(prev);
+}
+
 /** A clause that is only a hedge ("Maybe", "I'm not sure") qualifies the clause after it. */
 function bareHedge(c: Clause): boolean {
   return (hedgedText(c.folded) || /\bnot sure\b/u.test(c.folded)) && c.tokens.size <= 1;
@@ -456,14 +483,21 @@ function holderOf(c: Clause): string | null {
   const m = OTHER_SUBJECT.exec(c.folded);
   if (m !== null) {
     const person = PERSON_NOUN.exec(m[0])?.[0];
-    return person ?? firstMatch(/\b(?:he|she|they)\b/u, m[0]);
+    const pronoun = firstMatch(/\b(?:hes|shes|theyre|theyve|he|she|they|you)\b/u, m[0]);
+    return person ?? (pronoun.replace(/^(he|she|they)(?:s|re|ve)$/u, '$1') || null);
   }
   const named = NAMED_SUBJECT.exec(c.original)?.[1];
   if (named !== undefined && !NOT_A_NAME.has(named.split(' ')[0] ?? '')) return named.toLowerCase();
   return null;
 }
 
-const PRONOUN = /^(?:he|she|they)$/u;
+const PRONOUN = /^(?:he|she|they|you)$/u;
+
+/** A clause that is only a name ("Priya, who sits next to me, is allergic …"). */
+function bareName(c: Clause): string | null {
+  const m = /^([A-Z][\p{Ll}]+)$/u.exec(c.original);
+  return m?.[1] !== undefined && !NOT_A_NAME.has(m[1]) ? m[1].toLowerCase() : null;
+}
 
 /** A person word as one form: "kids" and "children" are one holder. */
 const personForm = (w: string): string => lemma(stemToken(w));
@@ -532,7 +566,15 @@ function heldClauses(sentences: readonly Sentence[], wanted: readonly string[]):
  */
 export function attest(claim: string, quote: string, turn: string): Attestation {
   const reading = readClaim(claim);
-  const sentences = sentencesAround(quote, turn);
+  const placed = sentencesAround(quote, turn);
+  if (placed === null || placed.length === 0) {
+    return {
+      verdict: 'paraphrase_unverified',
+      reason:
+        'the quote could not be placed in its sentence, so what the sentence does with it is not known',
+    };
+  }
+  const sentences = placed;
   const have = new Set<string>();
   for (const s of sentences) for (const c of s.clauses) for (const t of c.tokens) have.add(t);
   const wanted = reading.tokens;
@@ -655,7 +697,12 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
       prevFrame !== null &&
       prevFrame.index + prevFrame[0].length >= prev.folded.replace(/\s+that$/u, '').length - 1;
     const frame = HOLDER_FRAME.exec(h.clause.folded) ?? (endsPrev ? prevFrame : null);
-    const subject = holderOf(h.clause);
+    const first = h.sentence.clauses[0];
+    const subject =
+      holderOf(h.clause) ??
+      (h.index > 0 && first !== undefined && VERB_FIRST.test(h.clause.folded)
+        ? (holderOf(first) ?? bareName(first))
+        : null);
     const holder = subject ?? (frame === null ? null : frameHolder(frame[0]));
     if (holder === null) continue;
     if (keepsHolder(reading, holder)) {
@@ -731,6 +778,73 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
     }
   }
 
+  // a claim that denies or says it is over needs a quote that does
+  if (reading.negated) {
+    const denies = held.some((h) => {
+      const text = h.clause.folded.replace(HEDGED_NEGATIVE, ' ');
+      return NEGATION.test(text) || CESSATION_ONE.test(text) || PAST.test(text);
+    });
+    if (!denies) {
+      return {
+        verdict: 'paraphrase_unverified',
+        reason: 'the claim denies it, or says it is over; the quoted sentence does neither',
+      };
+    }
+  }
+  // a claim that hedges it says less than a quote that states it, and not what it says
+  if (reading.hedged && !held.some((h) => hedgedText(h.clause.folded) || bareHedgeBefore(h))) {
+    return {
+      verdict: 'paraphrase_unverified',
+      reason: 'the claim hedges it; the quoted sentence states it',
+    };
+  }
+  if (!reading.future && !reading.hedged) {
+    for (const h of held) {
+      const m = FUTURE.exec(h.clause.folded);
+      // "…has autism and starts secondary school next year": the future is another statement's
+      if (m !== null && denialCovers(h.clause.folded, m.index, found)) {
+        return {
+          verdict: 'hypothetical',
+          reason: `the quote says it is yet to come ("${m[0]}"), and the claim states it as so`,
+        };
+      }
+    }
+  }
+  // "to" and "from" keep their places: "moved from Oslo to Rome" is no move to Oslo
+  const claimFolded = normalizeForQuote(claim);
+  for (const m of claimFolded.matchAll(/\b(to|from) (?:the )?([\p{L}\p{N}]+)/gu)) {
+    const prep = m[1] ?? '';
+    const word = m[2] ?? '';
+    const other = prep === 'to' ? 'from' : 'to';
+    const swapped = held.some(
+      (h) =>
+        h.clause.folded.includes(`${other} ${word}`) ||
+        h.clause.folded.includes(`${other} the ${word}`),
+    );
+    const kept = held.some(
+      (h) =>
+        h.clause.folded.includes(`${prep} ${word}`) ||
+        h.clause.folded.includes(`${prep} the ${word}`),
+    );
+    if (swapped && !kept) {
+      return {
+        verdict: 'paraphrase_unverified',
+        reason: `the quote says "${other} ${word}", the claim "${prep} ${word}"`,
+      };
+    }
+  }
+  // the claim's words gathered from two of the user's statements ("I love Rome, but I live in Oslo")
+  const statements = held.filter((h) => USER_SUBJECT.test(h.clause.folded));
+  if (
+    statements.length > 1 &&
+    !/\b(?:and|but|while|who|which|with|after|before|because|so|then)\b|[,;]/u.test(claimFolded)
+  ) {
+    return {
+      verdict: 'paraphrase_unverified',
+      reason: `the claim joins words from separate clauses (${held.map((h) => cite(h.clause.original)).join(' and ')})`,
+    };
+  }
+
   if (reading.otherSubject !== null) {
     const want = personForm(reading.otherSubject);
     const subjects = held.map((h) => holderOf(h.clause));
@@ -747,7 +861,7 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
     }
   }
 
-  const shown = held.map((h) => h.clause.original).join(', ');
+  const shown = held.map((h) => h.clause.original).join(' … ');
   return {
     verdict: 'asserted',
     reason: `the user states it: ${cite(shown)}`,
@@ -798,6 +912,42 @@ const QUOTED_SPAN = /"[^"]*"/gu;
 /** "The user said: …", "User wrote, …": what follows is the user's words. */
 const USER_SAID =
   /^((?:the )?user (?:said|says|wrote|writes|stated|states|mentioned|mentions|put it|explained|explains)\s*[:,])\s.*$/u;
+/** The agent named anywhere in a claim ("the user had to remind the agent …"). */
+const AGENT_WORD =
+  /\b(?:the |this |an |a |their |the user's |user's )?(?:agent|assistant|ai|chatbot|bot|memledger)(?:'s)?\b/u;
+
+/** What the user wants or asks of the agent is theirs: "The user prefers the assistant to …". */
+const PREFERENCE_OF_USER =
+  /\b(?:prefers?|preferred|wants?|wanted|likes?|liked|would like|asks?|asked|expects?|needs?|wishes|hates?|dislikes?|would rather|rather)\b/u;
+
+/** Letters from other scripts drawn like Latin ones: "Ι forgot" with a Greek iota is "I forgot". */
+const CONFUSABLES: Readonly<Record<string, string>> = {
+  '\u0399': 'I',
+  '\u0406': 'I',
+  '\u04C0': 'I',
+  '\u2160': 'I',
+  '\u0456': 'i',
+  '\u03B9': 'i',
+  '\u0443': 'y',
+  '\u04AF': 'y',
+  '\u03BC': 'm',
+  '\u043C': 'm',
+  '\u041C': 'M',
+  '\u039C': 'M',
+  '\u03BF': 'o',
+  '\u043E': 'o',
+  '\u0435': 'e',
+  '\u0430': 'a',
+  '\u0440': 'p',
+  '\u0441': 'c',
+  '\u0445': 'x',
+};
+const CONFUSABLE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'gu');
+
+function foldConfusables(s: string): string {
+  return s.replace(CONFUSABLE, (c) => CONFUSABLES[c] ?? c);
+}
+
 /** A claim whose subject is the agent (or addressed to it, "you"). */
 const AGENT_SUBJECT =
   /^(?:(?:earlier|today|yesterday|recently|again|apparently|clearly|unfortunately|once again|this time|last time)[\s,]+)*(?:the |this |our |your )?(?:agent|assistant|ai|model|bot|chatbot|system|memledger|you)(?:'s|'re|'ve)?\b/u;
@@ -808,17 +958,30 @@ const AGENT_SUBJECT =
  * about …", "There is a gap in my records…", "The assistant got the date wrong"): what the agent
  * did is an action with a receipt, and what it was told it got wrong is a correction event.
  */
-export function aboutAgent(claim: string): string | null {
-  const folded = normalizeForQuote(claim);
-  // the user's own words, quoted or after "the user said:", keep their "I"
-  const own = folded.replace(QUOTED_SPAN, ' ').replace(USER_SAID, '$1');
+export function aboutAgent(claim: string, turn?: string): string | null {
+  const folded = normalizeForQuote(foldConfusables(claim));
+  // the user's own words keep their "I": a quoted span, or what follows "the user said:", when
+  // those words are in the cited turn (without a turn to hold them against, nothing is exempt)
+  const said = (span: string) =>
+    turn !== undefined && span.trim() !== '' && quoteFoundIn(span, turn);
+  const own = folded
+    .replace(QUOTED_SPAN, (m) => (said(m.slice(1, -1)) ? ' ' : m))
+    .replace(USER_SAID, (m: string, head: string) => (said(m.slice(head.length)) ? head : m));
   const first = FIRST_PERSON.exec(own);
   if (first !== null) {
     return `the claim speaks in the first person ("${first[0]}"): read back into the agent's context it is the agent's belief about itself, not a fact about the user`;
   }
+  const you = /\b(?:you|your|yours|yourself|u|ur)\b/u.exec(own);
+  if (you !== null) {
+    return `the claim says "${you[0]}": in the agent's context that is the agent, not the user`;
+  }
   const agent = AGENT_SUBJECT.exec(folded);
   if (agent !== null) {
     return `the claim is about the agent ("${agent[0].trim()}"), not the user: the agent's behaviour needs a correction event or a receipt`;
+  }
+  const named = AGENT_WORD.exec(own);
+  if (named !== null && !PREFERENCE_OF_USER.test(own.slice(0, named.index))) {
+    return `the claim is about the agent ("${named[0]}"), not the user: what the user wants of the agent is a fact about the user, what the agent did or missed needs a correction event or a receipt`;
   }
   return null;
 }

@@ -270,7 +270,7 @@ const absentReferent: Rule = (p, ctx) => {
 
 const notAboutUser: Rule = (p, ctx) => {
   if (ctx.slot?.rule !== 'user_fact') return null;
-  const why = aboutAgent(p.text);
+  const why = aboutAgent(p.text, ctx.citedTurn?.content);
   return why === null
     ? null
     : drop('NOT_ABOUT_USER', `slot "${p.slot}" holds facts about the user; ${why}`);
