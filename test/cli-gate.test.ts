@@ -326,6 +326,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
         slot,
         text: 'The user works the late shift at the depot',
         attested: true,
+        attestation: { verdict: 'asserted', reason: expect.stringContaining('the user states it') },
         status: 'proposed',
       },
     ]);

@@ -209,6 +209,44 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     );
   });
 
+  it('the pile reads each quote again: a verdict written past the gate shows as differing', async () => {
+    const { me, sessionId } = await setup(engine, owner);
+    const r = await me.gate.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user and the agent decided something about the vendor contract last week.',
+          origin: 'saw',
+          evidence: {
+            turn: 1,
+            quote: 'Remind me what we decided last week about the vendor contract',
+          },
+        },
+      ],
+    });
+    const id = r.proposed[0]?.id ?? '';
+    expect(r.proposed[0]?.attestation?.verdict).toBe('presupposed');
+    // a process with the store writes a copy that claims the gate said "asserted"
+    await storeClient(engine).query(
+      `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+         evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+         recorded_at, status_at, terms, attestation, attestation_reason)
+       SELECT subject_id, 'forged-1', slot, key, text, origin, 'proposed', true, evidence_turn_id,
+         evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+         recorded_at, status_at, terms, 'asserted', 'the user states it'
+       FROM facts WHERE id = $1`,
+      [id],
+    );
+    const pile = await me.gate.pile();
+    const genuine = pile.find((p) => p.fact.id === id);
+    const forged = pile.find((p) => p.fact.id === 'forged-1');
+    // negative control: the gate's own row reads the same now
+    expect(genuine?.verdictNow?.verdict).toBe(genuine?.fact.attestation?.verdict);
+    expect(forged?.fact.attestation?.verdict).toBe('asserted');
+    expect(forged?.verdictNow?.verdict).toBe('presupposed');
+  });
+
   it("arrival's pile line names each verdict, asserted first, and none once the pile is empty", async () => {
     const { me, sessionId } = await setup(engine, owner);
     const ask = await me.turns.add({

@@ -90,6 +90,7 @@ export const pileCommand = defineCommand({
                   content: p.citedTurn.content,
                   sessionId: p.citedTurn.sessionId,
                 },
+          verdictNow: p.verdictNow,
         })),
       },
       () =>
@@ -99,6 +100,9 @@ export const pileCommand = defineCommand({
               .map(
                 (p) =>
                   `[${p.fact.id}] ${p.fact.slot} (${p.fact.origin}): ${p.fact.text}${verdictLine(p.fact)}\n` +
+                  (p.verdictNow !== null && p.verdictNow.verdict !== p.fact.attestation?.verdict
+                    ? `  STORED VERDICT DIFFERS: the gate reads this quote now as ${p.verdictNow.verdict}: ${p.verdictNow.reason}\n`
+                    : '') +
                   `  quote: "${p.fact.evidence.quote ?? ''}" in turn #${p.fact.evidence.seq ?? '?'}: ${p.citedTurn?.content ?? '(missing)'}`,
               )
               .join('\n'),

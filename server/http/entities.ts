@@ -145,7 +145,14 @@ export const Fact = z
   .openapi('Fact', { description: 'A fact with its passport: origin, evidence, status, dates.' });
 
 export const PendingProposal = z
-  .object({ fact: Fact, citedTurn: Turn.nullable() })
+  .object({
+    fact: Fact,
+    citedTurn: Turn.nullable(),
+    verdictNow: Attestation.nullable().optional().openapi({
+      description:
+        'the gate’s verdict on the stored claim and quote, read again now; when it differs from fact.attestation, the stored verdict was not the gate’s (or older rules gave it)',
+    }),
+  })
   .openapi('PendingProposal');
 
 export const ProposeResult = z

@@ -20,7 +20,7 @@ export async function pileNights(
   const shown = { items: pending, page: p, pages };
   const live = shown.items.some((p) => p.fact.key !== null) ? await me.facts.live() : [];
   const items: PileItem[] = [];
-  for (const { fact, citedTurn } of shown.items) {
+  for (const { fact, citedTurn, verdictNow } of shown.items) {
     const citations = fact.evidence.citations ?? null;
     // a summary: every turn it cites, which the owner reads its sentences against
     const context =
@@ -45,7 +45,7 @@ export async function pileNights(
       fact.key === null
         ? null
         : (live.find((f) => f.slot === fact.slot && f.key === fact.key) ?? null);
-    items.push({ fact, citedTurn, context, replacesLive });
+    items.push({ fact, citedTurn, context, replacesLive, verdictNow });
   }
   const nights: PileNight[] = [];
   for (const item of items) {

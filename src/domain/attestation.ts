@@ -916,6 +916,10 @@ const USER_SAID =
 const AGENT_WORD =
   /\b(?:the |this |an |a |their |the user's |user's )?(?:agent|assistant|ai|chatbot|bot|memledger)(?:'s)?\b/u;
 
+/** The user and the agent together as the subject. */
+const JOINT_SUBJECT =
+  /^(?:the )?user and (?:the |their )?(?:agent|assistant)\b|^(?:the )?(?:agent|assistant) and the user\b/u;
+
 /** What the user wants or asks of the agent is theirs: "The user prefers the assistant to …". */
 const PREFERENCE_OF_USER =
   /\b(?:prefers?|preferred|wants?|wanted|likes?|liked|would like|asks?|asked|expects?|needs?|wishes|hates?|dislikes?|would rather|rather)\b/u;
@@ -979,7 +983,9 @@ export function aboutAgent(claim: string, turn?: string): string | null {
   if (agent !== null) {
     return `the claim is about the agent ("${agent[0].trim()}"), not the user: the agent's behaviour needs a correction event or a receipt`;
   }
-  const named = AGENT_WORD.exec(own);
+  // "the user and the agent decided …": the user is one of its subjects, and its quote decides
+  const joint = JOINT_SUBJECT.test(own);
+  const named = joint ? null : AGENT_WORD.exec(own);
   if (named !== null && !PREFERENCE_OF_USER.test(own.slice(0, named.index))) {
     return `the claim is about the agent ("${named[0]}"), not the user: what the user wants of the agent is a fact about the user, what the agent did or missed needs a correction event or a receipt`;
   }

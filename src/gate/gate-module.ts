@@ -1,3 +1,4 @@
+import { attest } from '../domain/attestation.js';
 import { DECISIONS, type ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import {
@@ -201,7 +202,16 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         const page = options === undefined ? undefined : pageOf(options, DEFAULT_PILE_PAGE);
         const out: PendingProposal[] = [];
         for (const fact of await facts.byStatus(subjectId, ['proposed'], page)) {
-          out.push({ fact, citedTurn: await citedTurnOf(subjectId, fact) });
+          const citedTurn = await citedTurnOf(subjectId, fact);
+          const quote = fact.evidence.quote;
+          const verdictNow =
+            fact.attestation === undefined ||
+            fact.attestation === null ||
+            citedTurn === null ||
+            quote === null
+              ? null
+              : attest(fact.text, quote, citedTurn.content);
+          out.push({ fact, citedTurn, verdictNow });
         }
         return out;
       },

@@ -1,3 +1,4 @@
+import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
@@ -11,6 +12,13 @@ import type { TrustView } from '../domain/trust.js';
 export interface PendingProposal {
   fact: Fact;
   citedTurn: Turn | null;
+  /**
+   * The gate's verdict on the stored claim and quote against the cited turn, read again now; null
+   * when the fact has no quote verdict (an action, a summary, a fact stored before migration 16)
+   * or its turn is missing. A verdict that differs from `fact.attestation` was not the gate's
+   * (a row written past the gate) or was given by older rules: the reviewer is shown both.
+   */
+  verdictNow: Attestation | null;
 }
 
 /** The write gate: everything that wants to become memory goes through `propose`. */

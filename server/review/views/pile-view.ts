@@ -1,4 +1,4 @@
-import type { Fact, Turn } from '../../../src/index.js';
+import type { Attestation, Fact, Turn } from '../../../src/index.js';
 import { locateQuote, unattestedNote } from '../../../src/rules.js';
 import { csrfField, shownTime, type Markup, html } from './layout.js';
 
@@ -10,12 +10,26 @@ export interface PileItem {
   context: Turn[];
   /** A value for the same slot and key is live: approving this one needs `supersede`. */
   replacesLive: Fact | null;
+  /** The gate's verdict on the stored quote, read again now (GateApi pile). */
+  verdictNow?: Attestation | null;
 }
 
 /** The proposals of one night (the day they were proposed on, in the subject's zone). */
 export interface PileNight {
   day: string;
   items: PileItem[];
+}
+
+/** A stored verdict the gate does not give now: both are shown, the stored one is not trusted. */
+function verdictDiffers(item: PileItem): Markup | string {
+  const stored = item.fact.attestation?.verdict;
+  const now = item.verdictNow;
+  if (now === null || now === undefined || stored === undefined || now.verdict === stored)
+    return '';
+  return html`<p class="unattested verdict-differs" role="alert">
+    STORED VERDICT DIFFERS: the row says ${stored}; the gate reads this quote now as ${now.verdict}:
+    ${now.reason}
+  </p>`;
 }
 
 /**
@@ -199,7 +213,7 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
       ${fact.proposedBy} · ${shownTime(fact.recordedAt, timeZone)}
     </p>
     <p class="claim">${fact.text}</p>
-    ${attestationNote(fact)} ${worldTime(fact, timeZone)} ${evidence(item)}
+    ${attestationNote(fact)} ${verdictDiffers(item)} ${worldTime(fact, timeZone)} ${evidence(item)}
     ${decisionForm(
       id,
       'approve',
