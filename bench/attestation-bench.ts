@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { ATTESTATION_VERDICTS } from '../src/domain/attestation.js';
 import type { CitedTurn, Proposal, SlotDeclaration } from '../src/domain/fact.js';
 import { resetTextMemo } from '../src/domain/text-normalize.js';
 import { checkProposal, type GateContext } from '../src/rules.js';
@@ -36,16 +37,8 @@ const KINDS = [
   'agent_self',
   'unrelated',
 ] as const;
-const OUTCOMES = [
-  'asserted',
-  'presupposed',
-  'hypothetical',
-  'negated',
-  'other_holder',
-  'paraphrase_unverified',
-  'not_found',
-  'NOT_ABOUT_USER',
-] as const;
+/** What a pair can come out as: a verdict, or the one drop code this set is about. */
+const OUTCOMES = [...ATTESTATION_VERDICTS, 'NOT_ABOUT_USER'] as const;
 /** Short column heads for the confusion tables. */
 const HEADS: Record<string, string> = {
   asserted: 'assert',
