@@ -315,6 +315,36 @@ describe('the gate carries the verdict', () => {
     );
     expect(v.ok).toBe(true);
   });
+
+  it('reads a correction past its framing: what follows "The user corrected me:" is what the quote must say', () => {
+    const correction: SlotDeclaration = {
+      name: 'corrections_received',
+      rule: 'correction',
+      autoLive: false,
+    };
+    const turn = 'No, that is wrong: my servers run Python 3.8, not 3.11.';
+    // the host recorded the turn as corrective: the correction rule passes on that
+    const ctx = { ...ctxOf(turn, correction), citedTurn: { ...turnOf(turn), corrective: true } };
+    const said = checkProposal(
+      proposal(
+        'The user corrected me: their servers run Python 3.8, not 3.11.',
+        'my servers run Python 3.8, not 3.11',
+        correction.name,
+      ),
+      ctx,
+    );
+    expect(said).toMatchObject({ ok: true, attested: true });
+    // near-miss: the framing does not make words the quote lacks its own
+    const unsaid = checkProposal(
+      proposal(
+        'The user corrected me: their servers run Python 3.12.',
+        'my servers run Python 3.8, not 3.11',
+        correction.name,
+      ),
+      ctx,
+    );
+    expect(unsaid).toMatchObject({ ok: true, attested: false });
+  });
 });
 
 describe('what an attacker tried (an attacker review of the first version)', () => {
