@@ -32,6 +32,7 @@ export {
   passportDate,
   renderCitations,
   renderFactLine,
+  storedVerdictDiffers,
   unattestedNote,
 } from './domain/fact-render.js';
 

@@ -10,6 +10,7 @@ import {
   type OwnerSigner,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
+import { storedVerdictDiffers } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 
@@ -245,6 +246,28 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     expect(genuine?.verdictNow?.verdict).toBe(genuine?.fact.attestation?.verdict);
     expect(forged?.fact.attestation?.verdict).toBe('asserted');
     expect(forged?.verdictNow?.verdict).toBe('presupposed');
+    expect(storedVerdictDiffers(forged?.fact ?? { attested: false }, forged?.verdictNow)).toEqual({
+      stored: 'asserted',
+    });
+    expect(
+      storedVerdictDiffers(genuine?.fact ?? { attested: false }, genuine?.verdictNow),
+    ).toBeNull();
+    // a copy that drops the verdict but keeps attested = true reads as a pre-migration "yes"
+    await storeClient(engine).query(
+      `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+         evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+         recorded_at, status_at, terms)
+       SELECT subject_id, 'forged-2', slot, key, text, origin, 'proposed', true, evidence_turn_id,
+         evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
+         recorded_at, status_at, terms
+       FROM facts WHERE id = $1`,
+      [id],
+    );
+    const bare = (await me.gate.pile()).find((p) => p.fact.id === 'forged-2');
+    expect(bare?.fact.attestation).toBeNull();
+    expect(storedVerdictDiffers(bare?.fact ?? { attested: false }, bare?.verdictNow)).toEqual({
+      stored: 'asserted',
+    });
   });
 
   it("arrival's pile line names each verdict, asserted first, and none once the pile is empty", async () => {

@@ -1,3 +1,4 @@
+import { storedVerdictDiffers } from '../../src/rules.js';
 import { DECISIONS, EngineError, parseChoice } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { factToJson, verdictLine } from '../fact-json.js';
@@ -100,7 +101,7 @@ export const pileCommand = defineCommand({
               .map(
                 (p) =>
                   `[${p.fact.id}] ${p.fact.slot} (${p.fact.origin}): ${p.fact.text}${verdictLine(p.fact)}\n` +
-                  (p.verdictNow !== null && p.verdictNow.verdict !== p.fact.attestation?.verdict
+                  (p.verdictNow !== null && storedVerdictDiffers(p.fact, p.verdictNow) !== null
                     ? `  STORED VERDICT DIFFERS: the gate reads this quote now as ${p.verdictNow.verdict}: ${p.verdictNow.reason}\n`
                     : '') +
                   `  quote: "${p.fact.evidence.quote ?? ''}" in turn #${p.fact.evidence.seq ?? '?'}: ${p.citedTurn?.content ?? '(missing)'}`,

@@ -561,11 +561,19 @@ function heldClauses(sentences: readonly Sentence[], wanted: readonly string[]):
 }
 
 /**
+ * A correction's framing ("The user corrected me: …"): the gate's correction rule checks that the
+ * turn corrects; what the quote must say is what follows. (In a user_fact slot such a claim never
+ * gets here: NOT_ABOUT_USER drops its "me" first.)
+ */
+const CORRECTION_FRAME =
+  /^\s*(?:the user (?:corrected|told|reminded) (?:me|the agent|the assistant)|i was corrected(?: by the user)?)(?:\s*(?:that|about|on|:|,|-|\u2014))?\s*/iu;
+
+/**
  * What the quoted sentence does with the claim's words. `quote` must be in `turn` (the gate's
  * QUOTE_NOT_FOUND rule runs first); the sentence or sentences it spans are what is read.
  */
 export function attest(claim: string, quote: string, turn: string): Attestation {
-  const reading = readClaim(claim);
+  const reading = readClaim(claim.replace(CORRECTION_FRAME, ''));
   const placed = sentencesAround(quote, turn);
   if (placed === null || placed.length === 0) {
     return {

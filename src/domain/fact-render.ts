@@ -1,3 +1,4 @@
+import type { Attestation } from './attestation.js';
 import type { Citation, Fact } from './fact.js';
 import { shownInline } from './shown-text.js';
 
@@ -100,6 +101,21 @@ export function unattestedNote(f: Pick<Fact, 'attested' | 'attestation'>): strin
   return a === undefined || a === null || a.verdict === 'asserted'
     ? 'UNATTESTED: the quoted words are real but do not say this'
     : `UNATTESTED (${a.verdict}): ${shownInline(a.reason)}`;
+}
+
+/**
+ * The verdict a stored fact claims its quote got, when it claims one, and whether the gate's
+ * reading now (`now`) disagrees. A fact stored without a verdict but flagged attested claims
+ * `asserted`; one stored without either claims nothing (it was flagged unattested).
+ */
+export function storedVerdictDiffers(
+  f: Pick<Fact, 'attested' | 'attestation'>,
+  now: Attestation | null | undefined,
+): { stored: string } | null {
+  const stored = f.attestation?.verdict ?? (f.attested ? 'asserted' : null);
+  return now === null || now === undefined || stored === null || now.verdict === stored
+    ? null
+    : { stored };
 }
 
 /** ` [UNATTESTED]`, with the verdict when the gate typed it; '' for an attested fact. */

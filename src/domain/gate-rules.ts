@@ -320,13 +320,6 @@ const RULES: readonly Rule[] = [
 ];
 
 /**
- * A correction's framing ("The user corrected me: …"): the correction rule has checked that the
- * turn corrects; what the quote must say is what follows.
- */
-const CORRECTION_FRAME =
-  /^\s*(?:the user (?:corrected|told|reminded) (?:me|the agent|the assistant)|i was corrected(?: by the user)?)(?:\s*(?:that|about|on|:|,|-|\u2014))?\s*/iu;
-
-/**
  * Judge one proposal. A proposal that passes every rule is `ok`, with the attestation of its
  * quote: `asserted` when the user states the claim in their own voice as fact, else the verdict
  * that says what the sentence does instead (a question, a hedge, a denial, someone else's). An
@@ -344,10 +337,6 @@ export function checkProposal(p: Proposal, ctx: GateContext): GateVerdict {
   const attestation =
     turn === null
       ? { verdict: 'not_found' as const, reason: 'the cited turn is not in the record' }
-      : attest(
-          ctx.slot?.rule === 'correction' ? p.text.replace(CORRECTION_FRAME, '') : p.text,
-          p.evidence?.quote ?? '',
-          turn.content,
-        );
+      : attest(p.text, p.evidence?.quote ?? '', turn.content);
   return { ok: true, attested: attestation.verdict === 'asserted', attestation };
 }

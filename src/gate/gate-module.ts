@@ -204,10 +204,12 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         for (const fact of await facts.byStatus(subjectId, ['proposed'], page)) {
           const citedTurn = await citedTurnOf(subjectId, fact);
           const quote = fact.evidence.quote;
+          // every quoted claim citing a user turn is read again, a row stored without a verdict
+          // too (flagged attested, it claims "asserted"); actions and summaries have no quote verdict
           const verdictNow =
-            fact.attestation === undefined ||
-            fact.attestation === null ||
-            citedTurn === null ||
+            fact.origin === 'did' ||
+            fact.origin === 'summarized' ||
+            citedTurn?.role !== 'user' ||
             quote === null
               ? null
               : attest(fact.text, quote, citedTurn.content);

@@ -13,9 +13,9 @@ export interface PendingProposal {
   fact: Fact;
   citedTurn: Turn | null;
   /**
-   * The gate's verdict on the stored claim and quote against the cited turn, read again now; null
-   * when the fact has no quote verdict (an action, a summary, a fact stored before migration 16)
-   * or its turn is missing. A verdict that differs from `fact.attestation` was not the gate's
+   * The gate's verdict on the stored claim and quote against the cited user turn, read again now;
+   * null for an action or a summary (no quote verdict) or when the turn is missing. A row stored
+   * without a verdict is read again too (flagged attested, it claims `asserted`). A verdict that differs from `fact.attestation` was not the gate's
    * (a row written past the gate) or was given by older rules: the reviewer is shown both.
    */
   verdictNow: Attestation | null;

@@ -1,5 +1,5 @@
 import type { Attestation, Fact, Turn } from '../../../src/index.js';
-import { locateQuote, unattestedNote } from '../../../src/rules.js';
+import { locateQuote, storedVerdictDiffers, unattestedNote } from '../../../src/rules.js';
 import { csrfField, shownTime, type Markup, html } from './layout.js';
 
 /** One proposal as the pile shows it: the claim beside the whole turn it cites, in context. */
@@ -22,13 +22,12 @@ export interface PileNight {
 
 /** A stored verdict the gate does not give now: both are shown, the stored one is not trusted. */
 function verdictDiffers(item: PileItem): Markup | string {
-  const stored = item.fact.attestation?.verdict;
   const now = item.verdictNow;
-  if (now === null || now === undefined || stored === undefined || now.verdict === stored)
-    return '';
+  const differs = storedVerdictDiffers(item.fact, now);
+  if (differs === null || now === null || now === undefined) return '';
   return html`<p class="unattested verdict-differs" role="alert">
-    STORED VERDICT DIFFERS: the row says ${stored}; the gate reads this quote now as ${now.verdict}:
-    ${now.reason}
+    STORED VERDICT DIFFERS: the row says ${differs.stored}; the gate reads this quote now as
+    ${now.verdict}: ${now.reason}
   </p>`;
 }
 
