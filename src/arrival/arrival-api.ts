@@ -7,6 +7,7 @@ import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
 import { ArrivalSql } from '../store/arrival-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
+import type { NeutralWrites } from '../store/neutral-writes.js';
 import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
 import { ToolSql } from '../store/tool-sql.js';
@@ -35,6 +36,8 @@ export interface ArrivalApiDeps extends ModuleDeps {
   /** Recall's bounded search, for the `relevant` block (read-only). */
   readonly recall: ArrivalRecall;
   readonly config?: ArrivalConfig;
+  /** Where a manifest's transaction is noted: it changes nothing a trust view reads. */
+  readonly neutral?: NeutralWrites;
 }
 
 /** Assembly and diff for one subject at a time, over one engine-wide list of blocks. */
@@ -180,7 +183,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
             ? null
             : { length: seen.verified, head: seen.headHash },
       };
-      await sql.recordManifest(manifest);
+      // the manifest's own transaction on the engine's client (ArrivalSql.recordManifest)
+      deps.neutral?.add(await sql.recordManifest(manifest));
       return {
         manifestId: manifest.id,
         subjectId,

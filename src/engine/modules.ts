@@ -15,6 +15,7 @@ import { createReflectionModule } from '../reflection/reflection-module.js';
 import { createSummaryModule } from '../reflection/summary-module.js';
 import { recallMaintenance } from '../store/recall-maintenance.js';
 import type { ModuleDeps } from '../store/module-deps.js';
+import { NeutralWrites } from '../store/neutral-writes.js';
 
 /** The engine's modules, each created once and handing out subject-bound APIs. */
 export type EngineModules = ReturnType<typeof createModules>;
@@ -33,7 +34,9 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   const probes = createProbeModule({ ...deps, config: config.probes });
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
-  const trust = createTrustVerifier({ ...deps, crypto });
+  // the engine's own turns and manifests: a kept trust view outlives them (no re-check)
+  const neutral = new NeutralWrites();
+  const trust = createTrustVerifier({ ...deps, crypto, neutral });
   const recall = createRecallModule({
     client,
     trust,
@@ -43,6 +46,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
     ...deps,
     trust,
     sha256Hex: nodeChainCrypto.sha256Hex,
+    neutral,
     // the `relevant` block: recall's bounded, read-only search (turns, and the arrival's
     // verified live facts), k at a time
     recall: (subjectId, query, options) => recall.relevant(subjectId, query, options),
@@ -50,6 +54,7 @@ export function createModules(deps: ModuleDeps, config: ModulesConfig) {
   });
   const history = createHistoryModule({
     ...deps,
+    neutral,
     ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
   });
   const gate = createGateModule({

@@ -11,6 +11,7 @@ import {
   type TrustReader,
   type TrustView,
 } from '../domain/trust.js';
+import type { NeutralWrites } from '../store/neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { TrustSql, type ChainProbe } from '../store/trust-sql.js';
 
@@ -60,7 +61,10 @@ interface CachedView {
   mark: string;
   /** The probe's answers the view shows (links stored, the arrivals' head, the key). */
   probeKey: string;
-  /** The snapshot it was built in: while the server's is the same, nothing was written since. */
+  /**
+   * A snapshot it is known to hold at: the one it was built in, moved on when a later read found
+   * it unchanged. While the server's is the same, or only `neutral` writes ended since, it holds.
+   */
   snapshot: string;
   /** The clock (ms) when it was built, and when the first fact in it reaches its valid_to. */
   at: number;
@@ -111,8 +115,10 @@ export function createTrustVerifier(deps: {
   clock: () => Date;
   /** LINK_REBASE_AFTER, for tests. */
   rebaseAfter?: number;
+  /** The engine's own transactions that write nothing a view reads (turns, manifests). */
+  neutral?: NeutralWrites;
 }): TrustVerifier {
-  const { crypto } = deps;
+  const { crypto, neutral } = deps;
   const rebaseAfter = deps.rebaseAfter ?? LINK_REBASE_AFTER;
   const caches = new Map<string, SubjectCache>();
 
@@ -291,11 +297,14 @@ export function createTrustVerifier(deps: {
       const same = db === deps.client ? await new TrustSql(db).snapshot() : null;
       if (
         same !== null &&
-        same.snapshot === cached.snapshot &&
+        (same.snapshot === cached.snapshot ||
+          // or every transaction that ended since was one of the engine's turns or manifests
+          neutral?.onlyThese(cached.snapshot, same.snapshot) === true) &&
         same.started === c.started &&
         cached.epoch === c.epoch &&
         timely(deps.clock().getTime())
       ) {
+        cached.snapshot = same.snapshot;
         return cached.view;
       }
       const { probe } = await chainOf(c, subjectId, db, cached.since);
@@ -313,6 +322,9 @@ export function createTrustVerifier(deps: {
         now >= cached.at &&
         now < cached.until
       ) {
+        // every statement of the probe ran after `same` was taken, and found the rows as they
+        // were: the view holds at `same` (a write the probe raced is not in it, and is seen next)
+        if (same !== null && same.started === c.started) cached.snapshot = same.snapshot;
         return cached.view;
       }
     }

@@ -100,7 +100,8 @@ INSERT INTO turns AS t (subject_id, session_id, seq, id, role, content, correcti
 SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[], $9, $10,
        $11::text[] FROM s
 RETURNING t.subject_id, t.seq,
-  (SELECT c.turns FROM recall_corpus c WHERE c.subject_id = t.subject_id)::float8 AS indexed`;
+  (SELECT c.turns FROM recall_corpus c WHERE c.subject_id = t.subject_id)::float8 AS indexed,
+  pg_current_xact_id()::text AS xid`;
 
 /** Turns (append-only): recorded with the next seq of their session, read in order. */
 export class TurnSql {
@@ -108,15 +109,16 @@ export class TurnSql {
 
   /**
    * Returns null when the subject has no such session. `indexedBefore`: the subject's indexed turns
-   * before this one (for store maintenance).
+   * before this one (for store maintenance); `xid`: the transaction that wrote it.
    */
-  insert(turn: NewTurnRow): Promise<{ turn: Turn; indexedBefore: number } | null> {
+  insert(turn: NewTurnRow): Promise<{ turn: Turn; indexedBefore: number; xid: string } | null> {
     return guard('recording a turn', async () => {
       // Only what the database decides comes back (subject and seq); the rest is what was sent.
       const { rows } = await this.db.query<{
         subject_id: string;
         seq: number;
         indexed: number | null;
+        xid: string;
       }>(INSERT_TURN_SQL, [
         turn.sessionId,
         turn.id,
@@ -133,6 +135,7 @@ export class TurnSql {
       if (row === undefined) return null;
       return {
         indexedBefore: row.indexed ?? 0,
+        xid: row.xid,
         turn: {
           id: turn.id,
           subjectId: row.subject_id,

@@ -1,0 +1,287 @@
+// A kept trust view outlives the engine's own turns and arrival manifests (issue 15: an arrival
+// right after a turn must not scan the chain and the facts again), and nothing else: any other
+// transaction that ends sends the next read to the full check. Each case counts the statements
+// a read runs (one: the snapshot; more: the probe), with negative controls, and the attack a
+// process with the store can mount through the engine's own turn transaction.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { rememberingVerifier } from '../src/domain/decision-chain.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { createTrustVerifier } from '../src/gate/trust-verifier.js';
+import { TurnRecorder } from '../src/history/turn-recorder.js';
+import { ArrivalSql } from '../src/store/arrival-sql.js';
+import {
+  endedBetween,
+  NeutralWrites,
+  parseSnapshot,
+  type XactSnapshot,
+} from '../src/store/neutral-writes.js';
+import type { SqlClient, SqlExecutor } from '../src/store/sql-client.js';
+import { TurnSql } from '../src/store/turn-sql.js';
+import { UsageSql } from '../src/store/usage-sql.js';
+import { ENGINES } from './support/engines.js';
+import { TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+
+const snap = (text: string): XactSnapshot => {
+  const s = parseSnapshot(text);
+  if (s === null) throw new Error(`not a snapshot: ${text}`);
+  return s;
+};
+
+describe('which transactions ended between two snapshots', () => {
+  it('reads pg_current_snapshot text, and refuses what is not one', () => {
+    expect(snap('10:14:11,12')).toEqual({ xmin: 10n, xmax: 14n, xip: new Set([11n, 12n]) });
+    expect(snap('10:10:')).toEqual({ xmin: 10n, xmax: 10n, xip: new Set() });
+    for (const bad of ['', '10:9:', '10:14:9', '10:14:14', '10:14:a', '10-14-', '1:2:3:4']) {
+      expect(parseSnapshot(bad), bad).toBeNull();
+    }
+  });
+
+  it('names the ones in progress then and ended since, and the ones that began and ended since', () => {
+    // 11 and 12 were running; 14 and 15 began later; 12 and 15 are still running
+    expect(endedBetween(snap('10:14:11,12'), snap('12:16:12,15'), 100)).toEqual([11n, 14n]);
+    // nothing ended: the same snapshot
+    expect(endedBetween(snap('10:14:11,12'), snap('10:14:11,12'), 100)).toEqual([]);
+    // a later snapshot that is not later, or too many ids to look at, is not answered
+    expect(endedBetween(snap('10:14:'), snap('10:13:'), 100)).toBeNull();
+    expect(endedBetween(snap('10:14:'), snap('9:14:'), 100)).toBeNull();
+    expect(endedBetween(snap('10:14:'), snap('10:200:'), 100)).toBeNull();
+  });
+
+  it('says only-these when every ended transaction was noted, and not otherwise', () => {
+    const w = new NeutralWrites();
+    w.add('11');
+    w.add('14');
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15')).toBe(true);
+    // negative controls: one ended transaction that was not noted, an unreadable snapshot
+    expect(new NeutralWrites().onlyThese('10:14:11,12', '12:16:12,15')).toBe(false);
+    const one = new NeutralWrites();
+    one.add('11');
+    expect(one.onlyThese('10:14:11,12', '12:16:12,15')).toBe(false);
+    expect(w.onlyThese('10:14:11,12', 'not a snapshot')).toBe(false);
+    // what is not an xid is not noted
+    const junk = new NeutralWrites();
+    junk.add('14; DROP TABLE facts');
+    junk.add('');
+    junk.add(null);
+    expect(junk.onlyThese('14:15:14', '15:15:')).toBe(false);
+  });
+
+  it('forgets the oldest past its capacity (a forgotten one is a write like any other)', () => {
+    const w = new NeutralWrites(2);
+    w.add('11');
+    w.add('12');
+    w.add('13');
+    expect(w.onlyThese('12:14:12,13', '14:14:')).toBe(true);
+    expect(w.onlyThese('11:14:11,12,13', '14:14:')).toBe(false);
+  });
+});
+
+/** The store's client, with every statement it runs counted (the verifier is given this one). */
+function counting(client: SqlClient): { client: SqlClient; statements: () => number } {
+  let n = 0;
+  const counted = (db: SqlExecutor): SqlExecutor => ({
+    query: (sql, params, options) => {
+      n++;
+      return db.query(sql, params, options);
+    },
+    exec: (sql) => {
+      n++;
+      return db.exec(sql);
+    },
+  });
+  return {
+    client: {
+      ...counted(client),
+      kind: client.kind,
+      location: client.location,
+      capabilities: client.capabilities,
+      transaction: (fn) => client.transaction((tx) => fn(counted(tx))),
+      close: () => client.close(),
+    },
+    statements: () => n,
+  };
+}
+
+describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (kind) => {
+  let f: TrustFixture | null = null;
+  afterEach(async () => {
+    await f?.close();
+    f = null;
+  });
+
+  /** A verifier, a turn recorder and a manifest writer sharing one NeutralWrites, as createModules wires them. */
+  async function setUp(fixture: TrustFixture) {
+    const raw = storeClient(fixture.engine);
+    const { client, statements } = counting(raw);
+    const neutral = new NeutralWrites();
+    const t = createTrustVerifier({
+      client,
+      crypto: rememberingVerifier(createNodeChainCrypto()),
+      clock: () => new Date(),
+      neutral,
+    });
+    let ids = 0;
+    const recorder = (notes: NeutralWrites | undefined) =>
+      new TurnRecorder({
+        turns: new TurnSql(raw),
+        usage: new UsageSql(raw),
+        clock: () => new Date(),
+        newId: () => `neutral-turn-${++ids}`,
+        ...(notes === undefined ? {} : { neutral: notes }),
+      });
+    const turn = (notes: NeutralWrites | undefined) =>
+      recorder(notes).add('u', {
+        sessionId: fixture.sessionId,
+        role: 'user',
+        content: 'Nothing to remember here.',
+      });
+    const manifests = new ArrivalSql(raw);
+    const manifest = async () =>
+      neutral.add(
+        await manifests.recordManifest({
+          id: `neutral-manifest-${++ids}`,
+          subjectId: 'u',
+          surface: 'chat',
+          sessionId: null,
+          blocks: [],
+          tools: [],
+          toolCount: 0,
+          degraded: [],
+          totalChars: 0,
+          createdAt: new Date(),
+          chain: null,
+        }),
+      );
+    /** The view, and how many statements reading it took. */
+    const read = async () => {
+      const before = statements();
+      const view = await t.view('u');
+      return { view, statements: statements() - before };
+    };
+    return { t, neutral, turn, manifest, read };
+  }
+
+  it('turns and manifests the engine noted keep the view at one statement; a turn it did not note sends the read to the probe', async () => {
+    f = await trustFixture(kind);
+    const s = await setUp(f);
+    const first = await s.t.view('u');
+    // negative control for the count: nothing written, one statement (the snapshot)
+    expect(await s.read()).toEqual({ view: first, statements: 1 });
+    await s.turn(s.neutral);
+    await s.manifest();
+    await s.turn(s.neutral);
+    expect(await s.read()).toEqual({ view: first, statements: 1 });
+    // a turn written the same way but not noted: the full check runs, finds nothing that
+    // matters, and keeps the view
+    await s.turn(undefined);
+    const probed = await s.read();
+    expect(probed.view).toBe(first);
+    expect(probed.statements).toBeGreaterThan(1);
+    // ...and moves it on: the next read after a noted turn is one statement again
+    await s.turn(s.neutral);
+    expect(await s.read()).toEqual({ view: first, statements: 1 });
+  });
+
+  it('a change to a fact after the engine’s own turns is seen at the next read', async () => {
+    f = await trustFixture(kind);
+    const s = await setUp(f);
+    const first = await s.t.view('u');
+    await s.turn(s.neutral);
+    await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    await s.manifest();
+    const after = await s.read();
+    expect(after.view).not.toBe(first);
+    expect(after.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    expect(after.view.withheld.map((w) => [w.fact.id, w.code])).toEqual([
+      [f.ids.city, 'CONTENT_CHANGED'],
+    ]);
+  });
+
+  it('a fact edited inside the engine’s own turn transaction (a trigger planted on turns) is never shown; the next other write withholds it', async () => {
+    f = await trustFixture(kind);
+    const s = await setUp(f);
+    const first = await s.t.view('u');
+    expect(first.live.map((x) => x.text)).toContain(TEXTS.city);
+    // a process with the store's SQL: the facts' guard off, and a trigger that rewrites an
+    // approved fact in the same transaction as every turn the engine records
+    await f.tamper([
+      `ALTER TABLE facts DISABLE TRIGGER USER`,
+      `CREATE FUNCTION forge_on_turn() RETURNS trigger LANGUAGE plpgsql AS $fn$
+       BEGIN
+         UPDATE facts SET text = '${TEXTS.forged}' WHERE subject_id = 'u' AND id = '${f.ids.city}';
+         RETURN NULL;
+       END $fn$`,
+      `CREATE TRIGGER forge_on_turn AFTER INSERT ON turns FOR EACH ROW EXECUTE FUNCTION forge_on_turn()`,
+    ]);
+    // the view the tamper's own transaction sent to the probe: nothing it reads changed yet
+    const kept = (await s.read()).view;
+    expect(kept.live.map((x) => x.text)).toContain(TEXTS.city);
+    await s.turn(s.neutral);
+    const { rows } = await storeClient(f.engine).query<{ text: string }>(
+      `SELECT text FROM facts WHERE subject_id = 'u' AND id = $1`,
+      [f.ids.city],
+    );
+    expect(rows[0]?.text).toBe(TEXTS.forged);
+    // the kept view is what the owner's signatures verified: never the forged text
+    const during = await s.read();
+    expect(during.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    // any transaction the engine did not note (here a pending proposal) sends the next read to
+    // the full check, which finds the edit
+    await f.me.gate.propose({
+      sessionId: f.sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          key: 'shift',
+          text: 'The user works nights.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'I work night shifts' },
+        },
+      ],
+    });
+    const after = await s.read();
+    expect(after.statements).toBeGreaterThan(1);
+    expect(after.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    expect(after.view.withheld.map((w) => [w.fact.id, w.code])).toEqual([
+      [f.ids.city, 'CONTENT_CHANGED'],
+    ]);
+  });
+
+  it('through the engine: an arrival after a recorded turn runs no chain probe; after another write it does', async () => {
+    f = await trustFixture(kind);
+    const raw = storeClient(f.engine);
+    const query = raw.query.bind(raw);
+    let probes = 0;
+    // the probe's statements (and only they) count row versions from the snapshot's xmin
+    raw.query = ((sql: string, params?: readonly unknown[], options?: object) => {
+      if (sql.includes('pg_snapshot_xmin')) probes++;
+      return query(sql, params, options);
+    }) as SqlClient['query'];
+    const arrive = async () => {
+      const before = probes;
+      const a = await f!.me.arrival.assemble({
+        surface: 'chat',
+        sessionId: f!.sessionId,
+        message: 'Where do I live?',
+      });
+      return { a, probes: probes - before };
+    };
+    await arrive();
+    // a second arrival: only the first one's manifest was written since
+    expect((await arrive()).probes).toBe(0);
+    await f.me.turns.add({ sessionId: f.sessionId, role: 'user', content: 'Where do I live?' });
+    const afterTurn = await arrive();
+    expect(afterTurn.probes).toBe(0);
+    expect(afterTurn.a.text).toContain(TEXTS.city);
+    // negative control: a write the engine did not make
+    await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    const afterTamper = await arrive();
+    expect(afterTamper.probes).toBeGreaterThan(0);
+    expect(afterTamper.a.text).not.toContain(TEXTS.forged);
+    expect(afterTamper.a.text).not.toContain(TEXTS.city);
+    expect(afterTamper.a.blocks.find((b) => b.name === 'integrity')?.text).toContain(
+      'failed verification',
+    );
+  });
+});
