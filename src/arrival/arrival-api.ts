@@ -10,7 +10,6 @@ import type { ModuleDeps } from '../store/module-deps.js';
 import type { NeutralWrites } from '../store/neutral-writes.js';
 import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
-import { ToolSql } from '../store/tool-sql.js';
 import type { ArrivalApi, ArrivalConfig } from './arrival-types.js';
 import {
   blockExists,
@@ -24,7 +23,14 @@ import { builtinBlocks, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
 import { arrivalText } from './prompt-formats.js';
-import { messageOf, relevantLines, type ArrivalRecall } from './relevant-memories.js';
+import {
+  messageOf,
+  RELEVANT_K,
+  relevantLines,
+  type ArrivalRecall,
+  type RecalledMemory,
+  type StandingClaim,
+} from './relevant-memories.js';
 import { requireSurface } from './surface.js';
 import { createTimeZones } from './time-zone.js';
 
@@ -38,6 +44,15 @@ export interface ArrivalApiDeps extends ModuleDeps {
   readonly config?: ArrivalConfig;
   /** Where a manifest's transaction is noted: it changes nothing a trust view reads. */
   readonly neutral?: NeutralWrites;
+}
+
+/** What assemble read or started for one arrival, before its blocks run. */
+interface OpenedArrival {
+  view: Promise<TrustView>;
+  /** The `relevant` block's recall for the message (null: no message). */
+  recalled: Promise<readonly RecalledMemory[]> | null;
+  /** How many turns the arrival's session holds (null: no session). */
+  sessionTurns: number | null;
 }
 
 /** Assembly and diff for one subject at a time, over one engine-wide list of blocks. */
@@ -67,7 +82,6 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const sql = new ArrivalSql(client);
   const sessions = new SessionSql(client);
   const retractions = new RetractionSql(client);
-  const tools = new ToolSql(client);
   const config = deps.config ?? {};
   const zones = createTimeZones(
     sql,
@@ -76,39 +90,62 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const reads = readOnlySql(client);
   const readOnly = async (q: string, p: readonly unknown[]) => (await reads.query(q, p)).rows;
 
-  // One trust view per arrival, shared by the blocks that read it (live facts, integrity).
-  const views = new WeakMap<BlockContext, Promise<TrustView>>();
+  // What assemble read or started for an arrival, shared by its blocks.
+  const opened = new WeakMap<BlockContext, OpenedArrival>();
+  // One trust view per arrival, shared by the blocks that read it (live facts, integrity,
+  // relevant).
   const viewOf = (ctx: BlockContext): Promise<TrustView> => {
-    let v = views.get(ctx);
-    if (v === undefined) {
-      v = deps.trust.view(ctx.subjectId);
-      views.set(ctx, v);
+    let o = opened.get(ctx);
+    if (o === undefined) {
+      o = { view: deps.trust.view(ctx.subjectId), recalled: null, sessionTurns: null };
+      opened.set(ctx, o);
     }
-    return v;
+    return o.view;
   };
+  // Made once per kept trust view, which serves many arrivals: the live_facts block's lines (by
+  // limit and zone), and the standing retractions (the verifier keeps a view only while the
+  // subject's ledger rows are the row versions it was built from: TrustSql's ledger mark).
+  const factLines = new WeakMap<TrustView, Map<string, readonly string[]>>();
+  const claimsOf = new WeakMap<TrustView, Promise<readonly StandingClaim[]>>();
   const reader: ArrivalReader = {
     async liveFactLines(ctx, limit) {
-      const { live } = await viewOf(ctx);
-      return {
+      const view = await viewOf(ctx);
+      // rendered once per view, zone and limit: a kept view serves many arrivals
+      let byZone = factLines.get(view);
+      if (byZone === undefined) factLines.set(view, (byZone = new Map()));
+      const key = `${limit}\u0000${ctx.timeZone}`;
+      let lines = byZone.get(key);
+      if (lines === undefined) {
         // did and saw lines first: inferred and summarized ones never outrank them
-        lines: byPassport(live.slice(-limit)).map((f) => renderFactLine(f, ctx.timeZone)),
-        total: live.length,
-      };
+        lines = byPassport(view.live.slice(-limit)).map((f) => renderFactLine(f, ctx.timeZone));
+        byZone.set(key, lines);
+      }
+      return { lines: [...lines], total: view.live.length };
     },
     async integrity(ctx) {
       return integrityLines(await viewOf(ctx));
     },
     relevantLines: (ctx, message, limit) =>
       relevantLines(ctx, message, limit, {
-        recall: deps.recall,
+        // the recall assemble started for this arrival's message, or a new one
+        recall: (subjectId, query, options) =>
+          (limit === RELEVANT_K ? opened.get(ctx)?.recalled : null) ??
+          deps.recall(subjectId, query, options),
         view: viewOf(ctx),
         titles: (s, ids) => sessions.titles(s, ids),
-        retracted: (s) => retractions.standingClaims(s),
+        retracted: (s, view) => {
+          let claims = claimsOf.get(view);
+          if (claims === undefined) {
+            claims = retractions.standingClaims(s);
+            claimsOf.set(view, claims);
+            claims.catch(() => claimsOf.delete(view));
+          }
+          return claims;
+        },
       }),
     recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
-    async sessionTurns(subjectId, id) {
-      return (await sessions.ofSubject(subjectId, id))?.turnCount ?? 0;
-    },
+    // as assemble read it when it checked the session
+    sessionTurns: (ctx) => opened.get(ctx)?.sessionTurns ?? null,
     settled: (s, now, zone) => sql.settled(s, now, zone),
     formatTime: (at, zone) => sql.formatTime(at, zone),
   };
@@ -133,17 +170,20 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       // shows as degraded blocks, never as an unhandled rejection)
       const view = deps.trust.view(subjectId);
       view.catch(() => undefined);
-      let sessionId: string | null = null;
-      if (input.sessionId !== undefined) {
-        const id = requireId(input.sessionId, 'session');
-        if ((await sessions.ofSubject(subjectId, id)) === null) throw sessionNotFound(id);
-        sessionId = id;
-      }
+      const sessionId =
+        input.sessionId === undefined ? null : requireId(input.sessionId, 'session');
+      // the relevant block's recall is the longest read with a message: it starts now as well
+      // (it only reads; if the session turns out not to be the subject's, it is dropped)
+      const recalled =
+        message === null
+          ? null
+          : deps.recall(subjectId, message, { k: RELEVANT_K, exceptSession: sessionId, view });
+      recalled?.catch(() => undefined);
+      const opening = await sql.opening(subjectId, surface, sessionId);
+      if (sessionId !== null && opening.sessionTurns === null) throw sessionNotFound(sessionId);
+      const bound = opening.tools;
+      const timeZone = zones.orDefault(opening.zone);
       const now = clock();
-      const [bound, timeZone] = await Promise.all([
-        tools.toolsFor(subjectId, surface),
-        zones.of(subjectId),
-      ]);
       const ctx: BlockContext = {
         subjectId,
         sessionId,
@@ -153,7 +193,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         timeZone,
         tools: bound,
       };
-      views.set(ctx, view);
+      opened.set(ctx, { view, recalled, sessionTurns: opening.sessionTurns });
       const rendered = await runBlocks(blocks, ctx, deps.sha256Hex);
       // the chain head this arrival saw: a later chain without it was cut
       const seen = await viewOf(ctx).then(

@@ -22,7 +22,8 @@ export interface ArrivalReader {
     zone: string,
     limit: number,
   ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>>;
-  sessionTurns(subjectId: string, sessionId: string): Promise<number>;
+  /** How many turns the arrival's session holds (null without a session). */
+  sessionTurns(ctx: BlockContext): number | null;
   settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot>;
   formatTime(at: Date, zone: string): Promise<string>;
 }
@@ -86,8 +87,7 @@ export function builtinBlocks(
       '[Recent sessions] (unavailable this turn)',
       async (ctx) => {
         const recent = await reader.recentSessions(ctx.subjectId, ctx.sessionId, ctx.timeZone, 5);
-        const here =
-          ctx.sessionId === null ? null : await reader.sessionTurns(ctx.subjectId, ctx.sessionId);
+        const here = reader.sessionTurns(ctx);
         const lines = recent.map(
           (s) =>
             `- ${shownInline(s.title ?? s.id)}: ${s.turns} turns${s.last === null ? '' : `, last ${s.last}`}`,

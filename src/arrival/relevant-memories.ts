@@ -139,6 +139,24 @@ export function renderTurnLine(
   return `(${parts.join(', ')}) ${turnText(memory.text)}`;
 }
 
+/** A standing retraction as the block holds turns against it. */
+export interface StandingClaim {
+  text: string;
+  retractedAt: Date;
+}
+
+const matchers = new WeakMap<ReadonlyArray<StandingClaim>, (text: string) => number>();
+
+/** The claim matcher of a list of standing retractions, made once per list. */
+function matcherOf(claims: ReadonlyArray<StandingClaim>): (text: string) => number {
+  let m = matchers.get(claims);
+  if (m === undefined) {
+    m = claimMatcher(claims.map((c) => c.text));
+    matchers.set(claims, m);
+  }
+  return m;
+}
+
 /** What the block's lines are read from. */
 export interface RelevantReads {
   recall: ArrivalRecall;
@@ -146,8 +164,11 @@ export interface RelevantReads {
   view: Promise<TrustView>;
   /** The titles of some of the subject's sessions, in one read (a session without one is absent). */
   titles(subjectId: string, sessionIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
-  /** The subject's standing retractions: a turn that restates one is marked so. */
-  retracted(subjectId: string): Promise<ReadonlyArray<{ text: string; retractedAt: Date }>>;
+  /**
+   * The subject's standing retractions as of this arrival's trust view (whose mark covers the
+   * ledger's rows): a turn that restates one is marked so.
+   */
+  retracted(subjectId: string, view: TrustView): Promise<ReadonlyArray<StandingClaim>>;
 }
 
 /**
@@ -166,7 +187,7 @@ export async function relevantLines(
   const here = ctx.sessionId;
   const [found, claims] = await Promise.all([
     reads.recall(ctx.subjectId, message, { k, exceptSession: here, view: reads.view }),
-    reads.retracted(ctx.subjectId),
+    reads.view.then((view) => reads.retracted(ctx.subjectId, view)),
   ]);
   const live = viewIndex(await reads.view).live;
   const chosen = found
@@ -184,10 +205,11 @@ export async function relevantLines(
   const titles =
     sessions.length === 0 ? new Map<string, string>() : await reads.titles(ctx.subjectId, sessions);
   // a turn is held against every standing retraction: their words are read once, not per turn
+  // (nor per arrival, while the claims are the same list)
   let restates: ((text: string) => number) | undefined;
   return kept.flatMap((m) => {
     if (m.kind === 'turn') {
-      restates ??= claimMatcher(claims.map((c) => c.text));
+      restates ??= matcherOf(claims);
       const claim = claims[restates(m.text.slice(0, TURN_CHARS * 4))];
       return [
         renderTurnLine(

@@ -5,6 +5,8 @@ import type { ArrivalSql } from '../store/arrival-sql.js';
 export interface TimeZones {
   /** The subject's zone, or the default when it has none. */
   of(subjectId: string): Promise<string>;
+  /** The zone a subject's stored value names: the default when it has none (null). */
+  orDefault(stored: string | null): string;
   /** Sets the subject's zone (an IANA name the database knows), or clears it with null. */
   set(subjectId: string, zone: string | null): Promise<void>;
 }
@@ -15,6 +17,7 @@ export function createTimeZones(sql: ArrivalSql, defaultZone: string): TimeZones
     async of(subjectId) {
       return (await sql.timeZone(subjectId)) ?? defaultZone;
     },
+    orDefault: (stored) => stored ?? defaultZone,
     async set(subjectId, zone) {
       if (zone !== null && (typeof zone !== 'string' || !(await sql.knowsZone(zone)))) {
         throw new EngineError(

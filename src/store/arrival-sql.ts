@@ -2,6 +2,7 @@ import type { ArrivalManifest } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import type { SqlClient } from './sql-client.js';
 import { guard } from './store-error.js';
+import { BOUND_TOOLS_SQL } from './tool-sql.js';
 
 interface ManifestRow {
   id: string;
@@ -41,6 +42,61 @@ function toManifest(r: ManifestRow): ArrivalManifest {
   };
 }
 
+/** What an arrival opens with (ArrivalSql.opening). */
+export interface ArrivalOpening {
+  zone: string | null;
+  tools: string[];
+  sessionTurns: number | null;
+}
+
+/** What the settled-facts statement gives: the parts as JSON arrays, counts as integers. */
+interface SettledRow {
+  latest: Array<[string, string | null]> | null;
+  open_total: number | null;
+  actions: Array<[string, string, string, string]> | null;
+  retractions: Array<[string, string, string]> | null;
+  due_count: number | null;
+  due_oldest: string | null;
+  pile_count: number | null;
+  pile_hours: number | null;
+  pile_verdicts: Record<string, number> | null;
+}
+
+/**
+ * The settled facts ($1 subject, $2 now, $3 zone, $4 48 hours before now): the latest open
+ * commitments and their true count (never the length of the LIMIT 3 slice), confirmed actions
+ * of the last 48 hours, the latest retractions, the falsifiers due, and the pile by the gate's
+ * verdict (what waits, and how much of it its quote does not state).
+ */
+const SETTLED_SQL = `SELECT
+  (SELECT json_agg(json_build_array(title, due) ORDER BY created_at DESC, id DESC)
+   FROM (SELECT title, to_char(due_date, 'YYYY-MM-DD') AS due, created_at, id FROM commitments
+         WHERE subject_id = $1 AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT 3) c)
+    AS latest,
+  (SELECT count(*)::int FROM commitments WHERE subject_id = $1 AND status = 'open') AS open_total,
+  (SELECT json_agg(json_build_array(tool, surface, target, completed)
+                   ORDER BY completed_at DESC, id DESC)
+   FROM (SELECT tool, surface, target_summary AS target, completed_at, id,
+                to_char(completed_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS completed
+         FROM actions
+         WHERE subject_id = $1 AND status = 'confirmed' AND completed_at > $4 AND completed_at <= $2
+         ORDER BY completed_at DESC, id DESC LIMIT 3) a) AS actions,
+  (SELECT json_agg(json_build_array(claim, corrected_claim, verdict)
+                   ORDER BY corrected_at DESC, id DESC)
+   FROM (SELECT claim, corrected_claim, verdict, corrected_at, id FROM retractions
+         WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3) r) AS retractions,
+  d.due_count, d.due_oldest, p.pile_count, p.pile_hours, p.pile_verdicts
+FROM (SELECT count(*)::int AS due_count,
+             to_char(min(due_at) AT TIME ZONE $3, 'YYYY-MM-DD') AS due_oldest
+      FROM retractions WHERE subject_id = $1 AND verdict = 'unchecked' AND due_at <= $2) d,
+     (SELECT sum(n)::int AS pile_count,
+             (extract(epoch FROM ($2::timestamptz - min(oldest))) / 3600)::float8 AS pile_hours,
+             json_object_agg(v, n) AS pile_verdicts
+      FROM (SELECT COALESCE(attestation,
+                            CASE WHEN attested THEN 'attested' ELSE 'unattested' END) AS v,
+                   count(*)::int AS n, min(recorded_at) AS oldest
+            FROM facts WHERE subject_id = $1 AND status = 'proposed' GROUP BY 1) x) p`;
+
 /**
  * The reads arrival makes. Every date is formatted here, at the SQL boundary, in the subject's
  * zone (`to_char(… AT TIME ZONE $zone)`; DATE columns with plain `to_char`): a DATE never passes
@@ -57,6 +113,29 @@ export class ArrivalSql {
         [subjectId],
       );
       return rows[0]?.time_zone ?? null;
+    });
+  }
+
+  /**
+   * What assemble reads before its blocks, in one statement: the subject's zone (null: none set),
+   * the tools bound on the surface (ToolSql.toolsFor), and how many turns the session holds
+   * (null: no session asked, or none of the subject's by that id).
+   */
+  opening(subjectId: string, surface: string, sessionId: string | null): Promise<ArrivalOpening> {
+    return guard('reading what an arrival opens with', async () => {
+      const { rows } = await this.db.query<{
+        zone: string | null;
+        tools: string[] | null;
+        turns: number | null;
+      }>(
+        `SELECT (SELECT time_zone FROM subjects WHERE id = $1) AS zone,
+                ARRAY(${BOUND_TOOLS_SQL}) AS tools,
+                (SELECT last_seq FROM sessions WHERE subject_id = $1 AND id = $3) AS turns`,
+        [subjectId, surface, sessionId],
+        { prepare: true },
+      );
+      const r = rows[0];
+      return { zone: r?.zone ?? null, tools: r?.tools ?? [], sessionTurns: r?.turns ?? null };
     });
   }
 
@@ -89,58 +168,38 @@ export class ArrivalSql {
     });
   }
 
-  /** The settled-facts block's reads, dates formatted in the zone. */
+  /**
+   * The settled-facts block's reads, dates formatted in the zone: one statement (each part a
+   * subquery), so an arrival pays one round trip and one statement's overhead for all of them.
+   */
   async settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot> {
     return guard('reading settled facts', async () => {
       const since = new Date(now.getTime() - 48 * 3_600_000);
-      const [latest, total, actions, retractions, due, pile] = await Promise.all([
-        this.db.query<{ title: string; due: string | null }>(
-          `SELECT title, to_char(due_date, 'YYYY-MM-DD') AS due FROM commitments
-           WHERE subject_id = $1 AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT 3`,
-          [subjectId],
-        ),
-        // The true count, never the length of the LIMIT 3 slice above.
-        this.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM commitments WHERE subject_id = $1 AND status = 'open'`,
-          [subjectId],
-        ),
-        this.db.query<{ tool: string; surface: string; target: string; completed: string }>(
-          `SELECT tool, surface, target_summary AS target,
-                  to_char(completed_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS completed
-           FROM actions WHERE subject_id = $1 AND status = 'confirmed' AND completed_at > $2 AND completed_at <= $4
-           ORDER BY completed_at DESC, id DESC LIMIT 3`,
-          [subjectId, since, zone, now],
-        ),
-        this.db.query<{ claim: string; corrected: string; verdict: string }>(
-          `SELECT claim, corrected_claim AS corrected, verdict FROM retractions
-           WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3`,
-          [subjectId],
-        ),
-        this.db.query<{ n: number; oldest: string | null }>(
-          `SELECT count(*)::int AS n, to_char(min(due_at) AT TIME ZONE $3, 'YYYY-MM-DD') AS oldest
-           FROM retractions WHERE subject_id = $1 AND verdict = 'unchecked' AND due_at <= $2`,
-          [subjectId, now, zone],
-        ),
-        // the pile by the gate's verdict: what waits, and how much of it its quote does not state
-        this.db.query<{ n: number; hours: number | null; verdicts: Record<string, number> | null }>(
-          `SELECT sum(n)::int AS n,
-                  (extract(epoch FROM ($2::timestamptz - min(oldest))) / 3600)::float8 AS hours,
-                  json_object_agg(v, n) AS verdicts
-           FROM (SELECT COALESCE(attestation, CASE WHEN attested THEN 'attested' ELSE 'unattested' END) AS v,
-                        count(*)::int AS n, min(recorded_at) AS oldest
-                 FROM facts WHERE subject_id = $1 AND status = 'proposed' GROUP BY 1) x`,
-          [subjectId, now],
-        ),
-      ]);
+      const { rows } = await this.db.query<SettledRow>(SETTLED_SQL, [subjectId, now, zone, since], {
+        prepare: true,
+      });
+      const r = rows[0];
       return {
-        openCommitments: { total: total.rows[0]?.n ?? 0, latest: latest.rows },
-        confirmedActions: actions.rows,
-        retractions: retractions.rows,
-        falsifiersDue: { count: due.rows[0]?.n ?? 0, oldestDue: due.rows[0]?.oldest ?? null },
+        openCommitments: {
+          total: r?.open_total ?? 0,
+          latest: (r?.latest ?? []).map(([title, due]) => ({ title, due })),
+        },
+        confirmedActions: (r?.actions ?? []).map(([tool, surface, target, completed]) => ({
+          tool,
+          surface,
+          target,
+          completed,
+        })),
+        retractions: (r?.retractions ?? []).map(([claim, corrected, verdict]) => ({
+          claim,
+          corrected,
+          verdict,
+        })),
+        falsifiersDue: { count: r?.due_count ?? 0, oldestDue: r?.due_oldest ?? null },
         pile: {
-          count: pile.rows[0]?.n ?? 0,
-          oldestHours: pile.rows[0]?.hours ?? null,
-          verdicts: pile.rows[0]?.verdicts ?? {},
+          count: r?.pile_count ?? 0,
+          oldestHours: r?.pile_hours ?? null,
+          verdicts: r?.pile_verdicts ?? {},
         },
       };
     });

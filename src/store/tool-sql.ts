@@ -2,6 +2,10 @@ import type { RegisteredTool, ToolRegistration } from '../domain/tool.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
+/** The names of the tools bound on a surface ($1 subject, $2 surface), in name order. */
+export const BOUND_TOOLS_SQL =
+  'SELECT name FROM tools WHERE subject_id = $1 AND $2 = ANY (surfaces) ORDER BY name';
+
 /** The tool registry: the single source of truth for which tools a surface binds. */
 export class ToolSql {
   constructor(private readonly db: SqlExecutor) {}
@@ -52,10 +56,7 @@ export class ToolSql {
   /** The tools that declare `surface`, by name. */
   toolsFor(subjectId: string, surface: string): Promise<string[]> {
     return guard('binding tools', async () => {
-      const { rows } = await this.db.query<{ name: string }>(
-        'SELECT name FROM tools WHERE subject_id = $1 AND $2 = ANY (surfaces) ORDER BY name',
-        [subjectId, surface],
-      );
+      const { rows } = await this.db.query<{ name: string }>(BOUND_TOOLS_SQL, [subjectId, surface]);
       return rows.map((r) => r.name);
     });
   }
