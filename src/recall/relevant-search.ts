@@ -11,8 +11,8 @@ import type { CorpusStats, LexicalIndexPort, TermStat } from '../domain/recall-i
 import type { TrustView } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { bm25Term, DEFAULT_RANK_PARAMS, idf, type RankParams } from './lexical-rank.js';
-import { lexicalSearch } from './lexical-search.js';
+import { bm25Term, DEFAULT_RANK_PARAMS, idf, topKeys, type RankParams } from './lexical-rank.js';
+import { lexicalSearch, type ScoredTurn } from './lexical-search.js';
 import { fuse } from './recall-fusion.js';
 import { factItem, isPrimary, rowOfFact, SECONDARY_WEIGHT, turnItem } from './recall-items.js';
 import type { RecallItem } from './recall-types.js';
@@ -44,7 +44,7 @@ export interface RelevantSearchOptions {
   exceptSession: string | null;
   /**
    * The arrival's trust view: facts come only from its live set, as it verified them. Awaited
-   * after the turn ranking's transaction has closed (the view needs connections of its own).
+   * once the turn ranking's first read is on its way (no connection is held meanwhile).
    */
   view: Promise<TrustView>;
 }
@@ -120,22 +120,25 @@ export function rankLiveFacts(
         (scores[i] as number) + bm25Term(w, list.tf[j] as number, lens[i] as number, avgLen, p);
     }
   }
-  const ranked: { fact: Fact; primary: boolean; score: number }[] = [];
+  const ranked = new Map<number, number>();
   for (const i of touched) {
-    const fact = facts[i] as Fact;
-    const primary = isPrimary(fact.origin);
-    const score = (scores[i] as number) * (primary ? 1 : SECONDARY_WEIGHT);
-    if (score > 0) ranked.push({ fact, primary, score });
+    const score =
+      (scores[i] as number) * (isPrimary((facts[i] as Fact).origin) ? 1 : SECONDARY_WEIGHT);
+    if (score > 0) ranked.set(i, score);
   }
-  return ranked
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        Number(b.primary) - Number(a.primary) ||
-        (a.fact.id < b.fact.id ? -1 : a.fact.id > b.fact.id ? 1 : 0),
-    )
-    .slice(0, k)
-    .map(({ fact, score }) => ({ fact, score }));
+  // the best k (of thousands touched by a common word): primary evidence first at equal score
+  const tie = (a: number, b: number): number => {
+    const fa = facts[a] as Fact;
+    const fb = facts[b] as Fact;
+    return (
+      Number(isPrimary(fb.origin)) - Number(isPrimary(fa.origin)) ||
+      (fa.id < fb.id ? -1 : fa.id > fb.id ? 1 : 0)
+    );
+  };
+  return topKeys(ranked, k, tie).map((i) => ({
+    fact: facts[i] as Fact,
+    score: ranked.get(i) as number,
+  }));
 }
 
 /**
@@ -179,7 +182,10 @@ export function withoutSession(port: LexicalIndexPort, session: string): Lexical
 
 /**
  * The best `k` turns (outside `exceptSession`) and live facts for an arrival's message, fused
- * as recall fuses its lists. Reads in one READ ONLY transaction; never writes.
+ * as recall fuses its lists. Only reads: every statement is one of RecallSql's SELECTs, sent on
+ * its own (not in a transaction: no BEGIN, SET and COMMIT round trips in the arrival's
+ * critical path, and nothing holds a connection while the view is awaited). The statistics and
+ * the postings may then come from snapshots a turn apart, which moves a score, never a fact.
  */
 export async function relevantSearch(
   client: SqlClient,
@@ -193,34 +199,32 @@ export async function relevantSearch(
   const weights = new Map<string, number>();
   for (const t of analysed) weights.set(t, (weights.get(t) ?? 0) + 1);
   if (weights.size === 0 || k < 1) return [];
-  const { turns, lookup } = await client.transaction(async (tx) => {
-    await tx.exec('SET TRANSACTION READ ONLY');
-    const sql = new RecallSql(tx, subject);
-    const lookup = await sql.lookup([...weights.keys()]);
-    // the rarest terms the turns hold, at most RELEVANT_MAX_TERMS (a term no turn holds
-    // reaches no turn)
-    const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
-    const kept = new Set(
-      [...weights.keys()]
-        .filter((t) => df(t) > 0)
-        .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
-        .slice(0, RELEVANT_MAX_TERMS),
-    );
-    const port = exceptSession === null ? sql.port() : withoutSession(sql.port(), exceptSession);
-    const ranked =
-      kept.size === 0
-        ? []
-        : await lexicalSearch(port, query, {
-            limit: k,
-            params: p,
-            terms: analysed.filter((t) => kept.has(t)),
-            // the search reads term statistics again as it extends the query; these are its own
-            lookup: { corpus: lookup.corpus, terms: new Map(lookup.terms) },
-          });
-    return { turns: ranked, lookup };
-  });
-  const view = await options.view;
-  const facts = rankLiveFacts(view, weights, lookup, k, p);
+  const sql = new RecallSql(client, subject);
+  const lookup = await sql.lookup([...weights.keys()]);
+  // the rarest terms the turns hold, at most RELEVANT_MAX_TERMS (a term no turn holds
+  // reaches no turn)
+  const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
+  const kept = new Set(
+    [...weights.keys()]
+      .filter((t) => df(t) > 0)
+      .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
+      .slice(0, RELEVANT_MAX_TERMS),
+  );
+  const port = exceptSession === null ? sql.port() : withoutSession(sql.port(), exceptSession);
+  const searching: Promise<ScoredTurn[]> =
+    kept.size === 0
+      ? Promise.resolve([])
+      : lexicalSearch(port, query, {
+          limit: k,
+          params: p,
+          terms: analysed.filter((t) => kept.has(t)),
+          // the search reads term statistics again as it extends the query; these are its own
+          lookup: { corpus: lookup.corpus, terms: new Map(lookup.terms) },
+        });
+  searching.catch(() => undefined);
+  // the facts are ranked while the database reads the turns' postings
+  const facts = rankLiveFacts(await options.view, weights, lookup, k, p);
+  const turns = await searching;
   return fuse(
     [
       {
