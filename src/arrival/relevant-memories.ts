@@ -35,6 +35,8 @@ export interface RecalledMemory {
     role?: string;
     speaker?: string | null;
     receipt?: Receipt | null;
+    /** The turn's session's title (null: none), when recall read it with the turn. */
+    sessionTitle?: string | null;
   };
 }
 
@@ -199,11 +201,22 @@ export async function relevantLines(
     return origin === 'inferred' || origin === 'summarized';
   };
   const kept = [...chosen.filter((m) => !secondary(m)), ...chosen.filter(secondary)];
+  // recall brings each turn's session title with it; any it did not bring are read here
   const sessions = [
-    ...new Set(kept.flatMap((m) => (m.kind === 'turn' ? [m.passport.sessionId ?? ''] : []))),
+    ...new Set(
+      kept.flatMap((m) =>
+        m.kind === 'turn' && m.passport.sessionTitle === undefined
+          ? [m.passport.sessionId ?? '']
+          : [],
+      ),
+    ),
   ].filter((id) => id !== '');
   const titles =
     sessions.length === 0 ? new Map<string, string>() : await reads.titles(ctx.subjectId, sessions);
+  const titleOf = (m: RecalledMemory): string | null =>
+    m.passport.sessionTitle !== undefined
+      ? m.passport.sessionTitle
+      : (titles.get(m.passport.sessionId ?? '') ?? null);
   // a turn is held against every standing retraction: their words are read once, not per turn
   // (nor per arrival, while the claims are the same list)
   let restates: ((text: string) => number) | undefined;
@@ -214,7 +227,7 @@ export async function relevantLines(
       return [
         renderTurnLine(
           m,
-          titles.get(m.passport.sessionId ?? '') ?? null,
+          titleOf(m),
           ctx.timeZone,
           claim === undefined ? null : isoDay(claim.retractedAt, ctx.timeZone),
         ),

@@ -47,6 +47,8 @@ export interface RecalledTurn {
   corrective: boolean;
   receipt: Receipt | null;
   recordedAt: Date;
+  /** Its session's title (null: none), when the read that brought the turn had it. */
+  sessionTitle?: string | null;
 }
 
 /** What a turn contributes once it is a candidate: its terms, speaker and date. */

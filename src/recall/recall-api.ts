@@ -13,7 +13,11 @@ import { fuse } from './recall-fusion.js';
 import { factItem, rowOfFact, turnItem } from './recall-items.js';
 import { parseRecallOptions } from './recall-options.js';
 import type { RecallApi, RecallItem, RecallOptions, VectorsApi } from './recall-types.js';
-import { relevantSearch, type RelevantSearchOptions } from './relevant-search.js';
+import {
+  relevantSearch,
+  type RelevantItem,
+  type RelevantSearchOptions,
+} from './relevant-search.js';
 import { callEmbedder, unitVector } from './vectors.js';
 import { rankByVector } from './vector-rank.js';
 
@@ -36,7 +40,11 @@ export interface RecallModule {
    * smaller budgets, facts from the arrival's trust view; relevant-search.ts). Not part of the
    * public API: `search` is unchanged by it.
    */
-  relevant(subjectId: string, query: string, options: RelevantSearchOptions): Promise<RecallItem[]>;
+  relevant(
+    subjectId: string,
+    query: string,
+    options: RelevantSearchOptions,
+  ): Promise<RelevantItem[]>;
 }
 
 /**

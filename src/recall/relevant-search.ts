@@ -36,6 +36,9 @@ export const RELEVANT_RANK_PARAMS: RankParams = {
  */
 export const RELEVANT_MAX_TERMS = 32;
 
+/** A recalled item as the bounded search gives it: a turn's passport names its session's title. */
+export type RelevantItem = RecallItem & { passport: { sessionTitle?: string | null } };
+
 /** What the bounded search takes. */
 export interface RelevantSearchOptions {
   /** How many items, turns and facts fused (at most this many of each are ranked). */
@@ -192,7 +195,7 @@ export async function relevantSearch(
   subject: string,
   query: string,
   options: RelevantSearchOptions,
-): Promise<RecallItem[]> {
+): Promise<RelevantItem[]> {
   const { k, exceptSession } = options;
   const p = RELEVANT_RANK_PARAMS;
   const analysed = analyze(query);
@@ -225,7 +228,9 @@ export async function relevantSearch(
   // the facts are ranked while the database reads the turns' postings
   const facts = rankLiveFacts(await options.view, weights, lookup, k, p);
   const turns = await searching;
-  return fuse(
+  // the titles came with the turns' rows: the block needs no read of its own for them
+  const titles = new Map(turns.map((r) => [r.turn.id, r.turn.sessionTitle ?? null]));
+  const fused: RelevantItem[] = fuse(
     [
       {
         items: turns
@@ -236,5 +241,10 @@ export async function relevantSearch(
       { items: facts.map((f) => factItem(rowOfFact(f.fact), f.score)), weight: 1 },
     ],
     k,
+  );
+  return fused.map((item) =>
+    item.kind === 'turn' && titles.has(item.id)
+      ? { ...item, passport: { ...item.passport, sessionTitle: titles.get(item.id) ?? null } }
+      : item,
   );
 }

@@ -156,7 +156,9 @@ export class RecallSql {
         `SELECT json_agg(json_build_array(t.session_id, t.seq, t.speaker,
                   (extract(epoch FROM t.recorded_at) * 1000)::float8,
                   CASE WHEN $4 THEN t.terms END, t.id, t.role, t.content, t.corrective,
-                  t.receipt_kind, t.receipt_tools, t.receipt_sources))::text AS doc
+                  t.receipt_kind, t.receipt_tools, t.receipt_sources,
+                  (SELECT s.title FROM sessions s
+                   WHERE s.subject_id = t.subject_id AND s.id = t.session_id)))::text AS doc
          FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
          JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
         [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq), withTerms],
@@ -175,6 +177,7 @@ export class RecallSql {
         ReceiptKind | null,
         string[] | null,
         string[] | null,
+        string | null,
       ];
       const list = JSON.parse(rows[0]?.doc ?? 'null') as Row[] | null;
       return (list ?? []).map(
@@ -191,6 +194,7 @@ export class RecallSql {
           kind,
           tools,
           sources,
+          title,
         ]) => ({
           session,
           seq,
@@ -203,6 +207,7 @@ export class RecallSql {
             corrective,
             receipt: receiptFromColumns(kind, tools, sources),
             recordedAt: new Date(at),
+            sessionTitle: title,
           },
         }),
       );
