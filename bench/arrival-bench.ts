@@ -25,7 +25,9 @@
  * Then `assemble` runs on `chat` (with the subject's latest session), on `wake` (subject only,
  * no session: an agent woken by a schedule) and on `chat+message` (chat with the incoming user
  * message, a different one each time, bench/fixtures/arrival-messages.ts: the `relevant` block
- * recalls for it), in turn, N times each after a warm-up; every arrival must come back with no
+ * recalls for it) and on `turn+message` (the chat loop as a host runs it: the user's message
+ * recorded as a turn, then the arrival for it, which alone is timed, then a reply recorded), in
+ * turn, N times each after a warm-up; every arrival must come back with no
  * degraded block, no integrity warning, and every fact the trust view verified counted as live,
  * and each message arrival with recalled lines in its `relevant` block. Then a few arrivals take
  * a message of the longest length accepted, counting how often the `relevant` block's fallback
@@ -35,8 +37,10 @@
  * `recall.search`), to show where the time goes. Then the verification cost is measured
  * (bench/support/trust-cost.ts) and printed on a line of its own. It reports; it never fails on
  * a slow figure.
+ * PGlite's store is a data directory under the system's temporary directory, as a user's store
+ * is (`./.memledger`); `--pglite-memory` puts it in memory (`memory://`) instead.
  * Usage: node dist/bench/arrival-bench.js [--arrivals N] [--warmup W] [--block-rounds R]
- * [--trust-reads T] [--engines pglite,postgres] [--skip-analyze] [--json]
+ * [--trust-reads T] [--engines pglite,postgres] [--skip-analyze] [--pglite-memory] [--json]
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -46,7 +50,6 @@ import type { Arrival, ArrivalManifest, Engine, OwnerSigner } from '../src/index
 import { renderFactLine } from '../src/rules.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import { SessionSql } from '../src/store/session-sql.js';
-import { ToolSql } from '../src/store/tool-sql.js';
 import { MAX_MESSAGE_LENGTH, RELEVANT_K } from '../src/arrival/relevant-memories.js';
 import { relevantSearch } from '../src/recall/relevant-search.js';
 import { indexSeededStore } from './fixtures/arrival-index.js';
@@ -81,8 +84,12 @@ import {
 
 /** p95 of one arrival, in ms (issue 5). */
 const TARGETS: Record<BenchKind, number> = { pglite: 25, postgres: 10 };
-/** What is timed: the two surfaces, and chat with an incoming message (the `relevant` block). */
-const VARIANTS = [...SURFACES, 'chat+message'] as const;
+/**
+ * What is timed: the two surfaces, chat with an incoming message (the `relevant` block), and the
+ * chat loop as a host runs it: the user's turn recorded, then the arrival for it (timed alone),
+ * then the reply recorded.
+ */
+const VARIANTS = [...SURFACES, 'chat+message', 'turn+message'] as const;
 type Variant = (typeof VARIANTS)[number];
 /** How many different incoming messages the `chat+message` variant cycles through. */
 const MESSAGES = arrivalMessages(60);
@@ -247,10 +254,11 @@ function assertWhole(a: Arrival, surface: Variant, expectOpen: number, live: num
       `${surface} arrival: the settled-facts block does not count ${expectOpen} open`,
     );
   const relevant = a.blocks.find((b) => b.name === 'relevant')?.text ?? '';
-  if (surface !== 'chat+message' && relevant !== '')
+  const withMessage = surface === 'chat+message' || surface === 'turn+message';
+  if (!withMessage && relevant !== '')
     throw new BenchError(`${surface} arrival: a relevant block without a message`);
   if (
-    surface === 'chat+message' &&
+    withMessage &&
     !relevant.startsWith('[Relevant to this message (recalled by memledger; each line')
   )
     throw new BenchError(`${surface} arrival: the relevant block recalled nothing`);
@@ -275,7 +283,16 @@ async function measure(
         sessionId: seeded.sessionId,
         message: MESSAGES[nextMessage++ % MESSAGES.length] ?? '',
       }),
+      'turn+message': () => inputs['chat+message'](),
     };
+  // the chat loop's turns, in the chat session (a reply with an empty receipt: no tools ran)
+  const recordTurn = (role: 'user' | 'assistant', content: string) =>
+    me.turns.add({
+      sessionId: seeded.sessionId,
+      role,
+      content,
+      ...(role === 'assistant' ? { receipt: { tools: [] } } : {}),
+    });
   const open = seeded.counts.openCommitments;
   // what the arrivals must show: every fact the chain backs, nothing withheld
   const trust = freshVerifier(engine);
@@ -296,19 +313,31 @@ async function measure(
     message: sampleInput.message ?? '',
   };
   for (let i = 0; i < warmup; i++) {
-    for (const v of VARIANTS) assertWhole(await me.arrival.assemble(inputs[v]()), v, open, live);
+    for (const v of VARIANTS) {
+      const input = inputs[v]();
+      if (v === 'turn+message') await recordTurn('user', input.message ?? '');
+      assertWhole(await me.arrival.assemble(input), v, open, live);
+      if (v === 'turn+message') await recordTurn('assistant', 'Noted.');
+    }
   }
-  const times: Record<Variant, number[]> = { chat: [], wake: [], 'chat+message': [] };
+  const times: Record<Variant, number[]> = {
+    chat: [],
+    wake: [],
+    'chat+message': [],
+    'turn+message': [],
+  };
   let degradedArrivals = 0;
   for (let i = 0; i < arrivals; i++) {
     // Rotating which variant goes first spreads drift over all three.
     const order = VARIANTS.map((_, j) => VARIANTS[(i + j) % VARIANTS.length] as Variant);
     for (const v of order) {
       const input = inputs[v]();
+      if (v === 'turn+message') await recordTurn('user', input.message ?? '');
       const t0 = performance.now();
       const a = await me.arrival.assemble(input);
       times[v].push(performance.now() - t0);
       if (a.blocks.some((b) => b.degraded)) degradedArrivals++;
+      if (v === 'turn+message') await recordTurn('assistant', 'Noted.');
     }
   }
 
@@ -334,7 +363,6 @@ async function measure(
   const client = storeClient(engine);
   const arrivalSql = new ArrivalSql(client);
   const sessions = new SessionSql(client);
-  const tools = new ToolSql(client);
   const sessionId = seeded.sessionId;
   // The manifest a real chat arrival recorded, written again under a new id each round (the
   // tool count is set from the names, whichever manifest shape the store reads back).
@@ -351,19 +379,15 @@ async function measure(
     });
   const steps: Array<{ step: string; part: string; run: () => Promise<unknown> }> = [
     {
-      step: 'sessions.ofSubject',
-      part: 'assemble (chat, before blocks)',
-      run: () => sessions.ofSubject(SUBJECT, sessionId),
-    },
-    {
-      step: 'toolsFor',
+      step: 'opening (zone, tools, session)',
       part: 'assemble (before blocks)',
-      run: () => tools.toolsFor(SUBJECT, 'chat'),
+      run: () => arrivalSql.opening(SUBJECT, 'chat', sessionId),
     },
-    { step: 'timeZone', part: 'assemble (before blocks)', run: () => arrivalSql.timeZone(SUBJECT) },
     {
-      // one view per arrival, shared by the two blocks (src/arrival/arrival-api.ts)
-      step: `trust.view + render(${LIVE_FACT_LIMIT})`,
+      // one view per arrival, shared by the two blocks (src/arrival/arrival-api.ts); this
+      // verifier did not note the manifests written each round, so every read here runs the
+      // probe (an arrival after the engine's own turns and manifests does not: see below)
+      step: `trust.view (probe) + render(${LIVE_FACT_LIMIT})`,
       part: 'live_facts + integrity',
       run: async () => {
         const v = await trust.view(SUBJECT);
@@ -371,12 +395,9 @@ async function measure(
       },
     },
     {
-      step: 'recentSessions + sessions.ofSubject',
+      step: 'recentSessions',
       part: 'recent_sessions',
-      run: async () => {
-        await arrivalSql.recentSessions(SUBJECT, sessionId, ZONE, 5);
-        return sessions.ofSubject(SUBJECT, sessionId);
-      },
+      run: () => arrivalSql.recentSessions(SUBJECT, sessionId, ZONE, 5),
     },
     {
       // what the relevant block reads (src/arrival/relevant-memories.ts): recall's bounded search
@@ -405,7 +426,7 @@ async function measure(
         me.recall.search(MESSAGES[nextMessage++ % MESSAGES.length] ?? '', { k: RELEVANT_K }),
     },
     {
-      step: 'settled (6 queries)',
+      step: 'settled (one statement)',
       part: 'settled_facts',
       run: () => arrivalSql.settled(SUBJECT, new Date(), ZONE),
     },
@@ -443,6 +464,7 @@ async function measure(
       chat: stats(times.chat),
       wake: stats(times.wake),
       'chat+message': stats(times['chat+message']),
+      'turn+message': stats(times['turn+message']),
     },
     degradedArrivals,
     longMessage: { stats: stats(longTimes), degraded: longDegraded },
@@ -464,6 +486,7 @@ async function main(): Promise<void> {
       'trust-reads': { type: 'string', default: '200' },
       engines: { type: 'string', default: BENCH_KINDS.join(',') },
       'skip-analyze': { type: 'boolean', default: false },
+      'pglite-memory': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -478,17 +501,24 @@ async function main(): Promise<void> {
   const signer = benchOwnerSigner();
   const results: EngineResult[] = [];
   for (const kind of kinds) {
-    const result = await withBenchStore(kind, 'ml_arrival_bench', async (engine) => {
-      progress(`${kind}: seeding…`);
-      const seeded = await seed(engine, analyze, signer);
-      progress(
-        `${kind}: seeded in ${(seeded.seedMs / 1000).toFixed(1)} s; ${arrivals} arrivals per surface…`,
-      );
-      const m = await measure(engine, seeded, arrivals, warmup, blockRounds, trustReads);
-      const target = TARGETS[kind];
-      const met = VARIANTS.every((v) => m.arrivals[v].p95 <= target);
-      return { engine: kind, target, seed: seeded, met, ...m };
-    });
+    const result = await withBenchStore(
+      kind,
+      'ml_arrival_bench',
+      async (engine) => {
+        progress(`${kind}: seeding…`);
+        const seeded = await seed(engine, analyze, signer);
+        progress(
+          `${kind}: seeded in ${(seeded.seedMs / 1000).toFixed(1)} s; ${arrivals} arrivals per surface…`,
+        );
+        const m = await measure(engine, seeded, arrivals, warmup, blockRounds, trustReads);
+        const target = TARGETS[kind];
+        const met = VARIANTS.every((v) => m.arrivals[v].p95 <= target);
+        return { engine: kind, target, seed: seeded, met, ...m };
+      },
+      {},
+      // PGlite in a data directory, as a user's store is (--pglite-memory: in memory)
+      { pgliteDir: !values['pglite-memory'] },
+    );
     results.push(result);
   }
 
@@ -503,6 +533,7 @@ async function main(): Promise<void> {
           blockRounds,
           trustReads,
           analyzed: analyze,
+          pgliteStore: values['pglite-memory'] ? 'memory' : 'directory',
           targetsP95Ms: TARGETS,
           results,
         },
@@ -557,8 +588,10 @@ async function main(): Promise<void> {
           `chains of ${(results[0]?.seed.otherChains ?? []).map((c) => int(c.links)).join(', ')} links (each verified ok)`,
       );
     console.log(
-      `${arrivals} arrivals per variant after ${warmup} warm-up each; chat = session ${results[0]?.seed.sessionId}, ` +
-        `wake = subject only (no session), chat+message = chat with one of ${MESSAGES.length} incoming messages ` +
+      `PGlite's store ${values['pglite-memory'] ? 'in memory (memory://)' : 'in a data directory (as a user\'s ./.memledger)'}; ` +
+        `${arrivals} arrivals per variant after ${warmup} warm-up each; chat = session ${results[0]?.seed.sessionId}, ` +
+        `wake = subject only (no session), chat+message = chat with one of ${MESSAGES.length} incoming messages, ` +
+        `turn+message = the same after the message was recorded as the session's turn (and before the reply is) ` +
         `(the relevant block recalls for it; recall index of ${int(results[0]?.seed.index.postings ?? 0)} postings ` +
         `built in ${((results[0]?.seed.indexMs ?? 0) / 1000).toFixed(1)} s); ${analyze ? "after seeding: VACUUM ANALYZE on PostgreSQL (what autovacuum does); on PGlite the recall tables' VACUUM ANALYZE (what the engine's recall maintenance does), then ANALYZE" : 'no ANALYZE after seeding'}`,
     );

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createEngine, EngineError, type Engine, type EngineConfig } from '../src/index.js';
 
@@ -30,18 +33,29 @@ export async function withPgClient<T>(fn: (client: pg.Client) => Promise<T>): Pr
 /**
  * A fresh store (a new PGlite instance, or a new PostgreSQL schema named `<prefix>_<pid>_<hex>`),
  * closed and dropped even on failure. A failed drop is reported, not thrown, so it never hides
- * the error that got us there.
+ * the error that got us there. PGlite lives in memory (`memory://`) unless `pgliteDir`: then in a
+ * new data directory under the system's temporary directory, as a user's store lives on disk
+ * (`./.memledger`), removed afterwards.
  */
 export async function withBenchStore<T>(
   kind: BenchKind,
   prefix: string,
   fn: (engine: Engine) => Promise<T>,
   config: Omit<EngineConfig, 'db'> = {},
+  options: { pgliteDir?: boolean } = {},
 ): Promise<T> {
   const schema =
     kind === 'postgres' ? `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}` : null;
+  const dir =
+    kind === 'pglite' && options.pgliteDir === true
+      ? mkdtempSync(join(tmpdir(), `${prefix}-`))
+      : null;
   const db =
-    schema === null ? 'memory://' : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`;
+    schema !== null
+      ? `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}schema=${schema}`
+      : dir !== null
+        ? join(dir, 'store')
+        : 'memory://';
   try {
     const engine = await createEngine({ ...config, db });
     try {
@@ -50,6 +64,7 @@ export async function withBenchStore<T>(
       await engine.close();
     }
   } finally {
+    if (dir !== null) rmSync(dir, { recursive: true, force: true });
     if (schema !== null) {
       await withPgClient((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch(
         (err: Error) => console.error(`${prefix}: could not drop ${schema}: ${err.message}`),
