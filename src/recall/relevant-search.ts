@@ -11,7 +11,7 @@ import type { CorpusStats, LexicalIndexPort, TermStat } from '../domain/recall-i
 import type { TrustView } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
-import { bm25Term, DEFAULT_RANK_PARAMS, idf, topKeys, type RankParams } from './lexical-rank.js';
+import { bm25Term, DEFAULT_RANK_PARAMS, idf, type RankParams } from './lexical-rank.js';
 import { lexicalSearch, type ScoredTurn } from './lexical-search.js';
 import { fuse } from './recall-fusion.js';
 import { factItem, isPrimary, rowOfFact, SECONDARY_WEIGHT, turnItem } from './recall-items.js';
@@ -60,6 +60,8 @@ interface FactIndex {
   facts: readonly Fact[];
   /** Each fact's number of terms. */
   lens: Uint32Array;
+  /** 1 for a fact that is primary evidence (did, saw), 0 for inferred and summarized. */
+  primary: Uint8Array;
   byTerm: Map<string, { fact: number[]; tf: number[] }>;
 }
 
@@ -70,11 +72,13 @@ function factIndexOf(view: TrustView): FactIndex {
   if (index === undefined) {
     const facts = view.live;
     const lens = new Uint32Array(facts.length);
+    const primary = new Uint8Array(facts.length);
     const byTerm = new Map<string, { fact: number[]; tf: number[] }>();
     facts.forEach((fact, i) => {
       // the terms the store keeps for a fact are analyze(text) too (fact-sql.ts)
       const terms = analyze(fact.text);
       lens[i] = terms.length;
+      primary[i] = isPrimary(fact.origin) ? 1 : 0;
       const tf = new Map<string, number>();
       for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
       for (const [t, f] of tf) {
@@ -84,7 +88,7 @@ function factIndexOf(view: TrustView): FactIndex {
         list.tf.push(f);
       }
     });
-    index = { facts, lens, byTerm };
+    index = { facts, lens, primary, byTerm };
     factIndexes.set(view, index);
   }
   return index;
@@ -103,7 +107,7 @@ export function rankLiveFacts(
   p: RankParams = DEFAULT_RANK_PARAMS,
 ): { fact: Fact; score: number }[] {
   if (query.size === 0 || view.live.length === 0 || k < 1) return [];
-  const { facts, lens, byTerm } = factIndexOf(view);
+  const { facts, lens, primary, byTerm } = factIndexOf(view);
   const n = Math.max(lookup.corpus.turns, 1);
   const avgLen = lookup.corpus.turns === 0 ? 8 : lookup.corpus.totalLen / lookup.corpus.turns;
   const scores = new Float64Array(facts.length);
@@ -123,25 +127,27 @@ export function rankLiveFacts(
         (scores[i] as number) + bm25Term(w, list.tf[j] as number, lens[i] as number, avgLen, p);
     }
   }
-  const ranked = new Map<number, number>();
-  for (const i of touched) {
-    const score =
-      (scores[i] as number) * (isPrimary((facts[i] as Fact).origin) ? 1 : SECONDARY_WEIGHT);
-    if (score > 0) ranked.set(i, score);
-  }
-  // the best k (of thousands touched by a common word): primary evidence first at equal score
-  const tie = (a: number, b: number): number => {
-    const fa = facts[a] as Fact;
-    const fb = facts[b] as Fact;
-    return (
-      Number(isPrimary(fb.origin)) - Number(isPrimary(fa.origin)) ||
-      (fa.id < fb.id ? -1 : fa.id > fb.id ? 1 : 0)
-    );
+  // the best k of the thousands a common word touches, kept sorted as they are found (no map,
+  // no sort of them all): higher score first, primary evidence first at an equal score, then id
+  const before = (a: number, b: number): boolean => {
+    const sa = scores[a] as number;
+    const sb = scores[b] as number;
+    if (sa !== sb) return sa > sb;
+    if (primary[a] !== primary[b]) return primary[a] === 1;
+    return (facts[a] as Fact).id < (facts[b] as Fact).id;
   };
-  return topKeys(ranked, k, tie).map((i) => ({
-    fact: facts[i] as Fact,
-    score: ranked.get(i) as number,
-  }));
+  const best: number[] = [];
+  for (const i of touched) {
+    const score = (scores[i] as number) * (primary[i] === 1 ? 1 : SECONDARY_WEIGHT);
+    scores[i] = score;
+    if (!(score > 0)) continue;
+    if (best.length === k && !before(i, best[k - 1] as number)) continue;
+    let at = best.length;
+    while (at > 0 && before(i, best[at - 1] as number)) at--;
+    best.splice(at, 0, i);
+    if (best.length > k) best.pop();
+  }
+  return best.map((i) => ({ fact: facts[i] as Fact, score: scores[i] as number }));
 }
 
 /**

@@ -104,11 +104,17 @@ export class RecallSql {
          SELECT (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
                  FROM p) AS p,
                 ${
-                  withSessions
-                    ? `(SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
+                  !withSessions
+                    ? 'NULL'
+                    : // within named sessions, those are looked up by key (the planner cannot
+                      // tell how few sessions the postings fall in, and would scan them all)
+                      `(SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
                         FROM sessions WHERE subject_id = $1
-                          AND id = ANY (ARRAY(SELECT DISTINCT session_id FROM p)))`
-                    : 'NULL'
+                          AND ${
+                            sessions === null
+                              ? 'id = ANY (ARRAY(SELECT DISTINCT session_id FROM p))'
+                              : 'id = ANY($3::text[]) AND id IN (SELECT session_id FROM p)'
+                          })`
                 } AS s`,
         sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
         PREPARED,
