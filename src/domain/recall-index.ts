@@ -76,6 +76,23 @@ export interface LexicalIndexPort {
   ): Promise<{ postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> }>;
   /** Each session's summed term frequency for each of `terms` (the database adds them up). */
   sessionTotals(terms: readonly string[]): Promise<Map<string, { session: string; tf: number }[]>>;
+  /**
+   * Optional: what `sessionTotals` and then `postings` within the chosen sessions give, in one
+   * read. The `n` sessions of the subject (other than `except`) with the highest sum over
+   * `pick[i]` of `weights[i] * tf / (tf + 1)`, ties by id, and every posting of `terms` inside
+   * them with the statistics of the sessions they fall in.
+   */
+  candidatePostings?(
+    pick: readonly string[],
+    weights: readonly number[],
+    n: number,
+    terms: readonly string[],
+    except: string | null,
+  ): Promise<{
+    sessions: string[];
+    postings: Map<string, Posting[]>;
+    stats: Map<string, SessionStat>;
+  }>;
   /** Speaker and date of some turns; their terms too when `withTerms` (else empty). */
   turns(keys: readonly { session: string; seq: number }[], withTerms: boolean): Promise<TurnMeta[]>;
 }

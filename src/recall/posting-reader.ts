@@ -1,4 +1,4 @@
-import type { LexicalIndexPort, SessionStat, TermStat } from '../domain/recall-index.js';
+import type { LexicalIndexPort, Posting, SessionStat, TermStat } from '../domain/recall-index.js';
 import { sessionOfDoc, topKeys, type DocPosting } from './lexical-rank.js';
 import type { SessionNumbers } from './session-numbers.js';
 
@@ -30,12 +30,10 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
     .filter((t) => !st.postings.has(t) && df(t) > 0)
     .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
   if (wanted.length === 0) return;
-  const take = async (
+  const keep = (
     list: readonly string[],
-    only: readonly string[] | null,
-    withSessions: boolean,
-  ): Promise<void> => {
-    const got = await st.port.postings(list, only, withSessions);
+    got: { postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> },
+  ): void => {
     for (const t of list) {
       st.postings.set(
         t,
@@ -48,6 +46,11 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
     }
     for (const [id, stat] of got.sessions) st.sessions.set(st.numbers.of(id), stat);
   };
+  const take = async (
+    list: readonly string[],
+    only: readonly string[] | null,
+    withSessions: boolean,
+  ): Promise<void> => keep(list, await st.port.postings(list, only, withSessions));
   if (st.scope !== undefined) {
     await take(wanted, [st.scope], !st.sessions.has(st.numbers.of(st.scope)));
     for (const t of wanted) st.complete.add(t);
@@ -66,6 +69,20 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
       if (pick.length > 0 && sessionsRead + sdf(t) > st.budget) break;
       pick.push(t);
       sessionsRead += sdf(t);
+    }
+    if (st.port.candidatePostings !== undefined) {
+      // the same choice made by the database, with the postings, in one read
+      const weights = pick.map((t) => Math.log(1 + st.corpusTurns / Math.max(1, df(t))));
+      const got = await st.port.candidatePostings(
+        pick,
+        weights,
+        st.candidateSessions,
+        wanted,
+        null,
+      );
+      if (got.sessions.length === 0) for (const t of wanted) st.postings.set(t, []);
+      else keep(wanted, { postings: got.postings, sessions: got.stats });
+      return;
     }
     const totals = await st.port.sessionTotals(pick);
     const weight = new Map<number, number>();

@@ -186,6 +186,19 @@ export function withoutSession(port: LexicalIndexPort, session: string): Lexical
         keys.filter((k) => k.session !== session),
         withTerms,
       ),
+    // the session is no candidate: left out before the choice, as from the totals above
+    ...(port.candidatePostings === undefined
+      ? {}
+      : {
+          candidatePostings: (pick, weights, n, terms) =>
+            (port.candidatePostings as NonNullable<LexicalIndexPort['candidatePostings']>)(
+              pick,
+              weights,
+              n,
+              terms,
+              session,
+            ),
+        }),
   };
 }
 
@@ -219,7 +232,9 @@ export async function relevantSearch(
       .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
       .slice(0, RELEVANT_MAX_TERMS),
   );
-  const port = exceptSession === null ? sql.port() : withoutSession(sql.port(), exceptSession);
+  // the candidate sessions chosen and their postings read in one statement
+  const base = sql.port({ candidates: true });
+  const port = exceptSession === null ? base : withoutSession(base, exceptSession);
   const searching: Promise<ScoredTurn[]> =
     kept.size === 0
       ? Promise.resolve([])

@@ -28,13 +28,23 @@ export class RecallSql {
     private readonly subjectId: string,
   ) {}
 
-  /** The port lexical search reads through, bound to this subject. */
-  port(): LexicalIndexPort {
+  /**
+   * The port lexical search reads through, bound to this subject. `candidates`: the database
+   * also chooses candidate sessions and reads their postings in one statement
+   * (`candidatePostings`; arrival's bounded search), where recall.search sums the totals itself.
+   */
+  port(options: { candidates?: boolean } = {}): LexicalIndexPort {
     return {
       lookup: (terms) => this.lookup(terms),
       postings: (terms, sessions, withSessions) => this.postings(terms, sessions, withSessions),
       sessionTotals: (terms) => this.sessionTotals(terms),
       turns: (keys, withTerms) => this.turnMeta(keys, withTerms),
+      ...(options.candidates === true
+        ? {
+            candidatePostings: (pick, weights, n, terms, except) =>
+              this.candidatePostings(pick, weights, n, terms, except),
+          }
+        : {}),
     };
   }
 
@@ -119,17 +129,61 @@ export class RecallSql {
         sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
         PREPARED,
       );
-      const out = new Map<string, Posting[]>();
-      for (const [term = '', session = '', seq, tf, len] of split(rows[0]?.p ?? null)) {
-        let list = out.get(term);
-        if (list === undefined) out.set(term, (list = []));
-        list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
-      }
-      const stats = new Map<string, SessionStat>();
-      for (const [id = '', turns, len] of split(rows[0]?.s ?? null)) {
-        stats.set(id, { turns: Number(turns), len: Number(len) });
-      }
-      return { postings: out, sessions: stats };
+      const { postings, stats } = parsePostings(rows[0]?.p ?? null, rows[0]?.s ?? null);
+      return { postings, sessions: stats };
+    });
+  }
+
+  /**
+   * LexicalIndexPort.candidatePostings: the candidate sessions chosen from the per-session totals
+   * (migration 0015) as posting-reader.ts chooses them (summed in term order, ties by id in code
+   * point order), and the postings of `terms` inside them with their statistics, in one statement.
+   */
+  candidatePostings(
+    pick: readonly string[],
+    weights: readonly number[],
+    n: number,
+    terms: readonly string[],
+    except: string | null,
+  ): Promise<{
+    sessions: string[];
+    postings: Map<string, Posting[]>;
+    stats: Map<string, SessionStat>;
+  }> {
+    return guard('reading the recall index', async () => {
+      const { rows } = await this.db.query<{
+        c: string | null;
+        p: string | null;
+        s: string | null;
+      }>(
+        `WITH w AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS w(term, w)),
+         c AS (
+           SELECT st.session_id AS id FROM session_terms st JOIN w ON w.term = st.term
+           WHERE st.subject_id = $1 AND st.term = ANY($2::text[])
+             AND ($6::text IS NULL OR st.session_id <> $6::text)
+           GROUP BY st.session_id
+           ORDER BY sum((w.w * st.tf) / (st.tf + 1)::float8 ORDER BY st.term) DESC,
+                    st.session_id COLLATE "C"
+           LIMIT $4
+         ),
+         p AS (
+           SELECT term, session_id, seq, tf, len FROM turn_postings
+           WHERE subject_id = $1 AND term = ANY($5::text[]) AND session_id IN (SELECT id FROM c)
+         )
+         SELECT (SELECT string_agg(id, E'\x1e') FROM c) AS c,
+                (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
+                 FROM p) AS p,
+                (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
+                 FROM sessions WHERE subject_id = $1
+                   AND id IN (SELECT id FROM c) AND id IN (SELECT session_id FROM p)) AS s`,
+        [this.subjectId, pick, weights, n, terms, except],
+        PREPARED,
+      );
+      const row = rows[0];
+      return {
+        sessions: split(row?.c ?? null).map(([id = '']) => id),
+        ...parsePostings(row?.p ?? null, row?.s ?? null),
+      };
     });
   }
 
@@ -245,6 +299,24 @@ export class RecallSql {
       return parseFactRows(rows[0]?.doc ?? null);
     });
   }
+}
+
+/** Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read. */
+function parsePostings(
+  p: string | null,
+  s: string | null,
+): { postings: Map<string, Posting[]>; stats: Map<string, SessionStat> } {
+  const postings = new Map<string, Posting[]>();
+  for (const [term = '', session = '', seq, tf, len] of split(p)) {
+    let list = postings.get(term);
+    if (list === undefined) postings.set(term, (list = []));
+    list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
+  }
+  const stats = new Map<string, SessionStat>();
+  for (const [id = '', turns, len] of split(s)) {
+    stats.set(id, { turns: Number(turns), len: Number(len) });
+  }
+  return { postings, stats };
 }
 
 /** Records split on ASCII RS, fields on US. */
