@@ -641,7 +641,7 @@ describe('the relevant block degraded', () => {
       integrity: async () => [],
       relevantLines: () => Promise.reject(new Error('recall failed')),
       recentSessions: async () => [],
-      sessionTurns: async () => 0,
+      sessionTurns: () => null,
       settled: () => new Promise(() => undefined),
       formatTime: async () => '2026-07-16 10:00 (Thu)',
     } as unknown as ArrivalReader;

@@ -5,7 +5,7 @@ import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
-import { ArrivalSql } from '../store/arrival-sql.js';
+import { ArrivalSql, type ArrivalNow } from '../store/arrival-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { NeutralWrites } from '../store/neutral-writes.js';
 import { RetractionSql } from '../store/retraction-sql.js';
@@ -19,7 +19,7 @@ import {
   type BlockContext,
 } from './blocks.js';
 import { integrityLines, type TrustReader, type TrustView } from '../domain/trust.js';
-import { builtinBlocks, type ArrivalReader } from './builtin-blocks.js';
+import { builtinBlocks, RECENT_SESSIONS, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
 import { arrivalText } from './prompt-formats.js';
@@ -53,6 +53,8 @@ interface OpenedArrival {
   recalled: Promise<readonly RecalledMemory[]> | null;
   /** How many turns the arrival's session holds (null: no session). */
   sessionTurns: number | null;
+  /** The read of settled facts, recent sessions and the clock, once a block asked (ArrivalSql.now). */
+  now: Promise<ArrivalNow> | null;
 }
 
 /** Assembly and diff for one subject at a time, over one engine-wide list of blocks. */
@@ -92,15 +94,22 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
 
   // What assemble read or started for an arrival, shared by its blocks.
   const opened = new WeakMap<BlockContext, OpenedArrival>();
-  // One trust view per arrival, shared by the blocks that read it (live facts, integrity,
-  // relevant).
-  const viewOf = (ctx: BlockContext): Promise<TrustView> => {
+  const openedOf = (ctx: BlockContext): OpenedArrival => {
     let o = opened.get(ctx);
     if (o === undefined) {
-      o = { view: deps.trust.view(ctx.subjectId), recalled: null, sessionTurns: null };
+      o = { view: deps.trust.view(ctx.subjectId), recalled: null, sessionTurns: null, now: null };
       opened.set(ctx, o);
     }
-    return o.view;
+    return o;
+  };
+  // One trust view per arrival, shared by the blocks that read it (live facts, integrity,
+  // relevant).
+  const viewOf = (ctx: BlockContext): Promise<TrustView> => openedOf(ctx).view;
+  // The settled facts, recent sessions and clock of an arrival: one read, shared by three blocks.
+  const nowOf = (ctx: BlockContext): Promise<ArrivalNow> => {
+    const o = openedOf(ctx);
+    o.now ??= sql.now(ctx.subjectId, ctx.sessionId, ctx.now, ctx.timeZone, RECENT_SESSIONS);
+    return o.now;
   };
   // Made once per kept trust view, which serves many arrivals: the live_facts block's lines (by
   // limit and zone), and the standing retractions (the verifier keeps a view only while the
@@ -143,11 +152,11 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
           return claims;
         },
       }),
-    recentSessions: (s, except, zone, limit) => sql.recentSessions(s, except, zone, limit),
+    recentSessions: async (ctx) => (await nowOf(ctx)).recent,
     // as assemble read it when it checked the session
     sessionTurns: (ctx) => opened.get(ctx)?.sessionTurns ?? null,
-    settled: (s, now, zone) => sql.settled(s, now, zone),
-    formatTime: (at, zone) => sql.formatTime(at, zone),
+    settled: async (ctx) => (await nowOf(ctx)).settled,
+    formatTime: async (ctx) => (await nowOf(ctx)).clock,
   };
 
   const blocks: ArrivalBlock[] = builtinBlocks(reader, {
@@ -193,7 +202,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         timeZone,
         tools: bound,
       };
-      opened.set(ctx, { view, recalled, sessionTurns: opening.sessionTurns });
+      opened.set(ctx, { view, recalled, sessionTurns: opening.sessionTurns, now: null });
       const rendered = await runBlocks(blocks, ctx, deps.sha256Hex);
       // the chain head this arrival saw: a later chain without it was cut
       const seen = await viewOf(ctx).then(

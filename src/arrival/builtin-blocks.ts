@@ -5,7 +5,10 @@ import type { ArrivalBlock, BlockContext } from './blocks.js';
 import { formatRelevant, RELEVANT_FALLBACK, RELEVANT_K } from './relevant-memories.js';
 import { formatSettledFacts } from './settled-facts.js';
 
-/** The reads the built-in blocks make (implemented over the store by ArrivalSql and FactSql). */
+/**
+ * The reads the built-in blocks make (implemented over the store by ArrivalSql and the trust
+ * view). The settled facts, the recent sessions and the clock come from one read of the store.
+ */
 export interface ArrivalReader {
   /** The newest `limit` verified live facts, rendered, and how many verify in all. */
   liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: string[]; total: number }>;
@@ -16,17 +19,20 @@ export interface ArrivalReader {
    * the message, each with its passport; turns of the arrival's own session left out.
    */
   relevantLines(ctx: BlockContext, message: string, limit: number): Promise<string[]>;
+  /** The RECENT_SESSIONS most recently active sessions other than the arrival's, newest first. */
   recentSessions(
-    subjectId: string,
-    exceptSession: string | null,
-    zone: string,
-    limit: number,
+    ctx: BlockContext,
   ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>>;
   /** How many turns the arrival's session holds (null without a session). */
   sessionTurns(ctx: BlockContext): number | null;
-  settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot>;
-  formatTime(at: Date, zone: string): Promise<string>;
+  /** The ground truth the settled-facts block shows, as of the arrival's time, in its zone. */
+  settled(ctx: BlockContext): Promise<SettledSnapshot>;
+  /** The arrival's time in its zone, `YYYY-MM-DD HH24:MI (Dy)`. */
+  formatTime(ctx: BlockContext): Promise<string>;
 }
+
+/** How many other sessions the recent-sessions block lists. */
+export const RECENT_SESSIONS = 5;
 
 /** How to read an arrival: the second static block, written by memledger, not by the host. */
 export const STANDING_RULES = `[How to read this context (written by memledger)]
@@ -86,7 +92,7 @@ export function builtinBlocks(
       'session',
       '[Recent sessions] (unavailable this turn)',
       async (ctx) => {
-        const recent = await reader.recentSessions(ctx.subjectId, ctx.sessionId, ctx.timeZone, 5);
+        const recent = await reader.recentSessions(ctx);
         const here = reader.sessionTurns(ctx);
         const lines = recent.map(
           (s) =>
@@ -119,14 +125,13 @@ export function builtinBlocks(
       'settled_facts',
       'volatile',
       '[Settled facts & recent ground truth] (unavailable this turn: do not assume nothing changed)',
-      async (ctx) => formatSettledFacts(await reader.settled(ctx.subjectId, ctx.now, ctx.timeZone)),
+      async (ctx) => formatSettledFacts(await reader.settled(ctx)),
     ),
     block(
       'current_time',
       'volatile',
       '[Now] (time unavailable)',
-      async (ctx) =>
-        `[Now] ${await reader.formatTime(ctx.now, ctx.timeZone)} ${shownInline(ctx.timeZone)}`,
+      async (ctx) => `[Now] ${await reader.formatTime(ctx)} ${shownInline(ctx.timeZone)}`,
     ),
   );
   return blocks;

@@ -49,8 +49,24 @@ export interface ArrivalOpening {
   sessionTurns: number | null;
 }
 
-/** What the settled-facts statement gives: the parts as JSON arrays, counts as integers. */
-interface SettledRow {
+/** A session as the recent-sessions block lists it. */
+export interface RecentSession {
+  id: string;
+  title: string | null;
+  turns: number;
+  /** When its last turn was recorded, `YYYY-MM-DD HH24:MI` in the zone (null: no turn yet). */
+  last: string | null;
+}
+
+/** What the arrival's "now" blocks show (ArrivalSql.now). */
+export interface ArrivalNow {
+  settled: SettledSnapshot;
+  recent: RecentSession[];
+  clock: string;
+}
+
+/** What the "now" statement gives: the parts as JSON arrays, counts as integers. */
+interface NowRow {
   latest: Array<[string, string | null]> | null;
   open_total: number | null;
   actions: Array<[string, string, string, string]> | null;
@@ -60,15 +76,18 @@ interface SettledRow {
   pile_count: number | null;
   pile_hours: number | null;
   pile_verdicts: Record<string, number> | null;
+  recent: Array<[string, string | null, number, string | null]> | null;
+  clock: string | null;
 }
 
 /**
- * The settled facts ($1 subject, $2 now, $3 zone, $4 48 hours before now): the latest open
- * commitments and their true count (never the length of the LIMIT 3 slice), confirmed actions
- * of the last 48 hours, the latest retractions, the falsifiers due, and the pile by the gate's
- * verdict (what waits, and how much of it its quote does not state).
+ * The arrival's "now" ($1 subject, $2 now, $3 zone, $4 48 hours before now, $5 the arrival's
+ * session, $6 how many recent sessions): the latest open commitments and their true count (never
+ * the length of the LIMIT 3 slice), confirmed actions of the last 48 hours, the latest
+ * retractions, the falsifiers due, the pile by the gate's verdict (what waits, and how much of it
+ * its quote does not state), the most recently active other sessions, and the clock.
  */
-const SETTLED_SQL = `SELECT
+const NOW_SQL = `SELECT
   (SELECT json_agg(json_build_array(title, due) ORDER BY created_at DESC, id DESC)
    FROM (SELECT title, to_char(due_date, 'YYYY-MM-DD') AS due, created_at, id FROM commitments
          WHERE subject_id = $1 AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT 3) c)
@@ -85,6 +104,13 @@ const SETTLED_SQL = `SELECT
                    ORDER BY corrected_at DESC, id DESC)
    FROM (SELECT claim, corrected_claim, verdict, corrected_at, id FROM retractions
          WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3) r) AS retractions,
+  (SELECT json_agg(json_build_array(id, title, last_seq, last)
+                   ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC)
+   FROM (SELECT id, title, last_seq, last_turn_at, created_at,
+                to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
+         FROM sessions WHERE subject_id = $1 AND ($5::text IS NULL OR id <> $5::text)
+         ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $6) s) AS recent,
+  to_char($2::timestamptz AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI (Dy)') AS clock,
   d.due_count, d.due_oldest, p.pile_count, p.pile_hours, p.pile_verdicts
 FROM (SELECT count(*)::int AS due_count,
              to_char(min(due_at) AT TIME ZONE $3, 'YYYY-MM-DD') AS due_oldest
@@ -157,76 +183,53 @@ export class ArrivalSql {
     });
   }
 
-  /** `YYYY-MM-DD HH24:MI (Dy)` in the zone. */
-  formatTime(at: Date, zone: string): Promise<string> {
-    return guard('formatting the time', async () => {
-      const { rows } = await this.db.query<{ t: string }>(
-        `SELECT to_char($1::timestamptz AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI (Dy)') AS t`,
-        [at, zone],
-      );
-      return rows[0]?.t ?? '';
-    });
-  }
-
   /**
-   * The settled-facts block's reads, dates formatted in the zone: one statement (each part a
-   * subquery), so an arrival pays one round trip and one statement's overhead for all of them.
+   * What the arrival's "now" blocks show, as of `now` in `zone`, in one statement (one snapshot,
+   * one round trip, one zone for every date): the settled facts, the `recentLimit` most recently
+   * active sessions other than `exceptSession`, and the clock (`YYYY-MM-DD HH24:MI (Dy)`).
    */
-  async settled(subjectId: string, now: Date, zone: string): Promise<SettledSnapshot> {
-    return guard('reading settled facts', async () => {
-      const since = new Date(now.getTime() - 48 * 3_600_000);
-      const { rows } = await this.db.query<SettledRow>(SETTLED_SQL, [subjectId, now, zone, since], {
-        prepare: true,
-      });
-      const r = rows[0];
-      return {
-        openCommitments: {
-          total: r?.open_total ?? 0,
-          latest: (r?.latest ?? []).map(([title, due]) => ({ title, due })),
-        },
-        confirmedActions: (r?.actions ?? []).map(([tool, surface, target, completed]) => ({
-          tool,
-          surface,
-          target,
-          completed,
-        })),
-        retractions: (r?.retractions ?? []).map(([claim, corrected, verdict]) => ({
-          claim,
-          corrected,
-          verdict,
-        })),
-        falsifiersDue: { count: r?.due_count ?? 0, oldestDue: r?.due_oldest ?? null },
-        pile: {
-          count: r?.pile_count ?? 0,
-          oldestHours: r?.pile_hours ?? null,
-          verdicts: r?.pile_verdicts ?? {},
-        },
-      };
-    });
-  }
-
-  /** The subject's most recently active sessions, other than `exceptSession`. */
-  recentSessions(
+  now(
     subjectId: string,
     exceptSession: string | null,
+    now: Date,
     zone: string,
-    limit: number,
-  ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>> {
-    return guard('reading recent sessions', async () => {
-      const { rows } = await this.db.query<{
-        id: string;
-        title: string | null;
-        turns: number;
-        last: string | null;
-      }>(
-        `SELECT id, title, last_seq AS turns,
-                to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
-         FROM sessions
-         WHERE subject_id = $1 AND ($2::text IS NULL OR id <> $2)
-         ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $4`,
-        [subjectId, exceptSession, zone, limit],
+    recentLimit: number,
+  ): Promise<ArrivalNow> {
+    return guard('reading settled facts', async () => {
+      const since = new Date(now.getTime() - 48 * 3_600_000);
+      const { rows } = await this.db.query<NowRow>(
+        NOW_SQL,
+        [subjectId, now, zone, since, exceptSession, recentLimit],
+        { prepare: true },
       );
-      return rows;
+      const r = rows[0];
+      return {
+        settled: {
+          openCommitments: {
+            total: r?.open_total ?? 0,
+            latest: (r?.latest ?? []).map(([title, due]) => ({ title, due })),
+          },
+          confirmedActions: (r?.actions ?? []).map(([tool, surface, target, completed]) => ({
+            tool,
+            surface,
+            target,
+            completed,
+          })),
+          retractions: (r?.retractions ?? []).map(([claim, corrected, verdict]) => ({
+            claim,
+            corrected,
+            verdict,
+          })),
+          falsifiersDue: { count: r?.due_count ?? 0, oldestDue: r?.due_oldest ?? null },
+          pile: {
+            count: r?.pile_count ?? 0,
+            oldestHours: r?.pile_hours ?? null,
+            verdicts: r?.pile_verdicts ?? {},
+          },
+        },
+        recent: (r?.recent ?? []).map(([id, title, turns, last]) => ({ id, title, turns, last })),
+        clock: r?.clock ?? '',
+      };
     });
   }
 
