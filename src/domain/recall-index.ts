@@ -88,13 +88,16 @@ export interface LexicalIndexPort {
     n: number,
     terms: readonly string[],
     except: string | null,
-  ): Promise<{
-    sessions: string[];
-    postings: Map<string, Posting[]>;
-    stats: Map<string, SessionStat>;
-  }>;
+  ): Promise<CandidatePostings>;
   /** Speaker and date of some turns; their terms too when `withTerms` (else empty). */
   turns(keys: readonly { session: string; seq: number }[], withTerms: boolean): Promise<TurnMeta[]>;
+}
+
+/** The candidate sessions chosen (best first), and the postings and statistics read in them. */
+export interface CandidatePostings {
+  sessions: string[];
+  postings: Map<string, Posting[]>;
+  stats: Map<string, SessionStat>;
 }
 
 /** A fact candidate for recall: its passport columns and terms. */

@@ -1,6 +1,7 @@
 import type { FactStatus } from '../domain/fact.js';
 import type { ReceiptKind } from '../domain/receipt.js';
 import type {
+  CandidatePostings,
   CorpusStats,
   LexicalIndexPort,
   Posting,
@@ -145,11 +146,7 @@ export class RecallSql {
     n: number,
     terms: readonly string[],
     except: string | null,
-  ): Promise<{
-    sessions: string[];
-    postings: Map<string, Posting[]>;
-    stats: Map<string, SessionStat>;
-  }> {
+  ): Promise<CandidatePostings> {
     return guard('reading the recall index', async () => {
       const { rows } = await this.db.query<{
         c: string | null;
