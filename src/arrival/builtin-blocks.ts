@@ -1,5 +1,6 @@
 import type { Tier } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
+import type { RecentSession } from '../store/arrival-sql.js';
 import { shownInline } from '../domain/shown-text.js';
 import type { ArrivalBlock, BlockContext } from './blocks.js';
 import { formatRelevant, RELEVANT_FALLBACK, RELEVANT_K } from './relevant-memories.js';
@@ -20,9 +21,7 @@ export interface ArrivalReader {
    */
   relevantLines(ctx: BlockContext, message: string, limit: number): Promise<string[]>;
   /** The RECENT_SESSIONS most recently active sessions other than the arrival's, newest first. */
-  recentSessions(
-    ctx: BlockContext,
-  ): Promise<Array<{ id: string; title: string | null; turns: number; last: string | null }>>;
+  recentSessions(ctx: BlockContext): Promise<RecentSession[]>;
   /** How many turns the arrival's session holds (null without a session). */
   sessionTurns(ctx: BlockContext): number | null;
   /** The ground truth the settled-facts block shows, as of the arrival's time, in its zone. */
