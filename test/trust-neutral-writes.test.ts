@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
-import { createTrustVerifier } from '../src/gate/trust-verifier.js';
+import { createTrustVerifier, NEUTRAL_PROBE_AFTER_MS } from '../src/gate/trust-verifier.js';
 import { TurnRecorder } from '../src/history/turn-recorder.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import {
@@ -27,6 +27,13 @@ const snap = (text: string): XactSnapshot => {
   if (s === null) throw new Error(`not a snapshot: ${text}`);
   return s;
 };
+
+/** A NeutralWrites on server run 'run-1' (a run named first forgets what was noted before). */
+function onRun1(capacity?: number): NeutralWrites {
+  const w = new NeutralWrites(capacity);
+  w.run('run-1');
+  return w;
+}
 
 describe('which transactions ended between two snapshots', () => {
   it('reads pg_current_snapshot text, and refuses what is not one', () => {
@@ -49,31 +56,49 @@ describe('which transactions ended between two snapshots', () => {
   });
 
   it('says only-these when every ended transaction was noted, and not otherwise', () => {
-    const w = new NeutralWrites();
+    const w = onRun1();
     w.add('11');
     w.add('14');
-    expect(w.onlyThese('10:14:11,12', '12:16:12,15')).toBe(true);
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(true);
     // negative controls: one ended transaction that was not noted, an unreadable snapshot
-    expect(new NeutralWrites().onlyThese('10:14:11,12', '12:16:12,15')).toBe(false);
-    const one = new NeutralWrites();
+    expect(onRun1().onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(false);
+    const one = onRun1();
     one.add('11');
-    expect(one.onlyThese('10:14:11,12', '12:16:12,15')).toBe(false);
-    expect(w.onlyThese('10:14:11,12', 'not a snapshot')).toBe(false);
+    expect(one.onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(false);
+    expect(w.onlyThese('10:14:11,12', 'not a snapshot', 'run-1')).toBe(false);
     // what is not an xid is not noted
-    const junk = new NeutralWrites();
+    const junk = onRun1();
     junk.add('14; DROP TABLE facts');
     junk.add('');
     junk.add(null);
-    expect(junk.onlyThese('14:15:14', '15:15:')).toBe(false);
+    expect(junk.onlyThese('14:15:14', '15:15:', 'run-1')).toBe(false);
+  });
+
+  it('forgets every noted xid when the server run changes (a crash restart, a failover)', () => {
+    const w = onRun1();
+    w.add('11');
+    w.add('14');
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(true);
+    // the same ids on another run of the server may name other transactions
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15', 'run-2')).toBe(false);
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15', 'run-2')).toBe(false);
+    // and nothing carries back to the first run either
+    expect(w.onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(false);
+    // what was noted before any run was named is forgotten when one is
+    const early = new NeutralWrites();
+    early.add('11');
+    early.add('14');
+    early.run('run-1');
+    expect(early.onlyThese('10:14:11,12', '12:16:12,15', 'run-1')).toBe(false);
   });
 
   it('forgets the oldest past its capacity (a forgotten one is a write like any other)', () => {
-    const w = new NeutralWrites(2);
+    const w = onRun1(2);
     w.add('11');
     w.add('12');
     w.add('13');
-    expect(w.onlyThese('12:14:12,13', '14:14:')).toBe(true);
-    expect(w.onlyThese('11:14:11,12,13', '14:14:')).toBe(false);
+    expect(w.onlyThese('12:14:12,13', '14:14:', 'run-1')).toBe(true);
+    expect(w.onlyThese('11:14:11,12,13', '14:14:', 'run-1')).toBe(false);
   });
 });
 
@@ -111,14 +136,14 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
   });
 
   /** A verifier, a turn recorder and a manifest writer sharing one NeutralWrites, as createModules wires them. */
-  async function setUp(fixture: TrustFixture) {
+  async function setUp(fixture: TrustFixture, clock: () => Date = () => new Date()) {
     const raw = storeClient(fixture.engine);
     const { client, statements } = counting(raw);
     const neutral = new NeutralWrites();
     const t = createTrustVerifier({
       client,
       crypto: rememberingVerifier(createNodeChainCrypto()),
-      clock: () => new Date(),
+      clock,
       neutral,
     });
     let ids = 0;
@@ -183,6 +208,23 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
     expect(await s.read()).toEqual({ view: first, statements: 1 });
   });
 
+  it('past NEUTRAL_PROBE_AFTER_MS since the probe last ran, a noted turn no longer spares it', async () => {
+    f = await trustFixture(kind);
+    let now = Date.now();
+    const s = await setUp(f, () => new Date(now));
+    const first = await s.t.view('u');
+    await s.turn(s.neutral);
+    expect(await s.read()).toEqual({ view: first, statements: 1 });
+    now += NEUTRAL_PROBE_AFTER_MS + 1;
+    await s.turn(s.neutral);
+    const late = await s.read();
+    expect(late.view).toBe(first);
+    expect(late.statements).toBeGreaterThan(1);
+    // the probe found it unchanged: the next noted turn is spared again
+    await s.turn(s.neutral);
+    expect(await s.read()).toEqual({ view: first, statements: 1 });
+  });
+
   it('a change to a fact after the engine’s own turns is seen at the next read', async () => {
     f = await trustFixture(kind);
     const s = await setUp(f);
@@ -198,55 +240,65 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
     ]);
   });
 
-  it('a fact edited inside the engine’s own turn transaction (a trigger planted on turns) is never shown; the next other write withholds it', async () => {
-    f = await trustFixture(kind);
-    const s = await setUp(f);
-    const first = await s.t.view('u');
-    expect(first.live.map((x) => x.text)).toContain(TEXTS.city);
-    // a process with the store's SQL: the facts' guard off, and a trigger that rewrites an
-    // approved fact in the same transaction as every turn the engine records
-    await f.tamper([
-      `ALTER TABLE facts DISABLE TRIGGER USER`,
-      `CREATE FUNCTION forge_on_turn() RETURNS trigger LANGUAGE plpgsql AS $fn$
-       BEGIN
-         UPDATE facts SET text = '${TEXTS.forged}' WHERE subject_id = 'u' AND id = '${f.ids.city}';
-         RETURN NULL;
-       END $fn$`,
-      `CREATE TRIGGER forge_on_turn AFTER INSERT ON turns FOR EACH ROW EXECUTE FUNCTION forge_on_turn()`,
-    ]);
-    // the view the tamper's own transaction sent to the probe: nothing it reads changed yet
-    const kept = (await s.read()).view;
-    expect(kept.live.map((x) => x.text)).toContain(TEXTS.city);
-    await s.turn(s.neutral);
-    const { rows } = await storeClient(f.engine).query<{ text: string }>(
-      `SELECT text FROM facts WHERE subject_id = 'u' AND id = $1`,
-      [f.ids.city],
-    );
-    expect(rows[0]?.text).toBe(TEXTS.forged);
-    // the kept view is what the owner's signatures verified: never the forged text
-    const during = await s.read();
-    expect(during.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
-    // any transaction the engine did not note (here a pending proposal) sends the next read to
-    // the full check, which finds the edit
-    await f.me.gate.propose({
-      sessionId: f.sessionId,
-      proposals: [
-        {
-          slot: 'what_i_know_about_user',
-          key: 'shift',
-          text: 'The user works nights.',
-          origin: 'saw',
-          evidence: { turn: 1, quote: 'I work night shifts' },
-        },
-      ],
-    });
-    const after = await s.read();
-    expect(after.statements).toBeGreaterThan(1);
-    expect(after.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
-    expect(after.view.withheld.map((w) => [w.fact.id, w.code])).toEqual([
-      [f.ids.city, 'CONTENT_CHANGED'],
-    ]);
-  });
+  it.each(['the next write the engine did not note', 'NEUTRAL_PROBE_AFTER_MS later'] as const)(
+    'a fact edited inside the engine’s own turn transaction (a trigger planted on turns) is never shown, and is withheld at %s',
+    async (found) => {
+      f = await trustFixture(kind);
+      let now = Date.now();
+      const s = await setUp(f, () => new Date(now));
+      const first = await s.t.view('u');
+      expect(first.live.map((x) => x.text)).toContain(TEXTS.city);
+      // a process with the store's SQL: the facts' guard off, and a trigger that rewrites an
+      // approved fact in the same transaction as every turn the engine records
+      await f.tamper([
+        `ALTER TABLE facts DISABLE TRIGGER USER`,
+        `CREATE FUNCTION forge_on_turn() RETURNS trigger LANGUAGE plpgsql AS $fn$
+         BEGIN
+           UPDATE facts SET text = '${TEXTS.forged}' WHERE subject_id = 'u' AND id = '${f.ids.city}';
+           RETURN NULL;
+         END $fn$`,
+        `CREATE TRIGGER forge_on_turn AFTER INSERT ON turns FOR EACH ROW EXECUTE FUNCTION forge_on_turn()`,
+      ]);
+      // the view the tamper's own transaction sent to the probe: nothing it reads changed yet
+      const kept = (await s.read()).view;
+      expect(kept.live.map((x) => x.text)).toContain(TEXTS.city);
+      await s.turn(s.neutral);
+      const { rows } = await storeClient(f.engine).query<{ text: string }>(
+        `SELECT text FROM facts WHERE subject_id = 'u' AND id = $1`,
+        [f.ids.city],
+      );
+      expect(rows[0]?.text).toBe(TEXTS.forged);
+      // the kept view, returned after one statement, is what the owner's signatures verified:
+      // never the forged text
+      const during = await s.read();
+      expect(during.statements).toBe(1);
+      expect(during.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+      if (found === 'NEUTRAL_PROBE_AFTER_MS later') {
+        now += NEUTRAL_PROBE_AFTER_MS + 1;
+        await s.turn(s.neutral);
+      } else {
+        // a pending proposal: a transaction the engine did not note
+        await f.me.gate.propose({
+          sessionId: f.sessionId,
+          proposals: [
+            {
+              slot: 'what_i_know_about_user',
+              key: 'shift',
+              text: 'The user works nights.',
+              origin: 'saw',
+              evidence: { turn: 1, quote: 'I work night shifts' },
+            },
+          ],
+        });
+      }
+      const after = await s.read();
+      expect(after.statements).toBeGreaterThan(1);
+      expect(after.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+      expect(after.view.withheld.map((w) => [w.fact.id, w.code])).toEqual([
+        [f.ids.city, 'CONTENT_CHANGED'],
+      ]);
+    },
+  );
 
   it('through the engine: an arrival after a recorded turn runs no chain probe; after another write it does', async () => {
     f = await trustFixture(kind);

@@ -68,6 +68,8 @@ interface CachedView {
   snapshot: string;
   /** The clock (ms) when it was built, and when the first fact in it reaches its valid_to. */
   at: number;
+  /** The clock (ms) when it was built or a probe last found it unchanged. */
+  probedAt: number;
   until: number;
 }
 
@@ -102,6 +104,14 @@ interface SubjectCache {
  * view is built again. Either way the per-read check stays small.
  */
 export const LINK_REBASE_AFTER = 256;
+
+/**
+ * A kept view is returned past the engine's own turns and manifests for at most this long after a
+ * probe last confirmed it; then the probe runs again. What a trigger or rule planted on those
+ * tables wrote in the engine's own transactions (never shown: the view is the verified one) is
+ * found within this, or at the first other transaction to end, whichever comes first.
+ */
+export const NEUTRAL_PROBE_AFTER_MS = 5_000;
 
 /**
  * The xid a check counts from must be less than 2^30 transactions old: age() compares 32-bit
@@ -182,6 +192,8 @@ export function createTrustVerifier(deps: {
       ...(markSince === undefined ? {} : { markSince }),
     });
     if (probe === null) return { state: emptyState(subjectId), probe: null };
+    // the engine's own noted transactions belong to the server run this probe saw
+    neutral?.run(probe.started);
     if (!holds(c, probe)) {
       c.state = new ChainState(subjectId, {
         crypto,
@@ -295,20 +307,24 @@ export function createTrustVerifier(deps: {
       // no transaction that wrote anything has ended since the view was built: the same view
       // (not inside a caller's transaction, whose own writes no snapshot shows)
       const same = db === deps.client ? await new TrustSql(db).snapshot() : null;
+      const now = deps.clock().getTime();
       if (
         same !== null &&
-        (same.snapshot === cached.snapshot ||
-          // or every transaction that ended since was one of the engine's turns or manifests
-          neutral?.onlyThese(cached.snapshot, same.snapshot) === true) &&
+        !same.recovery &&
         same.started === c.started &&
         cached.epoch === c.epoch &&
-        timely(deps.clock().getTime())
+        timely(now) &&
+        (same.snapshot === cached.snapshot ||
+          // or every transaction that ended since was one of the engine's turns or manifests,
+          // and the probe ran lately (a trigger planted in such a transaction waits for it)
+          (now - cached.probedAt < NEUTRAL_PROBE_AFTER_MS &&
+            neutral?.onlyThese(cached.snapshot, same.snapshot, same.started) === true))
       ) {
         cached.snapshot = same.snapshot;
         return cached.view;
       }
       const { probe } = await chainOf(c, subjectId, db, cached.since);
-      const now = deps.clock().getTime();
+      const probedAt = deps.clock().getTime();
       if (
         probe !== null &&
         cached.epoch === c.epoch &&
@@ -319,12 +335,15 @@ export function createTrustVerifier(deps: {
         probe.markRecent <= rebaseAfter &&
         recentEnough(probe.markSinceAge ?? -1) &&
         probe.plainTables &&
-        now >= cached.at &&
-        now < cached.until
+        probedAt >= cached.at &&
+        probedAt < cached.until
       ) {
         // every statement of the probe ran after `same` was taken, and found the rows as they
         // were: the view holds at `same` (a write the probe raced is not in it, and is seen next)
-        if (same !== null && same.started === c.started) cached.snapshot = same.snapshot;
+        if (same !== null && same.started === c.started && !same.recovery) {
+          cached.snapshot = same.snapshot;
+        }
+        cached.probedAt = probedAt;
         return cached.view;
       }
     }
@@ -454,6 +473,7 @@ export function createTrustVerifier(deps: {
         probeKey: probeKey(firstProbe),
         snapshot: firstProbe.snapshot,
         at: now.getTime(),
+        probedAt: now.getTime(),
         until,
       };
     }

@@ -247,7 +247,7 @@ export class ArrivalSql {
                                         tool_count, degraded, total_chars, created_at,
                                         chain_length, chain_head)
          SELECT $1, $2, $3, $4, $5::jsonb, $6::text[], $7, $8::text[], $9, $10, $11, $12 FROM flush
-         RETURNING pg_current_xact_id()::text AS xid`,
+         RETURNING pg_catalog.pg_current_xact_id()::text AS xid`,
         [
           m.subjectId,
           m.id,

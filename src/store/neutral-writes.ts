@@ -12,6 +12,18 @@
 export class NeutralWrites {
   /** In the order they were added; the oldest go first past `capacity`. */
   private readonly xids = new Set<bigint>();
+  /** The server run (TrustSql's `started`) the noted xids belong to, once one was named. */
+  private server: string | null = null;
+
+  /**
+   * The server run the reads see now. Another than the last one named forgets every xid noted
+   * before: after a crash restart or a failover the same ids may name other transactions.
+   */
+  run(server: string): void {
+    if (server === this.server) return;
+    this.xids.clear();
+    this.server = server;
+  }
 
   constructor(private readonly capacity = 4096) {}
 
@@ -28,11 +40,16 @@ export class NeutralWrites {
 
   /**
    * Whether every transaction that ended between snapshot `earlier` and snapshot `later` (texts
-   * of pg_current_snapshot() on one server) is one of these: then nothing a trust view reads was
-   * written between them. False whenever that cannot be shown (an unreadable or earlier
-   * `later`, more than `maxEnded` transactions to look at).
+   * of pg_current_snapshot() on one run of one server, `server`) is one of these: then nothing a
+   * trust view reads was written between them. False whenever that cannot be shown (an unreadable
+   * or earlier `later`, more than `maxEnded` transactions to look at, a server run other than
+   * the last one named, which forgets every xid noted before: see `run`).
    */
-  onlyThese(earlier: string, later: string, maxEnded = 1024): boolean {
+  onlyThese(earlier: string, later: string, server: string, maxEnded = 1024): boolean {
+    if (server !== this.server) {
+      this.run(server);
+      return false;
+    }
     const a = parseSnapshot(earlier);
     const b = parseSnapshot(later);
     if (a === null || b === null) return false;

@@ -27,7 +27,10 @@ export interface ChainProbe {
    * them, anywhere on the server: the store is the same.
    */
   snapshot: string;
-  /** When the server started: a restart may have reset transaction ids, so nothing cached holds. */
+  /**
+   * Which run of the server this is (its start, and its statistics' last reset, which a crash
+   * restart renews): a restart may have reset transaction ids, so nothing cached holds.
+   */
   started: string;
   /**
    * Whether facts, decisions and retractions are plain tables. Row versions are trusted only
@@ -66,7 +69,16 @@ export interface FactVersion {
 }
 
 /** The current snapshot's xmin as a 32-bit xid. */
-const SNAPSHOT_XMIN = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint % 4294967296)::text`;
+const SNAPSHOT_XMIN = `(pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint % 4294967296)::text`;
+
+/**
+ * Which run of the server this is: when it started, and when its shared statistics were last
+ * reset. A crash restart keeps the postmaster and its start time, but resets the statistics, and
+ * may hand out again the ids of transactions the crash lost; either changing means nothing kept
+ * holds. (Functions named with their schema: a search_path cannot put others in their place.)
+ */
+const SERVER_RUN = `(extract(epoch FROM pg_catalog.pg_postmaster_start_time())::text || '/' ||
+      coalesce((SELECT extract(epoch FROM stats_reset)::text FROM pg_catalog.pg_stat_bgwriter), ''))`;
 
 const PREPARED = { prepare: true } as const;
 
@@ -112,8 +124,8 @@ function baseSql(subject: string): string {
       (SELECT hash FROM decisions WHERE subject_id = ${subject} AND seq = mf.chain_length)
         AS seen_hash_now,
       ${SNAPSHOT_XMIN} AS snapshot_xmin,
-      pg_current_snapshot()::text AS snapshot,
-      extract(epoch FROM pg_postmaster_start_time())::text AS started,
+      pg_catalog.pg_current_snapshot()::text AS snapshot,
+      ${SERVER_RUN} AS started,
       (SELECT bool_and(c.relkind = 'r') FROM pg_class c
        WHERE c.oid IN ('facts'::regclass, 'decisions'::regclass, 'retractions'::regclass))
         AS plain
@@ -317,16 +329,24 @@ export class TrustSql {
     return { base, links: l, facts, ledger };
   }
 
-  /** The current snapshot and the server's start, in one cheap statement (see ChainProbe). */
-  async snapshot(): Promise<{ snapshot: string; started: string }> {
+  /**
+   * The current snapshot, the server's run (see ChainProbe.started), and whether it is a standby
+   * in recovery (whose snapshots do not list the transactions in progress), in one cheap
+   * statement.
+   */
+  async snapshot(): Promise<{ snapshot: string; started: string; recovery: boolean }> {
     return guard('reading the decision chain', async () => {
-      const { rows } = await this.db.query<{ snapshot: string; started: string }>(
-        `SELECT pg_current_snapshot()::text AS snapshot,
-                extract(epoch FROM pg_postmaster_start_time())::text AS started`,
+      const { rows } = await this.db.query<{
+        snapshot: string;
+        started: string;
+        recovery: boolean;
+      }>(
+        `SELECT pg_catalog.pg_current_snapshot()::text AS snapshot, ${SERVER_RUN} AS started,
+                pg_catalog.pg_is_in_recovery() AS recovery`,
         [],
         PREPARED,
       );
-      return rows[0] ?? { snapshot: '', started: '' };
+      return rows[0] ?? { snapshot: '', started: '', recovery: true };
     });
   }
 

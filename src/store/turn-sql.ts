@@ -101,7 +101,7 @@ SELECT s.subject_id, s.id, s.last_seq, $2, $3, $4, $5, $6, $7::text[], $8::text[
        $11::text[] FROM s
 RETURNING t.subject_id, t.seq,
   (SELECT c.turns FROM recall_corpus c WHERE c.subject_id = t.subject_id)::float8 AS indexed,
-  pg_current_xact_id()::text AS xid`;
+  pg_catalog.pg_current_xact_id()::text AS xid`;
 
 /** Turns (append-only): recorded with the next seq of their session, read in order. */
 export class TurnSql {
