@@ -7,7 +7,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LexicalIndexPort } from '../src/domain/recall-index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { lexicalSearch } from '../src/recall/lexical-search.js';
-import { RELEVANT_RANK_PARAMS, withoutSession } from '../src/recall/relevant-search.js';
+import {
+  RELEVANT_RANK_PARAMS,
+  relevantSearch,
+  withoutSession,
+  withReadAhead,
+} from '../src/recall/relevant-search.js';
+import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { rememberingVerifier } from '../src/domain/decision-chain.js';
+import { createTrustVerifier } from '../src/gate/trust-verifier.js';
+import type { SqlClient } from '../src/store/sql-client.js';
+import { analyze } from '../src/domain/analyze.js';
 import { RecallSql } from '../src/store/recall-sql.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 
@@ -91,5 +101,151 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     }
     // the one-statement path ran for the queries that found words (not for the one that did not)
     expect(oneStatement).toBeGreaterThanOrEqual(12);
+  });
+
+  it('the lookup makes the candidate read ahead: the rule asks for exactly it, and nothing else is read', async () => {
+    const sql = new RecallSql(storeClient(t.engine), 'u');
+    const rule = (except: string | null, n = PARAMS.candidateSessions) => ({
+      maxTerms: 32,
+      budget: PARAMS.postingBudget,
+      n,
+      except,
+    });
+    let aheadUsed = 0;
+    for (const query of QUERIES) {
+      const terms = [...new Set(analyze(query))].sort();
+      for (const except of [null, sessions[0] ?? '', sessions[5] ?? '']) {
+        const got = await sql.lookupWithCandidates(terms, rule(except));
+        // the statistics are the lookup's
+        const plain = await sql.lookup(terms);
+        expect(got.corpus).toEqual(plain.corpus);
+        expect(got.terms).toEqual(plain.terms);
+        let asked = 0;
+        const run = async (ahead: typeof got.ahead) => {
+          const inner = sql.port({ candidates: true });
+          const read = inner.candidatePostings?.bind(inner);
+          const counted: LexicalIndexPort = {
+            ...inner,
+            candidatePostings: (...args) => {
+              asked++;
+              return (read as NonNullable<typeof read>)(...args);
+            },
+          };
+          const base = withReadAhead(counted, ahead);
+          const port = except === null ? base : withoutSession(base, except);
+          return (
+            await lexicalSearch(port, query, {
+              limit: 8,
+              params: PARAMS,
+              lookup: { corpus: got.corpus, terms: new Map(got.terms) },
+            })
+          ).map((r) => [r.session, r.seq, r.score]);
+        };
+        const read = await run(null);
+        const readBefore = asked;
+        const ahead = await run(got.ahead);
+        // the same turns, ranked alike, with no read of their own
+        expect(ahead, `${query} (except ${except})`).toEqual(read);
+        expect(asked).toBe(readBefore);
+        if (got.ahead !== null) {
+          aheadUsed++;
+          expect(readBefore).toBe(1);
+          // negative controls: a read ahead for another question is not taken for this one
+          const other = await sql.lookupWithCandidates(terms, rule(except, 2));
+          asked = 0;
+          expect(await run(other.ahead)).toEqual(read);
+          expect(asked).toBe(1);
+          const elsewhere = await sql.lookupWithCandidates(
+            terms,
+            rule(except === null ? (sessions[1] ?? '') : null),
+          );
+          asked = 0;
+          expect(await run(elsewhere.ahead)).toEqual(read);
+          expect(asked).toBe(1);
+          // and one made with other weights (a statistic that moved) is not either
+          asked = 0;
+          const reweighed = { ...got.ahead, weights: got.ahead.weights.map((w) => w * 1.001) };
+          expect(await run(reweighed)).toEqual(read);
+          expect(asked).toBe(1);
+        } else {
+          // no read ahead when the rule asks for none
+          expect(readBefore).toBe(0);
+        }
+      }
+    }
+    expect(aheadUsed).toBeGreaterThanOrEqual(12);
+    // and none when the rarest word fits the budget (the rule reads its postings in full)
+    const few = await sql.lookupWithCandidates(['courier'], { ...rule(null), budget: 1000 });
+    expect(few.ahead).toBeNull();
+    expect(few.terms.get('courier')?.df).toBeGreaterThan(0);
+  });
+});
+
+describe.each(ENGINES)('relevantSearch reads the candidates with its lookup [%s]', (kind) => {
+  let t: TestEngine;
+  let current = '';
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    await t.engine.subjects.create('u');
+    const me = t.engine.subject('u');
+    // "budget" and "review" in more turns than the bounded search reads in full: a question in
+    // those words takes the candidate path
+    const words = ['invoice', 'courier', 'print shop', 'call'];
+    for (let s = 0; s < 9; s++) {
+      const { id } = await me.sessions.create();
+      current = id;
+      for (let i = 0; i < 50; i++) {
+        const more = words[(s + i) % words.length] ?? '';
+        await me.turns.add({
+          sessionId: id,
+          role: 'user',
+          content: `budget review ${more} ${s} ${i}`,
+        });
+      }
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('in one statement over a socket, in two in process; the same items either way', async () => {
+    const client = storeClient(t.engine);
+    const view = createTrustVerifier({
+      client,
+      crypto: rememberingVerifier(createNodeChainCrypto()),
+      clock: () => new Date(),
+    }).view('u');
+    const run = async (roundTrips: boolean, query: string) => {
+      const statements: string[] = [];
+      const counting: SqlClient = {
+        kind: client.kind,
+        location: client.location,
+        capabilities: { ...client.capabilities, roundTrips },
+        query: (sql, params, options) => {
+          statements.push(sql);
+          return client.query(sql, params, options);
+        },
+        exec: (sql) => client.exec(sql),
+        transaction: (fn) => client.transaction(fn),
+        close: () => client.close(),
+      };
+      const items = await relevantSearch(counting, 'u', query, {
+        k: 8,
+        exceptSession: current,
+        view,
+      });
+      return { items, statements: statements.length };
+    };
+    for (const query of ['budget review', 'the review of our budget']) {
+      const apart = await run(false, query);
+      const together = await run(true, query);
+      expect(together.items.length).toBeGreaterThan(0);
+      expect(together.items).toEqual(apart.items);
+      // lookup, candidates, turns; then the lookup that read the candidates ahead, turns
+      expect(apart.statements).toBe(3);
+      expect(together.statements).toBe(2);
+    }
+    // the engine's own choice
+    expect(client.capabilities.roundTrips).toBe(kind === 'postgres');
   });
 });

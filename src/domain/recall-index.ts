@@ -100,6 +100,20 @@ export interface CandidatePostings {
   stats: Map<string, SessionStat>;
 }
 
+/**
+ * A `candidatePostings` read made ahead of the question, with the arguments it was made for: the
+ * picked terms (in the order the rule picks them), their weights, how many sessions, the terms
+ * read and the session left out. It answers a question with the same arguments only.
+ */
+export interface CandidateReadAhead {
+  pick: string[];
+  weights: number[];
+  n: number;
+  terms: string[];
+  except: string | null;
+  read: CandidatePostings;
+}
+
 /** A fact candidate for recall: its passport columns and terms. */
 export interface RecalledFactRow {
   id: string;

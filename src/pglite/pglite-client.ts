@@ -331,7 +331,12 @@ async function boot(dataDir?: string): Promise<PGlite> {
 
 export class PgliteClient implements SqlClient {
   readonly kind = 'pglite' as const;
-  readonly capabilities = { concurrentConnections: false, autovacuum: false, vectorType: true };
+  readonly capabilities = {
+    concurrentConnections: false,
+    autovacuum: false,
+    vectorType: true,
+    roundTrips: false,
+  };
   private readonly root: SqlExecutor;
 
   private constructor(

@@ -83,7 +83,12 @@ export class PostgresClient implements SqlClient {
     vectorType: boolean,
   ) {
     this.root = executor(pool);
-    this.capabilities = { concurrentConnections: true, autovacuum: true, vectorType };
+    this.capabilities = {
+      concurrentConnections: true,
+      autovacuum: true,
+      vectorType,
+      roundTrips: true,
+    };
   }
 
   static async open(options: PostgresOpenOptions): Promise<PostgresClient> {

@@ -7,7 +7,12 @@
  */
 import { analyze } from '../domain/analyze.js';
 import type { Fact } from '../domain/fact.js';
-import type { CorpusStats, LexicalIndexPort, TermStat } from '../domain/recall-index.js';
+import type {
+  CandidateReadAhead,
+  CorpusStats,
+  LexicalIndexPort,
+  TermStat,
+} from '../domain/recall-index.js';
 import type { TrustView } from '../domain/trust.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient } from '../store/sql-client.js';
@@ -202,6 +207,47 @@ export function withoutSession(port: LexicalIndexPort, session: string): Lexical
   };
 }
 
+/** Weights the rule and the database computed alike, but for the last bits of a logarithm. */
+function sameWeight(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a));
+}
+
+/**
+ * The port with a candidate read made ahead (RecallSql.lookupWithCandidates): the first
+ * `candidatePostings` question with its arguments (the same picked terms in the same order,
+ * their weights, session count, read terms and session left out) gets it without a read; any
+ * other question is read as asked.
+ */
+export function withReadAhead(
+  port: LexicalIndexPort,
+  ahead: CandidateReadAhead | null,
+): LexicalIndexPort {
+  const read = port.candidatePostings;
+  if (ahead === null || read === undefined) return port;
+  let unused: CandidateReadAhead | null = ahead;
+  return {
+    ...port,
+    candidatePostings(pick, weights, n, terms, except) {
+      const a = unused;
+      if (
+        a !== null &&
+        n === a.n &&
+        except === a.except &&
+        pick.length === a.pick.length &&
+        pick.every(
+          (t, i) => t === a.pick[i] && sameWeight(weights[i] as number, a.weights[i] as number),
+        ) &&
+        terms.length === a.terms.length &&
+        terms.every((t) => a.terms.includes(t))
+      ) {
+        unused = null;
+        return Promise.resolve(a.read);
+      }
+      return read.call(port, pick, weights, n, terms, except);
+    },
+  };
+}
+
 /**
  * The best `k` turns (outside `exceptSession`) and live facts for an arrival's message, fused
  * as recall fuses its lists. Only reads: every statement is one of RecallSql's SELECTs, sent on
@@ -222,7 +268,16 @@ export async function relevantSearch(
   for (const t of analysed) weights.set(t, (weights.get(t) ?? 0) + 1);
   if (weights.size === 0 || k < 1) return [];
   const sql = new RecallSql(client, subject);
-  const lookup = await sql.lookup([...weights.keys()]);
+  // over a socket, the statistics and the candidate read the rule below will ask for come in one
+  // statement (the terms sorted as the rule breaks ties: by UTF-16 code units)
+  const lookup = client.capabilities.roundTrips
+    ? await sql.lookupWithCandidates([...weights.keys()].sort(), {
+        maxTerms: RELEVANT_MAX_TERMS,
+        budget: p.postingBudget,
+        n: p.candidateSessions,
+        except: exceptSession,
+      })
+    : { ...(await sql.lookup([...weights.keys()])), ahead: null };
   // the rarest terms the turns hold, at most RELEVANT_MAX_TERMS (a term no turn holds
   // reaches no turn)
   const df = (t: string): number => lookup.terms.get(t)?.df ?? 0;
@@ -232,8 +287,9 @@ export async function relevantSearch(
       .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1))
       .slice(0, RELEVANT_MAX_TERMS),
   );
-  // the candidate sessions chosen and their postings read in one statement
-  const base = sql.port({ candidates: true });
+  // the candidate sessions chosen and their postings read in one statement: the one above,
+  // when the rule asks for what it read
+  const base = withReadAhead(sql.port({ candidates: true }), lookup.ahead);
   const port = exceptSession === null ? base : withoutSession(base, exceptSession);
   const searching: Promise<ScoredTurn[]> =
     kept.size === 0

@@ -2,6 +2,7 @@ import type { FactStatus } from '../domain/fact.js';
 import type { ReceiptKind } from '../domain/receipt.js';
 import type {
   CandidatePostings,
+  CandidateReadAhead,
   CorpusStats,
   LexicalIndexPort,
   Posting,
@@ -154,32 +155,86 @@ export class RecallSql {
         s: string | null;
       }>(
         `WITH w AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS w(term, w)),
-         c AS (
-           SELECT st.session_id AS id FROM session_terms st JOIN w ON w.term = st.term
-           WHERE st.subject_id = $1 AND st.term = ANY($2::text[])
-             AND ($6::text IS NULL OR st.session_id <> $6::text)
-           GROUP BY st.session_id
-           ORDER BY sum((w.w * st.tf) / (st.tf + 1)::float8 ORDER BY st.term) DESC,
-                    st.session_id COLLATE "C"
-           LIMIT $4
-         ),
-         p AS (
-           SELECT term, session_id, seq, tf, len FROM turn_postings
-           WHERE subject_id = $1 AND term = ANY($5::text[]) AND session_id IN (SELECT id FROM c)
-         )
-         SELECT (SELECT string_agg(id, E'\x1e') FROM c) AS c,
-                (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
-                 FROM p) AS p,
-                (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
-                 FROM sessions WHERE subject_id = $1
-                   AND id IN (SELECT id FROM c) AND id IN (SELECT session_id FROM p)) AS s`,
+         ${candidateCtes('$2::text[]', '$5::text[]', '$4', '$6::text')}
+         SELECT ${CANDIDATE_COLUMNS}`,
         [this.subjectId, pick, weights, n, terms, except],
         PREPARED,
       );
+      return candidatesOf(rows[0]);
+    });
+  }
+
+  /**
+   * The lookup of `terms`, and in the same statement, when posting-reader.ts's rule will read
+   * candidate sessions for them, that read (`candidatePostings`) made ahead. The rule, as
+   * relevantSearch and readPostings apply it: the terms any turn holds, rarest first (ties in
+   * the order `terms` comes in: give it sorted), at most `rule.maxTerms` of them; when even the
+   * rarest is in more than `rule.budget` turns, the terms picked are those fewest sessions hold
+   * while their sessions add up to the budget (the first always), each weighing
+   * ln(1 + turns / df). The caller checks the read against the arguments its own rule gives
+   * (CandidateReadAhead): the logarithm here is the database's.
+   */
+  lookupWithCandidates(
+    terms: readonly string[],
+    rule: { maxTerms: number; budget: number; n: number; except: string | null },
+  ): Promise<{
+    corpus: CorpusStats;
+    terms: Map<string, TermStat>;
+    ahead: CandidateReadAhead | null;
+  }> {
+    return guard('reading the recall index', async () => {
+      const { rows } = await this.db.query<{
+        corpus: string | null;
+        terms: string | null;
+        w: string | null;
+        k: string | null;
+        c: string | null;
+        p: string | null;
+        s: string | null;
+      }>(
+        `WITH q AS (SELECT * FROM unnest($2::text[]) WITH ORDINALITY AS q(term, ord)),
+         corpus AS (SELECT turns, sessions, term_len FROM recall_corpus WHERE subject_id = $1),
+         ts AS (SELECT t.term, t.df, t.sdf, q.ord FROM term_stats t JOIN q ON q.term = t.term
+                WHERE t.subject_id = $1 AND t.term = ANY($2::text[])),
+         k AS (SELECT * FROM ts WHERE df > 0 ORDER BY df, ord LIMIT $3),
+         pk AS (SELECT term, ord,
+                       ln(1 + (SELECT turns FROM corpus) / greatest(1, df)::float8) AS w,
+                       sum(sdf) OVER (ORDER BY sdf, ord ROWS UNBOUNDED PRECEDING) AS used,
+                       row_number() OVER (ORDER BY sdf, ord) AS n
+                FROM k WHERE (SELECT min(df) FROM k) > $4 AND (SELECT turns FROM corpus) > 0),
+         w AS (SELECT term, w, n FROM pk WHERE n = 1 OR used <= $4),
+         ${candidateCtes('ARRAY(SELECT term FROM w)', 'ARRAY(SELECT term FROM k)', '$5', '$6::text')}
+         SELECT (SELECT concat_ws(E'\x1f', turns, sessions, term_len) FROM corpus) AS corpus,
+                (SELECT string_agg(concat_ws(E'\x1f', term, df, sdf), E'\x1e') FROM ts) AS terms,
+                (SELECT string_agg(concat_ws(E'\x1f', term, w), E'\x1e' ORDER BY n) FROM w) AS w,
+                (SELECT string_agg(term, E'\x1e' ORDER BY df, ord) FROM k) AS k,
+                ${CANDIDATE_COLUMNS}`,
+        [this.subjectId, terms, rule.maxTerms, rule.budget, rule.n, rule.except],
+        PREPARED,
+      );
       const row = rows[0];
+      const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
+        r.map(Number),
+      );
+      const stats = new Map<string, TermStat>();
+      for (const [term = '', df, sdf] of split(row?.terms ?? null)) {
+        stats.set(term, { df: Number(df), sdf: Number(sdf) });
+      }
+      const picked = split(row?.w ?? null);
       return {
-        sessions: split(row?.c ?? null).map(([id = '']) => id),
-        ...parsePostings(row?.p ?? null, row?.s ?? null),
+        corpus: { turns, sessions, totalLen },
+        terms: stats,
+        ahead:
+          picked.length === 0
+            ? null
+            : {
+                pick: picked.map(([term = '']) => term),
+                weights: picked.map(([, w]) => Number(w)),
+                n: rule.n,
+                terms: split(row?.k ?? null).map(([term = '']) => term),
+                except: rule.except,
+                read: candidatesOf(row),
+              },
       };
     });
   }
@@ -296,6 +351,49 @@ export class RecallSql {
       return parseFactRows(rows[0]?.doc ?? null);
     });
   }
+}
+
+/**
+ * The candidate sessions `c` (the `n` sessions other than `except` with the highest sum over the
+ * picked terms of w × tf / (tf + 1), summed in term order, ties by id in code point order) and
+ * the postings `p` of the read terms inside them, as CTEs following one named `w(term, w)`, the
+ * picked terms and their weights. `pickTerms` and `readTerms` are text[] expressions.
+ */
+function candidateCtes(pickTerms: string, readTerms: string, n: string, except: string): string {
+  return `c AS (
+           SELECT st.session_id AS id FROM session_terms st JOIN w ON w.term = st.term
+           WHERE st.subject_id = $1 AND st.term = ANY(${pickTerms})
+             AND (${except} IS NULL OR st.session_id <> ${except})
+           GROUP BY st.session_id
+           ORDER BY sum((w.w * st.tf) / (st.tf + 1)::float8 ORDER BY st.term) DESC,
+                    st.session_id COLLATE "C"
+           LIMIT ${n}
+         ),
+         p AS (
+           SELECT term, session_id, seq, tf, len FROM turn_postings
+           WHERE subject_id = $1 AND term = ANY(${readTerms}) AND session_id IN (SELECT id FROM c)
+         )`;
+}
+
+/**
+ * The columns that return `candidateCtes`: the sessions, the postings and the sessions'
+ * statistics (looked up by key: the planner cannot tell how few the candidates are).
+ */
+const CANDIDATE_COLUMNS = `(SELECT string_agg(id, E'\x1e') FROM c) AS c,
+         (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
+          FROM p) AS p,
+         (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
+          FROM sessions WHERE subject_id = $1
+            AND id = ANY (ARRAY(SELECT id FROM c)) AND id IN (SELECT session_id FROM p)) AS s`;
+
+/** What the candidate columns hold. */
+function candidatesOf(
+  row: { c: string | null; p: string | null; s: string | null } | undefined,
+): CandidatePostings {
+  return {
+    sessions: split(row?.c ?? null).map(([id = '']) => id),
+    ...parsePostings(row?.p ?? null, row?.s ?? null),
+  };
 }
 
 /** Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read. */

@@ -13,6 +13,12 @@ export interface SqlCapabilities {
    * vector recall uses HNSW indexes; without it, it compares every vector in plain SQL.
    */
   vectorType: boolean;
+  /**
+   * Each statement is a round trip to a server (PostgreSQL): a statement that does the work of
+   * two saves one. In process (PGlite) a statement costs its planning instead, and two simple
+   * ones plan faster than one that holds both (recall's read ahead is taken only with this).
+   */
+  roundTrips: boolean;
 }
 
 /** The rows of one statement. */
