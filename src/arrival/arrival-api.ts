@@ -175,19 +175,26 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       const surface = requireSurface(input.surface);
       // checked before anything is read; never stored (the host records the turn)
       const message = messageOf(input.message);
-      // the trust view is the longest read: it starts now, beside the others (a failure of it
-      // shows as degraded blocks, never as an unhandled rejection)
-      const view = deps.trust.view(subjectId);
-      view.catch(() => undefined);
       const sessionId =
         input.sessionId === undefined ? null : requireId(input.sessionId, 'session');
-      // the relevant block's recall is the longest read with a message: it starts now as well
-      // (it only reads; if the session turns out not to be the subject's, it is dropped)
+      // the relevant block's recall is the longest read with a message: it starts first, so its
+      // statement is the first one sent (it only reads; if the session turns out not to be the
+      // subject's, it is dropped). It awaits the view below only once its first read is sent.
+      let viewStarted: (view: Promise<TrustView>) => void = () => undefined;
       const recalled =
         message === null
           ? null
-          : deps.recall(subjectId, message, { k: RELEVANT_K, exceptSession: sessionId, view });
+          : deps.recall(subjectId, message, {
+              k: RELEVANT_K,
+              exceptSession: sessionId,
+              view: new Promise<TrustView>((resolve) => (viewStarted = resolve)),
+            });
       recalled?.catch(() => undefined);
+      // the trust view is the longest read without a message: it starts now, beside the others
+      // (a failure of it shows as degraded blocks, never as an unhandled rejection)
+      const view = deps.trust.view(subjectId);
+      view.catch(() => undefined);
+      viewStarted(view);
       const opening = await sql.opening(subjectId, surface, sessionId);
       if (sessionId !== null && opening.sessionTurns === null) throw sessionNotFound(sessionId);
       const bound = opening.tools;
