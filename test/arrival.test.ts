@@ -9,6 +9,7 @@ import {
   loadOwnerKey,
   openAISystem,
   writeOwnerKeyFile,
+  type Arrival,
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
@@ -240,6 +241,45 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       [a.manifestId],
     );
     expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'hangs', 'writes']);
+  });
+
+  it('when the now read fails, the opening still stands and only the now blocks degrade', async () => {
+    const fresh = await openTestEngine(kind, { clock: () => now });
+    try {
+      const e = fresh.engine;
+      const store = storeClient(e);
+      await e.subjects.create();
+      const owner = e.subject();
+      const s = await owner.sessions.create();
+      await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
+      const NOW_BLOCKS = ['current_time', 'recent_sessions', 'settled_facts'];
+      const degraded = (a: Arrival) =>
+        a.blocks
+          .filter((b) => b.degraded)
+          .map((b) => b.name)
+          .sort();
+      const whole = await owner.arrival.assemble({ surface: 'chat', sessionId: s.id });
+      expect(degraded(whole)).toEqual([]);
+      // the now's reads fail (a table they read is gone); the opening's do not
+      await store.query('ALTER TABLE commitments RENAME TO commitments_away');
+      try {
+        const a = await owner.arrival.assemble({ surface: 'chat', sessionId: s.id });
+        expect(degraded(a)).toEqual(NOW_BLOCKS);
+        // what the opening read is still there: the surface's tools
+        expect(block(a, 'capabilities')).toContain('surface chat');
+        // and an unknown session is still refused, not papered over
+        await expect(
+          owner.arrival.assemble({ surface: 'chat', sessionId: 'no-such-session' }),
+        ).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+      } finally {
+        await store.query('ALTER TABLE commitments_away RENAME TO commitments');
+      }
+      expect(degraded(await owner.arrival.assemble({ surface: 'chat', sessionId: s.id }))).toEqual(
+        [],
+      );
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('gives host blocks a read-only executor: no write, escape or session setting gets through', async () => {
