@@ -243,15 +243,20 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'hangs', 'writes']);
   });
 
+  /** A fresh engine's first subject, with a session where the user said where they live. */
+  async function ownerInLund(e: Engine) {
+    const store = storeClient(e);
+    await e.subjects.create();
+    const owner = e.subject();
+    const s = await owner.sessions.create();
+    await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
+    return { e, store, owner, s };
+  }
+
   it('when the now read fails, the opening still stands and only the now blocks degrade', async () => {
     const fresh = await openTestEngine(kind, { clock: () => now });
     try {
-      const e = fresh.engine;
-      const store = storeClient(e);
-      await e.subjects.create();
-      const owner = e.subject();
-      const s = await owner.sessions.create();
-      await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
+      const { store, owner, s } = await ownerInLund(fresh.engine);
       const NOW_BLOCKS = ['current_time', 'recent_sessions', 'settled_facts'];
       const degraded = (a: Arrival) =>
         a.blocks
@@ -285,12 +290,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   it('gives host blocks a read-only executor: no write, escape or session setting gets through', async () => {
     const fresh = await openTestEngine(kind, { clock: () => now });
     try {
-      const e = fresh.engine;
-      const store = storeClient(e);
-      await e.subjects.create();
-      const owner = e.subject();
-      const s = await owner.sessions.create();
-      await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
+      const { e, store, owner, s } = await ownerInLund(fresh.engine);
       await owner.gate.propose({
         sessionId: s.id,
         proposals: [

@@ -86,15 +86,9 @@ export class RecallSql {
         PREPARED,
       );
       const row = rows[0];
-      const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
-        r.map(Number),
-      );
-      const stats = new Map<string, TermStat>();
-      for (const [term = '', df, sdf] of split(row?.terms ?? null)) {
-        stats.set(term, { df: Number(df), sdf: Number(sdf) });
-      }
+      const { corpus, terms: stats } = statisticsOf(row);
       return {
-        corpus: { turns, sessions, totalLen },
+        corpus,
         terms: stats,
         sessionExists: row?.session === true,
       };
@@ -213,16 +207,10 @@ export class RecallSql {
         PREPARED,
       );
       const row = rows[0];
-      const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
-        r.map(Number),
-      );
-      const stats = new Map<string, TermStat>();
-      for (const [term = '', df, sdf] of split(row?.terms ?? null)) {
-        stats.set(term, { df: Number(df), sdf: Number(sdf) });
-      }
+      const { corpus, terms: stats } = statisticsOf(row);
       const picked = split(row?.w ?? null);
       return {
-        corpus: { turns, sessions, totalLen },
+        corpus,
         terms: stats,
         ahead:
           picked.length === 0
@@ -394,6 +382,21 @@ function candidatesOf(
     sessions: split(row?.c ?? null).map(([id = '']) => id),
     ...parsePostings(row?.p ?? null, row?.s ?? null),
   };
+}
+
+/** The corpus and term statistics as their two columns hold them. */
+function statisticsOf(row: { corpus: string | null; terms: string | null } | undefined): {
+  corpus: CorpusStats;
+  terms: Map<string, TermStat>;
+} {
+  const [turns = 0, sessions = 0, totalLen = 0] = split(row?.corpus ?? null).flatMap((r) =>
+    r.map(Number),
+  );
+  const terms = new Map<string, TermStat>();
+  for (const [term = '', df, sdf] of split(row?.terms ?? null)) {
+    terms.set(term, { df: Number(df), sdf: Number(sdf) });
+  }
+  return { corpus: { turns, sessions, totalLen }, terms };
 }
 
 /** Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read. */
