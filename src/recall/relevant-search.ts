@@ -212,6 +212,12 @@ function sameWeight(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a));
 }
 
+/** Whether two lists hold the same strings (in any order, each once). */
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const inB = new Set(b);
+  return a.length === b.length && new Set(a).size === a.length && a.every((t) => inB.has(t));
+}
+
 /**
  * The port with a candidate read made ahead (RecallSql.lookupWithCandidates): the first
  * `candidatePostings` question with its arguments (the same picked terms in the same order,
@@ -237,8 +243,7 @@ export function withReadAhead(
         pick.every(
           (t, i) => t === a.pick[i] && sameWeight(weights[i] as number, a.weights[i] as number),
         ) &&
-        terms.length === a.terms.length &&
-        terms.every((t) => a.terms.includes(t))
+        sameSet(terms, a.terms)
       ) {
         unused = null;
         return Promise.resolve(a.read);
