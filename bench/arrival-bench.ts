@@ -49,7 +49,6 @@ import { storeClient } from '../src/engine/test-access.js';
 import type { Arrival, ArrivalManifest, Engine, OwnerSigner } from '../src/index.js';
 import { renderFactLine } from '../src/rules.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
-import { SessionSql } from '../src/store/session-sql.js';
 import { MAX_MESSAGE_LENGTH, RELEVANT_K } from '../src/arrival/relevant-memories.js';
 import { relevantSearch } from '../src/recall/relevant-search.js';
 import { indexSeededStore } from './fixtures/arrival-index.js';
@@ -362,7 +361,6 @@ async function measure(
   // Each block's reads alone, through the store classes the blocks use, one after the other.
   const client = storeClient(engine);
   const arrivalSql = new ArrivalSql(client);
-  const sessions = new SessionSql(client);
   const sessionId = seeded.sessionId;
   // The manifest a real chat arrival recorded, written again under a new id each round (the
   // tool count is set from the names, whichever manifest shape the store reads back).
@@ -397,22 +395,18 @@ async function measure(
 
     {
       // what the relevant block reads (src/arrival/relevant-memories.ts): recall's bounded search
-      // for the message outside this session, facts ranked from the trust view, then the titles
-      step: `relevantSearch(k ${RELEVANT_K}) + titles`,
+      // for the message outside this session, facts ranked from the trust view (the turns'
+      // session titles come with their rows)
+      step: `relevantSearch(k ${RELEVANT_K})`,
       part: 'relevant (chat+message only)',
-      run: async () => {
-        const found = await relevantSearch(
+      run: () =>
+        relevantSearch(
           client,
           SUBJECT,
           MESSAGES[nextMessage++ % MESSAGES.length] ?? '',
           // the block shares the arrival's view (timed under live_facts): here, one kept view
           { k: RELEVANT_K, exceptSession: sessionId, view: Promise.resolve(view) },
-        );
-        const ids = new Set(
-          found.flatMap((m) => (m.kind === 'turn' ? [m.passport.sessionId ?? ''] : [])),
-        );
-        return ids.size === 0 ? new Map() : sessions.titles(SUBJECT, [...ids]);
-      },
+        ),
     },
     {
       // not part of any arrival: the public recall the block used before it had a bounded path

@@ -9,7 +9,6 @@ import { ArrivalSql, type ArrivalNow } from '../store/arrival-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { NeutralWrites } from '../store/neutral-writes.js';
 import { RetractionSql } from '../store/retraction-sql.js';
-import { SessionSql } from '../store/session-sql.js';
 import type { ArrivalApi, ArrivalConfig } from './arrival-types.js';
 import {
   blockExists,
@@ -82,7 +81,6 @@ function manifestIdOf(id: unknown): string {
 export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const { client, clock, newId } = deps;
   const sql = new ArrivalSql(client);
-  const sessions = new SessionSql(client);
   const retractions = new RetractionSql(client);
   const config = deps.config ?? {};
   const zones = createTimeZones(
@@ -141,7 +139,6 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
           (limit === RELEVANT_K ? opened.get(ctx)?.recalled : null) ??
           deps.recall(subjectId, query, options),
         view: viewOf(ctx),
-        titles: (s, ids) => sessions.titles(s, ids),
         retracted: (s, view) => {
           let claims = claimsOf.get(view);
           if (claims === undefined) {

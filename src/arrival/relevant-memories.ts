@@ -35,7 +35,7 @@ export interface RecalledMemory {
     role?: string;
     speaker?: string | null;
     receipt?: Receipt | null;
-    /** The turn's session's title (null: none), when recall read it with the turn. */
+    /** The turn's session's title (null: none): recall reads it with the turn. */
     sessionTitle?: string | null;
   };
 }
@@ -164,8 +164,6 @@ export interface RelevantReads {
   recall: ArrivalRecall;
   /** This arrival's trust view: a fact is shown only as it verified there. */
   view: Promise<TrustView>;
-  /** The titles of some of the subject's sessions, in one read (a session without one is absent). */
-  titles(subjectId: string, sessionIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /**
    * The subject's standing retractions as of this arrival's trust view (whose mark covers the
    * ledger's rows): a turn that restates one is marked so.
@@ -201,22 +199,6 @@ export async function relevantLines(
     return origin === 'inferred' || origin === 'summarized';
   };
   const kept = [...chosen.filter((m) => !secondary(m)), ...chosen.filter(secondary)];
-  // recall brings each turn's session title with it; any it did not bring are read here
-  const sessions = [
-    ...new Set(
-      kept.flatMap((m) =>
-        m.kind === 'turn' && m.passport.sessionTitle === undefined
-          ? [m.passport.sessionId ?? '']
-          : [],
-      ),
-    ),
-  ].filter((id) => id !== '');
-  const titles =
-    sessions.length === 0 ? new Map<string, string>() : await reads.titles(ctx.subjectId, sessions);
-  const titleOf = (m: RecalledMemory): string | null =>
-    m.passport.sessionTitle !== undefined
-      ? m.passport.sessionTitle
-      : (titles.get(m.passport.sessionId ?? '') ?? null);
   // a turn is held against every standing retraction: their words are read once, not per turn
   // (nor per arrival, while the claims are the same list)
   let restates: ((text: string) => number) | undefined;
@@ -227,7 +209,8 @@ export async function relevantLines(
       return [
         renderTurnLine(
           m,
-          titleOf(m),
+          // recall brings each turn's session title with it (no read of its own here)
+          m.passport.sessionTitle ?? null,
           ctx.timeZone,
           claim === undefined ? null : isoDay(claim.retractedAt, ctx.timeZone),
         ),

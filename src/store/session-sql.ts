@@ -68,18 +68,6 @@ export class SessionSql {
     });
   }
 
-  /** The titles of some of this subject's sessions, by id; untitled and unknown ones are absent. */
-  titles(subjectId: string, ids: readonly string[]): Promise<Map<string, string>> {
-    return guard('reading session titles', async () => {
-      const { rows } = await this.db.query<{ id: string; title: string }>(
-        `SELECT id, title FROM sessions
-         WHERE subject_id = $1 AND id = ANY($2::text[]) AND title IS NOT NULL`,
-        [subjectId, ids],
-      );
-      return new Map(rows.map((r) => [r.id, r.title]));
-    });
-  }
-
   list(subjectId: string, limit: number): Promise<Session[]> {
     return guard('listing sessions', async () => {
       const { rows } = await this.db.query<SessionDbRow>(
