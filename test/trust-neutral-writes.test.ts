@@ -20,7 +20,7 @@ import type { SqlClient, SqlExecutor } from '../src/store/sql-client.js';
 import { TurnSql } from '../src/store/turn-sql.js';
 import { UsageSql } from '../src/store/usage-sql.js';
 import { ENGINES } from './support/engines.js';
-import { TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+import { proposeNights, TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
 
 const snap = (text: string): XactSnapshot => {
   const s = parseSnapshot(text);
@@ -278,18 +278,7 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
         await s.turn(s.neutral);
       } else {
         // a pending proposal: a transaction the engine did not note
-        await f.me.gate.propose({
-          sessionId: f.sessionId,
-          proposals: [
-            {
-              slot: 'what_i_know_about_user',
-              key: 'shift',
-              text: 'The user works nights.',
-              origin: 'saw',
-              evidence: { turn: 1, quote: 'I work night shifts' },
-            },
-          ],
-        });
+        await proposeNights(f);
       }
       const after = await s.read();
       expect(after.statements).toBeGreaterThan(1);

@@ -9,7 +9,7 @@ import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/gate/trust-verifier.js';
 import { ENGINES, PG_URL } from './support/engines.js';
-import { TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+import { proposeNights, TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
 
 /** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
 function verifierOf(f: TrustFixture, opts: { clock?: () => Date; rebaseAfter?: number } = {}) {
@@ -41,18 +41,7 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
     // negative control: nothing changed, the same view
     expect(await t.view('u')).toBe(first);
     // a new pending proposal is not something a view shows: the kept view still holds
-    const pending = await f.me.gate.propose({
-      sessionId: f.sessionId,
-      proposals: [
-        {
-          slot: 'what_i_know_about_user',
-          key: 'shift',
-          text: 'The user works nights.',
-          origin: 'saw',
-          evidence: { turn: 1, quote: 'I work night shifts' },
-        },
-      ],
-    });
+    const pending = await proposeNights(f);
     expect(await t.view('u')).toBe(first);
     // ...until it is flipped to active in the store (a row written after the view, that did not
     // matter when it was written)

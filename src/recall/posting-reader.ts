@@ -30,6 +30,8 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
     .filter((t) => !st.postings.has(t) && df(t) > 0)
     .sort((a, b) => df(a) - df(b) || (a < b ? -1 : 1));
   if (wanted.length === 0) return;
+  // how much a term weighs in choosing candidate sessions (the rarer, the more)
+  const weightOf = (t: string): number => Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
   const keep = (
     list: readonly string[],
     got: { postings: Map<string, Posting[]>; sessions: Map<string, SessionStat> },
@@ -72,7 +74,7 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
     }
     if (st.port.candidatePostings !== undefined) {
       // the same choice made by the database, with the postings, in one read
-      const weights = pick.map((t) => Math.log(1 + st.corpusTurns / Math.max(1, df(t))));
+      const weights = pick.map(weightOf);
       const got = await st.port.candidatePostings(
         pick,
         weights,
@@ -87,7 +89,7 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
     const totals = await st.port.sessionTotals(pick);
     const weight = new Map<number, number>();
     for (const [t, list] of totals) {
-      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
+      const w = weightOf(t);
       for (const x of list) {
         const s = st.numbers.of(x.session);
         weight.set(s, (weight.get(s) ?? 0) + (w * x.tf) / (x.tf + 1));
@@ -120,7 +122,7 @@ export async function readPostings(st: SearchState, terms: readonly string[]): P
   if (rest.length > 0) {
     const weight = new Map<number, number>();
     for (const [t, list] of st.postings) {
-      const w = Math.log(1 + st.corpusTurns / Math.max(1, df(t)));
+      const w = weightOf(t);
       for (const x of list) {
         const s = sessionOfDoc(x.doc);
         weight.set(s, (weight.get(s) ?? 0) + w);

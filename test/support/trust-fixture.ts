@@ -169,3 +169,22 @@ export async function shown(me: SubjectHandle, query: string) {
   const history = await me.recall.search(query, { kinds: ['fact'], includeHistory: true });
   return { live, arrival, recalled, history };
 }
+
+/**
+ * Proposes "The user works nights." (key `shift`), quoting the fixture's first turn: a pending
+ * proposal, which no trust view shows.
+ */
+export function proposeNights(f: TrustFixture) {
+  return f.me.gate.propose({
+    sessionId: f.sessionId,
+    proposals: [
+      {
+        slot: 'what_i_know_about_user',
+        key: 'shift',
+        text: 'The user works nights.',
+        origin: 'saw',
+        evidence: { turn: 1, quote: 'I work night shifts' },
+      },
+    ],
+  });
+}
