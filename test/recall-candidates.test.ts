@@ -103,6 +103,138 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     expect(oneStatement).toBeGreaterThanOrEqual(12);
   });
 
+  it('with one, two and three or more picked terms: the same sessions as summed in code (the plain sum only up to two)', async () => {
+    // "harbor", "lantern" and "meadow" each in every turn of four sessions (df 24, sdf 4),
+    // "orchard" in five (df 30): with a budget of 12 the rule picks three terms for the three,
+    // two for "harbor orchard"; the sessions sum one, two or three terms, in different amounts
+    const me = t.engine.subject('v');
+    await t.engine.subjects.create('v');
+    const holds: Record<string, number[]> = {
+      harbor: [0, 1, 2, 3],
+      lantern: [1, 2, 3, 4],
+      meadow: [2, 3, 4, 5],
+      orchard: [5, 6, 7, 8, 9],
+    };
+    const mine: string[] = [];
+    for (let s = 0; s < 10; s++) {
+      const { id } = await me.sessions.create();
+      mine.push(id);
+      for (let i = 0; i < 6; i++) {
+        const words = Object.entries(holds)
+          .filter(([, in_]) => in_.includes(s))
+          // some turns say a word twice: the sessions' totals differ
+          .map(([w], j) => ((i + j + s) % 3 === 0 ? `${w} ${w}` : w));
+        await me.turns.add({ sessionId: id, role: 'user', content: `${words.join(' ')} walk` });
+      }
+    }
+    const params = { ...RELEVANT_RANK_PARAMS, postingBudget: 12, candidateSessions: 3 };
+    const sql = new RecallSql(storeClient(t.engine), 'v');
+    const picks: number[] = [];
+    const counted = (port: LexicalIndexPort): LexicalIndexPort => {
+      const inner = port.candidatePostings;
+      if (inner === undefined) return port;
+      return {
+        ...port,
+        candidatePostings: (...args) => {
+          picks.push(args[0].length);
+          return inner(...args);
+        },
+      };
+    };
+    const queries = [
+      'harbor lantern meadow',
+      'harbor lantern meadow orchard',
+      'harbor orchard',
+      'lantern meadow walk',
+      'harbor',
+    ];
+    for (const query of queries) {
+      for (const except of [null, mine[2] ?? '', mine[5] ?? '']) {
+        const run = async (candidates: boolean) => {
+          const base = counted(sql.port({ candidates }));
+          const port = except === null ? base : withoutSession(base, except);
+          return (await lexicalSearch(port, query, { limit: 8, params })).map((r) => [
+            r.session,
+            r.seq,
+            r.score,
+          ]);
+        };
+        const inCode = await run(false);
+        const inDatabase = await run(true);
+        expect(inDatabase.length, query).toBeGreaterThan(0);
+        expect(inDatabase, `${query} (except ${except})`).toEqual(inCode);
+        // and the read made ahead by the lookup is the same read
+        const terms = [...new Set(analyze(query))].sort();
+        const got = await sql.lookupWithCandidates(terms, {
+          maxTerms: 32,
+          budget: params.postingBudget,
+          n: params.candidateSessions,
+          except,
+        });
+        const before = picks.length;
+        const base = withReadAhead(counted(sql.port({ candidates: true })), got.ahead);
+        const port = except === null ? base : withoutSession(base, except);
+        const ahead = (
+          await lexicalSearch(port, query, {
+            limit: 8,
+            params,
+            lookup: { corpus: got.corpus, terms: new Map(got.terms) },
+          })
+        ).map((r) => [r.session, r.seq, r.score]);
+        expect(ahead, `${query} ahead (except ${except})`).toEqual(inCode);
+        // the read ahead answered: no read of its own
+        expect(picks.length).toBe(before);
+      }
+    }
+    // every branch of the sum ran: one, two, and three picked terms
+    expect(new Set(picks)).toEqual(new Set([1, 2, 3]));
+    // and the database summed in term order exactly when it had to: the plain sum's branch
+    // answers one or two picked terms, the ordered one three or more, and the other reads nothing
+    const client = storeClient(t.engine);
+    let statement: { sql: string; params: readonly unknown[] } | null = null;
+    const capturing = new RecallSql(
+      {
+        query: (text, params = [], options) => {
+          statement = { sql: text, params };
+          return client.query(text, params, options);
+        },
+        exec: (text) => client.exec(text),
+      },
+      'v',
+    );
+    const branchRows = async (pick: string[]) => {
+      await capturing.candidatePostings(
+        pick,
+        [1.5, 1.25, 1.125].slice(0, pick.length),
+        3,
+        pick,
+        null,
+      );
+      const ran = statement as { sql: string; params: readonly unknown[] } | null;
+      if (ran === null) throw new Error('no statement');
+      const { rows } = await client.query<Record<string, string>>(
+        `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${ran.sql}`,
+        ran.params,
+      );
+      // each branch is a Limit over a sort by its sum: the rows each Limit gave, by its sum
+      const lines = rows.map((r) => Object.values(r)[0] ?? '');
+      const out = { plain: -1, ordered: -1 };
+      let limit: number | null = null;
+      for (const line of lines) {
+        const l = /Limit \(actual rows=(\d+)/.exec(line);
+        if (l !== null) limit = Number(l[1]);
+        else if (limit !== null && /Sort Key: \(sum\(/.test(line)) {
+          out[/ORDER BY/.test(line) ? 'ordered' : 'plain'] = limit;
+          limit = null;
+        }
+      }
+      return out;
+    };
+    expect(await branchRows(['harbor'])).toEqual({ plain: 3, ordered: 0 });
+    expect(await branchRows(['harbor', 'orchard'])).toEqual({ plain: 3, ordered: 0 });
+    expect(await branchRows(['harbor', 'lantern', 'meadow'])).toEqual({ plain: 0, ordered: 3 });
+  });
+
   it('the lookup makes the candidate read ahead: the rule asks for exactly it, and nothing else is read', async () => {
     const sql = new RecallSql(storeClient(t.engine), 'u');
     const rule = (except: string | null, n = PARAMS.candidateSessions) => ({

@@ -112,14 +112,15 @@ export class RecallSql {
                 ${
                   !withSessions
                     ? 'NULL'
-                    : // within named sessions, those are looked up by key (the planner cannot
-                      // tell how few sessions the postings fall in, and would scan them all)
+                    : // looked up by key (the planner cannot tell how few sessions the
+                      // postings fall in, and would scan them all); within named sessions, a
+                      // session with no posting is dropped as the postings are parsed
                       `(SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
                         FROM sessions WHERE subject_id = $1
                           AND ${
                             sessions === null
                               ? 'id = ANY (ARRAY(SELECT DISTINCT session_id FROM p))'
-                              : 'id = ANY($3::text[]) AND id IN (SELECT session_id FROM p)'
+                              : 'id = ANY($3::text[])'
                           })`
                 } AS s`,
         sessions === null ? [this.subjectId, terms] : [this.subjectId, terms, sessions],
@@ -346,16 +347,27 @@ export class RecallSql {
  * picked terms of w × tf / (tf + 1), summed in term order, ties by id in code point order) and
  * the postings `p` of the read terms inside them, as CTEs following one named `w(term, w)`, the
  * picked terms and their weights. `pickTerms` and `readTerms` are text[] expressions.
+ *
+ * A session sums one row per picked term it holds. Float addition is commutative but not
+ * associative, so the order of the terms matters only from three on: with one or two picked
+ * terms the plain sum is the ordered sum, bit for bit. The ordered aggregate sorts each session's
+ * rows apart (on PostgreSQL 15, one sort per session), so it runs only when three or more terms
+ * are picked; the branch the count rules out reads nothing (its filter is decided once).
  */
 function candidateCtes(pickTerms: string, readTerms: string, n: string, except: string): string {
-  return `c AS (
+  const branch = (sum: string, picked: string) => `(
            SELECT st.session_id AS id FROM session_terms st JOIN w ON w.term = st.term
            WHERE st.subject_id = $1 AND st.term = ANY(${pickTerms})
              AND (${except} IS NULL OR st.session_id <> ${except})
+             AND (SELECT count(*) FROM w) ${picked}
            GROUP BY st.session_id
-           ORDER BY sum((w.w * st.tf) / (st.tf + 1)::float8 ORDER BY st.term) DESC,
-                    st.session_id COLLATE "C"
-           LIMIT ${n}
+           ORDER BY ${sum} DESC, st.session_id COLLATE "C"
+           LIMIT ${n})`;
+  const x = '(w.w * st.tf) / (st.tf + 1)::float8';
+  return `c AS (
+           ${branch(`sum(${x})`, '<= 2')}
+           UNION ALL
+           ${branch(`sum(${x} ORDER BY st.term)`, '> 2')}
          ),
          p AS (
            SELECT term, session_id, seq, tf, len FROM turn_postings
@@ -365,14 +377,14 @@ function candidateCtes(pickTerms: string, readTerms: string, n: string, except: 
 
 /**
  * The columns that return `candidateCtes`: the sessions, the postings and the sessions'
- * statistics (looked up by key: the planner cannot tell how few the candidates are).
+ * statistics (looked up by key: the planner cannot tell how few the candidates are; a session
+ * with no posting is dropped as the postings are parsed, which costs less than asking here).
  */
 const CANDIDATE_COLUMNS = `(SELECT string_agg(id, E'\x1e') FROM c) AS c,
          (SELECT string_agg(concat_ws(E'\x1f', term, session_id, seq, tf, len), E'\x1e')
           FROM p) AS p,
          (SELECT string_agg(concat_ws(E'\x1f', id, last_seq, term_len), E'\x1e')
-          FROM sessions WHERE subject_id = $1
-            AND id = ANY (ARRAY(SELECT id FROM c)) AND id IN (SELECT session_id FROM p)) AS s`;
+          FROM sessions WHERE subject_id = $1 AND id = ANY (ARRAY(SELECT id FROM c))) AS s`;
 
 /** What the candidate columns hold. */
 function candidatesOf(
@@ -399,20 +411,25 @@ function statisticsOf(row: { corpus: string | null; terms: string | null } | und
   return { corpus: { turns, sessions, totalLen }, terms };
 }
 
-/** Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read. */
+/**
+ * Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read: the
+ * statistics of the sessions the postings fall in, and no others.
+ */
 function parsePostings(
   p: string | null,
   s: string | null,
 ): { postings: Map<string, Posting[]>; stats: Map<string, SessionStat> } {
   const postings = new Map<string, Posting[]>();
+  const held = new Set<string>();
   for (const [term = '', session = '', seq, tf, len] of split(p)) {
     let list = postings.get(term);
     if (list === undefined) postings.set(term, (list = []));
     list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
+    held.add(session);
   }
   const stats = new Map<string, SessionStat>();
   for (const [id = '', turns, len] of split(s)) {
-    stats.set(id, { turns: Number(turns), len: Number(len) });
+    if (held.has(id)) stats.set(id, { turns: Number(turns), len: Number(len) });
   }
   return { postings, stats };
 }
