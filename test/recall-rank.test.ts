@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEvidence, parseSessionDate } from '../eval/locomo-data.js';
 import { metricRows, rankPairs } from '../eval/locomo-metrics.js';
@@ -13,6 +14,8 @@ import {
 } from '../src/recall/lexical-rank.js';
 import { dateMatches, queryCues } from '../src/recall/query-cues.js';
 import { code } from './support/errors.js';
+import { scoreRoundReference } from './support/score-round-reference.js';
+import { parsePostings } from '../src/store/recall-sql.js';
 
 describe('recall analysis', () => {
   it('lowercases, drops stopwords and possessives, and stems', () => {
@@ -137,5 +140,173 @@ describe('lexical ranking', () => {
     const full = [...scores.entries()].sort(([ka, a], [kb, b]) => b - a || ka - kb).map(([k]) => k);
     expect(topKeys(scores, 25)).toEqual(full.slice(0, 25));
     expect(topKeys(scores, 1000)).toEqual(full);
+  });
+});
+
+describe('scoreRound over typed arrays', () => {
+  /** A round's input: up to 4 terms over 4 sessions, some postings out of their session. */
+  const roundInput = fc
+    .record({
+      terms: fc.array(
+        fc.record({
+          weight: fc.constantFrom(1, 2, 0.35),
+          df: fc.integer({ min: 1, max: 400 }),
+          sdf: fc.integer({ min: 1, max: 40 }),
+          complete: fc.boolean(),
+          postings: fc.uniqueArray(
+            fc.record({
+              session: fc.integer({ min: 0, max: 3 }),
+              seq: fc.integer({ min: 1, max: 14 }),
+              tf: fc.integer({ min: 1, max: 4 }),
+              len: fc.integer({ min: 1, max: 40 }),
+            }),
+            { selector: (x) => `${x.session}:${x.seq}`, maxLength: 30 },
+          ),
+        }),
+        { maxLength: 4 },
+      ),
+      // a session's statistics may be missing (its turns then bound nothing)
+      sessions: fc.array(
+        fc.option(
+          fc.record({
+            turns: fc.integer({ min: 1, max: 14 }),
+            len: fc.integer({ min: 1, max: 300 }),
+          }),
+        ),
+        { minLength: 4, maxLength: 4 },
+      ),
+      corpus: fc.record({
+        turns: fc.integer({ min: 0, max: 2000 }),
+        sessions: fc.integer({ min: 0, max: 50 }),
+        totalLen: fc.integer({ min: 1, max: 40_000 }),
+      }),
+      params: fc.record({
+        prevWeight: fc.constantFrom(0, 1, 0.5),
+        nextWeight: fc.constantFrom(0, 0.3),
+        sessionWeight: fc.constantFrom(0, 0.3),
+      }),
+    })
+    .map(({ terms, sessions, corpus, params }) => {
+      const names = ['budget', 'review', 'print', 'acme'];
+      return {
+        input: {
+          weights: new Map(terms.map((t, i) => [names[i] as string, t.weight])),
+          corpus,
+          termStats: new Map(terms.map((t, i) => [names[i] as string, { df: t.df, sdf: t.sdf }])),
+          postings: new Map(
+            terms.map((t, i) => [
+              names[i] as string,
+              t.postings.map((x): DocPosting => ({
+                doc: docOf(x.session, x.seq),
+                tf: x.tf,
+                len: x.len,
+              })),
+            ]),
+          ),
+          complete: new Set(terms.flatMap((t, i) => (t.complete ? [names[i] as string] : []))),
+          sessions: new Map(sessions.flatMap((s, i) => (s === null ? [] : [[i, s] as const]))),
+        },
+        params: { ...DEFAULT_RANK_PARAMS, ...params },
+      };
+    });
+
+  it('gives every turn the score the plain form gives it, to the bit, in the same order', () => {
+    fc.assert(
+      fc.property(roundInput, ({ input, params }) => {
+        const fast = [...scoreRound(input, params)];
+        const plain = [...scoreRoundReference(input, params)];
+        expect(fast.length).toBe(plain.length);
+        fast.forEach(([doc, score], i) => {
+          const [d, s] = plain[i] as [number, number];
+          expect(doc).toBe(d);
+          // Object.is: the same double, not merely a close one
+          expect(Object.is(score, s)).toBe(true);
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('negative control: a changed weight or a dropped posting changes some score', () => {
+    const s = (session: number, seq: number, tf = 1, len = 5): DocPosting => ({
+      doc: docOf(session, seq),
+      tf,
+      len,
+    });
+    const input = {
+      weights: new Map([
+        ['budget', 1],
+        ['review', 1],
+      ]),
+      corpus: { turns: 100, sessions: 3, totalLen: 500 },
+      termStats: new Map([
+        ['budget', { df: 3, sdf: 2 }],
+        ['review', { df: 2, sdf: 2 }],
+      ]),
+      postings: new Map([
+        ['budget', [s(0, 2), s(0, 3, 2), s(1, 4)]],
+        ['review', [s(0, 3), s(2, 1)]],
+      ]),
+      complete: new Set(['budget']),
+      sessions: new Map([[0, { turns: 5, len: 30 }]]),
+    };
+    const base = [...scoreRound(input)];
+    expect(base).toEqual([...scoreRoundReference(input)]);
+    const reweighed = { ...input, weights: new Map([...input.weights, ['review', 2]]) };
+    expect([...scoreRound(reweighed)]).not.toEqual(base);
+    const dropped = {
+      ...input,
+      postings: new Map([...input.postings, ['review', [s(2, 1)]]]),
+    };
+    expect([...scoreRound(dropped)]).not.toEqual(base);
+  });
+});
+
+describe('postings text as the store returns it', () => {
+  /** The plain parse: split on RS, then on US, every number through Number. */
+  const plain = (p: string | null, s: string | null) => {
+    const rows = (t: string | null) =>
+      t === null || t === '' ? [] : t.split('\x1e').map((r) => r.split('\x1f'));
+    const postings = new Map<string, { session: string; seq: number; tf: number; len: number }[]>();
+    for (const [term = '', session = '', seq, tf, len] of rows(p)) {
+      let list = postings.get(term);
+      if (list === undefined) postings.set(term, (list = []));
+      list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
+    }
+    const held = new Set([...postings.values()].flatMap((l) => l.map((x) => x.session)));
+    const stats = new Map<string, { turns: number; len: number }>();
+    for (const [id = '', turns, len] of rows(s)) {
+      if (held.has(id)) stats.set(id, { turns: Number(turns), len: Number(len) });
+    }
+    return { postings, stats };
+  };
+  const word = fc.stringMatching(/^[a-z0-9'-]{1,8}$/);
+  const record = fc.record({
+    term: fc.constantFrom('budget', 'review', "i'm", 'b'),
+    session: fc.oneof(fc.constantFrom('s-1', 's-2', 'owner-s00011'), word),
+    seq: fc.nat({ max: 5_000_000 }),
+    tf: fc.integer({ min: 1, max: 40 }),
+    len: fc.nat({ max: 100_000 }),
+  });
+
+  it('reads what the plain split reads: runs of a term and a session, numbers digit by digit', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 60 }), fc.boolean(), (list, withStats) => {
+        const p =
+          list.length === 0
+            ? null
+            : list.map((r) => [r.term, r.session, r.seq, r.tf, r.len].join('\x1f')).join('\x1e');
+        const sessions = [...new Set(list.map((r) => r.session)), 'never-posted'];
+        const s = withStats
+          ? sessions.map((id, i) => `${id}\x1f${i + 1}\x1f${i * 7}`).join('\x1e')
+          : null;
+        expect(parsePostings(p, s)).toEqual(plain(p, s));
+      }),
+      { numRuns: 300 },
+    );
+    // a session named in the statistics with no posting is not kept (negative control)
+    const got = parsePostings('budget\x1fs-1\x1f3\x1f1\x1f9', 's-1\x1f4\x1f20\x1es-2\x1f5\x1f30');
+    expect([...got.stats.keys()]).toEqual(['s-1']);
+    expect(got.postings.get('budget')).toEqual([{ session: 's-1', seq: 3, tf: 1, len: 9 }]);
   });
 });

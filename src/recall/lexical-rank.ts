@@ -119,11 +119,16 @@ export function bm25Term(
 }
 
 /** How much bigger a restricted term's expanded df is taken to be than its df. */
-const EXPANSION_ESTIMATE = 2.2;
+export const EXPANSION_ESTIMATE = 2.2;
 
 /**
  * Scores every turn the query's postings reach (and their neighbours): expanded-document BM25
  * plus the weighted session score. Returns scores by doc number.
+ *
+ * Every doc a posting reaches (its own, the next and the previous turn) gets a slot once, with
+ * its expanded length worked out once; each term then adds into typed arrays by slot. The sums
+ * are made in the same order as term by term over maps would make them, so the scores are the
+ * same to the bit (test/recall-rank.test.ts holds it against that plain form).
  */
 export function scoreRound(
   input: RoundInput,
@@ -142,55 +147,146 @@ export function scoreRound(
   };
   const lenOf = (doc: number): number => (inSession(doc) ? (lens.get(doc) ?? avgLen) : 0);
 
-  const turnScores = new Map<number, number>();
-  const sessionScores = new Map<number, number>();
-  const ex = new Map<number, number>();
-  const sessionTf = new Map<number, number>();
+  // the slots: docs the scored terms' postings reach, in the order they are first reached
+  const slotOf = new Map<number, number>();
+  const docs: number[] = [];
+  let lastSession = 0;
+  const slot = (doc: number): number => {
+    let s = slotOf.get(doc);
+    if (s === undefined) {
+      s = docs.length;
+      slotOf.set(doc, s);
+      docs.push(doc);
+    }
+    return s;
+  };
+  const terms: {
+    term: string;
+    weight: number;
+    stat: TermStat;
+    list: readonly DocPosting[];
+    at: Int32Array;
+  }[] = [];
   for (const [term, weight] of input.weights) {
     const list = input.postings.get(term) ?? [];
     const stat = input.termStats.get(term);
     if (list.length === 0 || stat === undefined) continue;
-    // expanded term frequency of every turn this term reaches
-    ex.clear();
-    sessionTf.clear();
-    for (const x of list) {
-      ex.set(x.doc, (ex.get(x.doc) ?? 0) + x.tf);
-      if (p.prevWeight > 0) ex.set(x.doc + 1, (ex.get(x.doc + 1) ?? 0) + p.prevWeight * x.tf);
-      if (p.nextWeight > 0) ex.set(x.doc - 1, (ex.get(x.doc - 1) ?? 0) + p.nextWeight * x.tf);
-      const session = sessionOfDoc(x.doc);
-      sessionTf.set(session, (sessionTf.get(session) ?? 0) + x.tf);
+    // each posting's own, next and previous slot, three to a posting
+    const at = new Int32Array(list.length * 3);
+    for (let j = 0; j < list.length; j++) {
+      const doc = (list[j] as DocPosting).doc;
+      at[3 * j] = slot(doc);
+      at[3 * j + 1] = slot(doc + 1);
+      at[3 * j + 2] = slot(doc - 1);
+      lastSession = Math.max(lastSession, sessionOfDoc(doc));
     }
-    for (const doc of [...ex.keys()]) if (!inSession(doc)) ex.delete(doc);
-    const dfx = input.complete.has(term)
-      ? ex.size
-      : Math.min(corpus.turns, stat.df * EXPANSION_ESTIMATE);
+    terms.push({ term, weight, stat, list, at });
+  }
+  const n = docs.length;
+  const inside = new Uint8Array(n);
+  const lenX = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const doc = docs[i] as number;
+    if (!inSession(doc)) continue;
+    inside[i] = 1;
+    lenX[i] = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
+  }
+
+  const turnScore = new Float64Array(n);
+  const scored = new Uint8Array(n);
+  // turns in the order they were first scored (the map below keeps that order)
+  const order: number[] = [];
+  const sessionScore = new Float64Array(lastSession + 1);
+  const sessionScored = new Uint8Array(lastSession + 1);
+  let anySession = false;
+  const ex = new Float64Array(n);
+  // which term last touched a slot (its index + 1), and the slots each term touched, in order
+  const exTerm = new Int32Array(n);
+  const touched: number[] = [];
+  const sessionTf = new Float64Array(lastSession + 1);
+  const tfTerm = new Int32Array(lastSession + 1);
+  const sessionsTouched: number[] = [];
+  for (let ti = 0; ti < terms.length; ti++) {
+    const { term, weight, stat, list, at } = terms[ti] as (typeof terms)[number];
+    const mark = ti + 1;
+    touched.length = 0;
+    sessionsTouched.length = 0;
+    // expanded term frequency of every turn this term reaches
+    const add = (i: number, v: number): void => {
+      if (exTerm[i] === mark) ex[i] = (ex[i] as number) + v;
+      else {
+        exTerm[i] = mark;
+        ex[i] = 0 + v;
+        touched.push(i);
+      }
+    };
+    for (let j = 0; j < list.length; j++) {
+      const x = list[j] as DocPosting;
+      add(at[3 * j] as number, x.tf);
+      if (p.prevWeight > 0) add(at[3 * j + 1] as number, p.prevWeight * x.tf);
+      if (p.nextWeight > 0) add(at[3 * j + 2] as number, p.nextWeight * x.tf);
+      const session = sessionOfDoc(x.doc);
+      if (tfTerm[session] === mark) sessionTf[session] = (sessionTf[session] as number) + x.tf;
+      else {
+        tfTerm[session] = mark;
+        sessionTf[session] = 0 + x.tf;
+        sessionsTouched.push(session);
+      }
+    }
+    let dfx = 0;
+    if (input.complete.has(term)) {
+      for (const i of touched) if (inside[i] === 1) dfx++;
+    } else {
+      dfx = Math.min(corpus.turns, stat.df * EXPANSION_ESTIMATE);
+    }
     const w = weight * idf(corpus.turns, dfx, p.idfFloor);
-    for (const [doc, tf] of ex) {
-      const lenX = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
-      turnScores.set(doc, (turnScores.get(doc) ?? 0) + bm25Term(w, tf, lenX, avgLenX, p));
+    for (const i of touched) {
+      if (inside[i] === 0) continue;
+      const b = bm25Term(w, ex[i] as number, lenX[i] as number, avgLenX, p);
+      if (scored[i] === 1) turnScore[i] = (turnScore[i] as number) + b;
+      else {
+        scored[i] = 1;
+        turnScore[i] = 0 + b;
+        order.push(i);
+      }
     }
     if (p.sessionWeight > 0) {
       const sw = weight * idf(corpus.sessions, stat.sdf, p.idfFloor);
-      for (const [session, tf] of sessionTf) {
+      for (const session of sessionsTouched) {
         const len = input.sessions.get(session)?.len ?? avgSessionLen;
-        sessionScores.set(
-          session,
-          (sessionScores.get(session) ?? 0) + bm25Term(sw, tf, len, avgSessionLen, p),
-        );
+        const b = bm25Term(sw, sessionTf[session] as number, len, avgSessionLen, p);
+        if (sessionScored[session] === 1) {
+          sessionScore[session] = (sessionScore[session] as number) + b;
+        } else {
+          sessionScored[session] = 1;
+          sessionScore[session] = 0 + b;
+          anySession = true;
+        }
       }
     }
   }
-  if (p.sessionWeight > 0 && sessionScores.size > 0 && turnScores.size > 0) {
+  // the session's score, weighted against the best turn's
+  let k: number | null = null;
+  if (p.sessionWeight > 0 && anySession && order.length > 0) {
     let maxTurn = 0;
-    for (const v of turnScores.values()) maxTurn = Math.max(maxTurn, v);
+    for (const i of order) maxTurn = Math.max(maxTurn, turnScore[i] as number);
     let maxSession = 0;
-    for (const v of sessionScores.values()) maxSession = Math.max(maxSession, v);
-    if (maxSession > 0) {
-      const k = (p.sessionWeight * maxTurn) / maxSession;
-      for (const [doc, score] of turnScores) {
-        turnScores.set(doc, score + k * (sessionScores.get(sessionOfDoc(doc)) ?? 0));
-      }
+    for (let s = 0; s <= lastSession; s++) {
+      if (sessionScored[s] === 1) maxSession = Math.max(maxSession, sessionScore[s] as number);
     }
+    if (maxSession > 0) k = (p.sessionWeight * maxTurn) / maxSession;
+  }
+  const turnScores = new Map<number, number>();
+  for (const i of order) {
+    const doc = docs[i] as number;
+    const session = sessionOfDoc(doc);
+    const own = turnScore[i] as number;
+    turnScores.set(
+      doc,
+      k === null
+        ? own
+        : own + k * (sessionScored[session] === 1 ? (sessionScore[session] as number) : 0),
+    );
   }
   return turnScores;
 }

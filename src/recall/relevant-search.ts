@@ -307,7 +307,10 @@ export async function relevantSearch(
           lookup: { corpus: lookup.corpus, terms: new Map(lookup.terms) },
         });
   searching.catch(() => undefined);
-  // the facts are ranked while the database reads the turns' postings
+  // the facts are ranked while the database reads the turns: once the turn ranking has sent its
+  // next read (it runs on promises already settled, up to that read: this waits a turn of the
+  // event loop, so it goes first), and while the database answers it
+  await new Promise<void>((resolve) => setImmediate(resolve));
   const facts = rankLiveFacts(await options.view, weights, lookup, k, p);
   const turns = await searching;
   // the titles came with the turns' rows: the block needs no read of its own for them

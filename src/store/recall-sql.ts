@@ -413,19 +413,67 @@ function statisticsOf(row: { corpus: string | null; terms: string | null } | und
 
 /**
  * Postings (term, session, seq, tf, len) and session statistics (id, turns, len) as read: the
- * statistics of the sessions the postings fall in, and no others.
+ * statistics of the sessions the postings fall in, and no others. (Exported for its test.)
  */
-function parsePostings(
+export function parsePostings(
   p: string | null,
   s: string | null,
 ): { postings: Map<string, Posting[]>; stats: Map<string, SessionStat> } {
   const postings = new Map<string, Posting[]>();
   const held = new Set<string>();
-  for (const [term = '', session = '', seq, tf, len] of split(p)) {
-    let list = postings.get(term);
-    if (list === undefined) postings.set(term, (list = []));
-    list.push({ session, seq: Number(seq), tf: Number(tf), len: Number(len) });
-    held.add(session);
+  // thousands of postings in runs of one term and one session: scanned in place, each run's
+  // term and session taken once, the numbers read digit by digit (no array per record)
+  if (p !== null && p !== '') {
+    let i = 0;
+    let term: string | null = null;
+    let session: string | null = null;
+    let list: Posting[] = [];
+    /** The end of the field at `i` (the last of a record ends at RS or the text's end). */
+    const end = (last: boolean): number => {
+      const at = p.indexOf(last ? '\x1e' : '\x1f', i);
+      return at < 0 ? p.length : at;
+    };
+    /** The text from `i` to `to`: `known` itself when it is the same (a run goes on). */
+    const text = (to: number, known: string | null): string =>
+      known !== null && to - i === known.length && p.startsWith(known, i) ? known : p.slice(i, to);
+    /** A field of digits as a number (anything else as Number reads it). */
+    const int = (to: number): number => {
+      let n = 0;
+      for (let j = i; j < to; j++) {
+        const c = p.charCodeAt(j) - 48;
+        if (c < 0 || c > 9) return Number(p.slice(i, to));
+        n = n * 10 + c;
+      }
+      return n;
+    };
+    while (i < p.length) {
+      let to = end(false);
+      const t = text(to, term);
+      if (t !== term) {
+        term = t;
+        let known = postings.get(t);
+        if (known === undefined) postings.set(t, (known = []));
+        list = known;
+      }
+      i = to + 1;
+      to = end(false);
+      const next = text(to, session);
+      if (next !== session) {
+        session = next;
+        held.add(session);
+      }
+      i = to + 1;
+      to = end(false);
+      const seq = int(to);
+      i = to + 1;
+      to = end(false);
+      const tf = int(to);
+      i = to + 1;
+      to = end(true);
+      const len = int(to);
+      i = to + 1;
+      list.push({ session, seq, tf, len });
+    }
   }
   const stats = new Map<string, SessionStat>();
   for (const [id = '', turns, len] of split(s)) {
