@@ -103,7 +103,7 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     expect(oneStatement).toBeGreaterThanOrEqual(12);
   });
 
-  it('with one, two and three or more picked terms: the same sessions as summed in code (the plain sum only up to two)', async () => {
+  it('with one, two and three or more picked terms: the same sessions as summed in code (one row, the plain sum, the ordered sum)', async () => {
     // "harbor", "lantern" and "meadow" each in every turn of four sessions (df 24, sdf 4),
     // "orchard" in five (df 30): with a budget of 12 the rule picks three terms for the three,
     // two for "harbor orchard"; the sessions sum one, two or three terms, in different amounts
@@ -188,8 +188,9 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     }
     // every branch of the sum ran: one, two, and three picked terms
     expect(new Set(picks)).toEqual(new Set([1, 2, 3]));
-    // and the database summed in term order exactly when it had to: the plain sum's branch
-    // answers one or two picked terms, the ordered one three or more, and the other reads nothing
+    // and the database summed in term order exactly when it had to: one picked term is sorted
+    // by its one row, two by the plain sum, three or more by the ordered sum; the branches the
+    // count rules out read nothing
     const client = storeClient(t.engine);
     let statement: { sql: string; params: readonly unknown[] } | null = null;
     const capturing = new RecallSql(
@@ -216,23 +217,27 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
         `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${ran.sql}`,
         ran.params,
       );
-      // each branch is a Limit over a sort by its sum: the rows each Limit gave, by its sum
+      // each branch is a Limit over a sort by its score: the rows each Limit gave, by that score
       const lines = rows.map((r) => Object.values(r)[0] ?? '');
-      const out = { plain: -1, ordered: -1 };
+      const out = { single: -1, plain: -1, ordered: -1 };
       let limit: number | null = null;
       for (const line of lines) {
         const l = /Limit \(actual rows=(\d+)/.exec(line);
         if (l !== null) limit = Number(l[1]);
-        else if (limit !== null && /Sort Key: \(sum\(/.test(line)) {
-          out[/ORDER BY/.test(line) ? 'ordered' : 'plain'] = limit;
+        else if (limit !== null && /Sort Key: .*session_id COLLATE "C"/.test(line)) {
+          out[/ORDER BY/.test(line) ? 'ordered' : /sum\(/.test(line) ? 'plain' : 'single'] = limit;
           limit = null;
         }
       }
       return out;
     };
-    expect(await branchRows(['harbor'])).toEqual({ plain: 3, ordered: 0 });
-    expect(await branchRows(['harbor', 'orchard'])).toEqual({ plain: 3, ordered: 0 });
-    expect(await branchRows(['harbor', 'lantern', 'meadow'])).toEqual({ plain: 0, ordered: 3 });
+    expect(await branchRows(['harbor'])).toEqual({ single: 3, plain: 0, ordered: 0 });
+    expect(await branchRows(['harbor', 'orchard'])).toEqual({ single: 0, plain: 3, ordered: 0 });
+    expect(await branchRows(['harbor', 'lantern', 'meadow'])).toEqual({
+      single: 0,
+      plain: 0,
+      ordered: 3,
+    });
   });
 
   it('the lookup makes the candidate read ahead: the rule asks for exactly it, and nothing else is read', async () => {

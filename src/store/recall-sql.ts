@@ -349,25 +349,27 @@ export class RecallSql {
  * picked terms and their weights. `pickTerms` and `readTerms` are text[] expressions.
  *
  * A session sums one row per picked term it holds. Float addition is commutative but not
- * associative, so the order of the terms matters only from three on: with one or two picked
- * terms the plain sum is the ordered sum, bit for bit. The ordered aggregate sorts each session's
- * rows apart (on PostgreSQL 15, one sort per session), so it runs only when three or more terms
- * are picked; the branch the count rules out reads nothing (its filter is decided once).
+ * associative, so the order of the terms matters only from three on: with two picked terms the
+ * plain sum is the ordered sum, bit for bit, and with one a session's sum is its one row. The
+ * ordered aggregate sorts each session's rows apart (on PostgreSQL 15, one sort per session) and
+ * grouping costs a sort of its own, so each runs only when the count of picked terms needs it:
+ * three branches, of which the two the count rules out read nothing (each filter is decided once).
  */
 function candidateCtes(pickTerms: string, readTerms: string, n: string, except: string): string {
-  const branch = (sum: string, picked: string) => `(
-           SELECT st.session_id AS id FROM session_terms st JOIN w ON w.term = st.term
+  const from = `FROM session_terms st JOIN w ON w.term = st.term
            WHERE st.subject_id = $1 AND st.term = ANY(${pickTerms})
-             AND (${except} IS NULL OR st.session_id <> ${except})
-             AND (SELECT count(*) FROM w) ${picked}
-           GROUP BY st.session_id
-           ORDER BY ${sum} DESC, st.session_id COLLATE "C"
-           LIMIT ${n})`;
+             AND (${except} IS NULL OR st.session_id <> ${except})`;
   const x = '(w.w * st.tf) / (st.tf + 1)::float8';
+  const top = (by: string) => `ORDER BY ${by} DESC, st.session_id COLLATE "C" LIMIT ${n}`;
   return `c AS (
-           ${branch(`sum(${x})`, '<= 2')}
+           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) = 1
+            ${top(x)})
            UNION ALL
-           ${branch(`sum(${x} ORDER BY st.term)`, '> 2')}
+           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) = 2
+            GROUP BY st.session_id ${top(`sum(${x})`)})
+           UNION ALL
+           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) > 2
+            GROUP BY st.session_id ${top(`sum(${x} ORDER BY st.term)`)})
          ),
          p AS (
            SELECT term, session_id, seq, tf, len FROM turn_postings
