@@ -203,21 +203,15 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
       },
       'v',
     );
-    const branchRows = async (pick: string[]) => {
-      await capturing.candidatePostings(
-        pick,
-        [1.5, 1.25, 1.125].slice(0, pick.length),
-        3,
-        pick,
-        null,
-      );
+    /** The rows each branch of the statement just sent gave, by how it scores a session. */
+    const branchRows = async () => {
       const ran = statement as { sql: string; params: readonly unknown[] } | null;
       if (ran === null) throw new Error('no statement');
       const { rows } = await client.query<Record<string, string>>(
         `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${ran.sql}`,
         ran.params,
       );
-      // each branch is a Limit over a sort by its score: the rows each Limit gave, by that score
+      // each branch is a Limit over a sort by its score (-1: no such branch in the statement)
       const lines = rows.map((r) => Object.values(r)[0] ?? '');
       const out = { single: -1, plain: -1, ordered: -1 };
       let limit: number | null = null;
@@ -231,13 +225,46 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
       }
       return out;
     };
-    expect(await branchRows(['harbor'])).toEqual({ single: 3, plain: 0, ordered: 0 });
-    expect(await branchRows(['harbor', 'orchard'])).toEqual({ single: 0, plain: 3, ordered: 0 });
-    expect(await branchRows(['harbor', 'lantern', 'meadow'])).toEqual({
+    // the lookup does not know the count before it runs: it sends the three branches
+    const lookupBranches = async (query: string) => {
+      await capturing.lookupWithCandidates([...new Set(analyze(query))].sort(), {
+        maxTerms: 32,
+        budget: params.postingBudget,
+        n: params.candidateSessions,
+        except: null,
+      });
+      return branchRows();
+    };
+    expect(await lookupBranches('harbor')).toEqual({ single: 3, plain: 0, ordered: 0 });
+    expect(await lookupBranches('harbor orchard')).toEqual({ single: 0, plain: 3, ordered: 0 });
+    expect(await lookupBranches('harbor lantern meadow')).toEqual({
       single: 0,
       plain: 0,
       ordered: 3,
     });
+    // a read asked with its picked terms sends only the branch their count needs
+    const readBranches = async (pick: string[]) => {
+      await capturing.candidatePostings(
+        pick,
+        [1.5, 1.25, 1.125].slice(0, pick.length),
+        3,
+        pick,
+        null,
+      );
+      return branchRows();
+    };
+    expect(await readBranches(['harbor'])).toEqual({ single: 3, plain: -1, ordered: -1 });
+    expect(await readBranches(['harbor', 'orchard'])).toEqual({
+      single: -1,
+      plain: 3,
+      ordered: -1,
+    });
+    expect(await readBranches(['harbor', 'lantern', 'meadow'])).toEqual({
+      single: -1,
+      plain: -1,
+      ordered: 3,
+    });
+    expect((await capturing.candidatePostings([], [], 3, ['harbor'], null)).sessions).toEqual([]);
   });
 
   it('the lookup makes the candidate read ahead: the rule asks for exactly it, and nothing else is read', async () => {

@@ -150,7 +150,7 @@ export class RecallSql {
         s: string | null;
       }>(
         `WITH w AS (SELECT * FROM unnest($2::text[], $3::float8[]) AS w(term, w)),
-         ${candidateCtes('$2::text[]', '$5::text[]', '$4', '$6::text')}
+         ${candidateCtes('$2::text[]', '$5::text[]', '$4', '$6::text', pick.length)}
          SELECT ${CANDIDATE_COLUMNS}`,
         [this.subjectId, pick, weights, n, terms, except],
         PREPARED,
@@ -198,7 +198,7 @@ export class RecallSql {
                        row_number() OVER (ORDER BY sdf, ord) AS n
                 FROM k WHERE (SELECT min(df) FROM k) > $4 AND (SELECT turns FROM corpus) > 0),
          w AS (SELECT term, w, n FROM pk WHERE n = 1 OR used <= $4),
-         ${candidateCtes('ARRAY(SELECT term FROM w)', 'ARRAY(SELECT term FROM k)', '$5', '$6::text')}
+         ${candidateCtes('ARRAY(SELECT term FROM w)', 'ARRAY(SELECT term FROM k)', '$5', '$6::text', null)}
          SELECT (SELECT concat_ws(E'\x1f', turns, sessions, term_len) FROM corpus) AS corpus,
                 (SELECT string_agg(concat_ws(E'\x1f', term, df, sdf), E'\x1e') FROM ts) AS terms,
                 (SELECT string_agg(concat_ws(E'\x1f', term, w), E'\x1e' ORDER BY n) FROM w) AS w,
@@ -352,24 +352,48 @@ export class RecallSql {
  * associative, so the order of the terms matters only from three on: with two picked terms the
  * plain sum is the ordered sum, bit for bit, and with one a session's sum is its one row. The
  * ordered aggregate sorts each session's rows apart (on PostgreSQL 15, one sort per session) and
- * grouping costs a sort of its own, so each runs only when the count of picked terms needs it:
- * three branches, of which the two the count rules out read nothing (each filter is decided once).
+ * grouping costs a sort of its own, so each runs only when the count of picked terms needs it.
+ * `picked` is that count when the caller knows it (one branch is sent); null when the statement
+ * works it out (three branches, of which the two the count rules out read nothing: each filter
+ * is decided once).
  */
-function candidateCtes(pickTerms: string, readTerms: string, n: string, except: string): string {
+function candidateCtes(
+  pickTerms: string,
+  readTerms: string,
+  n: string,
+  except: string,
+  picked: number | null,
+): string {
   const from = `FROM session_terms st JOIN w ON w.term = st.term
            WHERE st.subject_id = $1 AND st.term = ANY(${pickTerms})
              AND (${except} IS NULL OR st.session_id <> ${except})`;
   const x = '(w.w * st.tf) / (st.tf + 1)::float8';
   const top = (by: string) => `ORDER BY ${by} DESC, st.session_id COLLATE "C" LIMIT ${n}`;
+  const branches = [
+    { when: (k: number) => k === 1, count: '= 1', rest: top(x) },
+    {
+      when: (k: number) => k === 2,
+      count: '= 2',
+      rest: `GROUP BY st.session_id ${top(`sum(${x})`)}`,
+    },
+    {
+      when: (k: number) => k > 2,
+      count: '> 2',
+      rest: `GROUP BY st.session_id ${top(`sum(${x} ORDER BY st.term)`)}`,
+    },
+  ];
+  const c =
+    picked === null
+      ? branches
+          .map(
+            (b) => `(SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) ${b.count}
+            ${b.rest})`,
+          )
+          .join('\n           UNION ALL\n           ')
+      : `SELECT st.session_id AS id ${from}
+            ${branches.find((b) => b.when(picked))?.rest ?? `AND false LIMIT ${n}`}`;
   return `c AS (
-           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) = 1
-            ${top(x)})
-           UNION ALL
-           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) = 2
-            GROUP BY st.session_id ${top(`sum(${x})`)})
-           UNION ALL
-           (SELECT st.session_id AS id ${from} AND (SELECT count(*) FROM w) > 2
-            GROUP BY st.session_id ${top(`sum(${x} ORDER BY st.term)`)})
+           ${c}
          ),
          p AS (
            SELECT term, session_id, seq, tf, len FROM turn_postings
