@@ -40,6 +40,22 @@ const QUERIES = [
   'nothing matches this',
 ];
 
+/** The port with each `candidatePostings` question told to `seen` before it is read. */
+function spied(
+  port: LexicalIndexPort,
+  seen: (...args: Parameters<NonNullable<LexicalIndexPort['candidatePostings']>>) => void,
+): LexicalIndexPort {
+  const inner = port.candidatePostings;
+  if (inner === undefined) return port;
+  return {
+    ...port,
+    candidatePostings: (...args) => {
+      seen(...args);
+      return inner(...args);
+    },
+  };
+}
+
 describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) => {
   let t: TestEngine;
   const sessions: string[] = [];
@@ -66,17 +82,7 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
   it('chooses the same sessions and ranks the same turns as the totals summed in code', async () => {
     const sql = new RecallSql(storeClient(t.engine), 'u');
     let oneStatement = 0;
-    const counted = (port: LexicalIndexPort): LexicalIndexPort => {
-      const inner = port.candidatePostings;
-      if (inner === undefined) return port;
-      return {
-        ...port,
-        candidatePostings: (...args) => {
-          oneStatement++;
-          return inner(...args);
-        },
-      };
-    };
+    const counted = (port: LexicalIndexPort) => spied(port, () => oneStatement++);
     for (const query of QUERIES) {
       for (const except of [null, sessions[0] ?? '', sessions[5] ?? '']) {
         const run = async (candidates: boolean) => {
@@ -130,17 +136,7 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     const params = { ...RELEVANT_RANK_PARAMS, postingBudget: 12, candidateSessions: 3 };
     const sql = new RecallSql(storeClient(t.engine), 'v');
     const picks: number[] = [];
-    const counted = (port: LexicalIndexPort): LexicalIndexPort => {
-      const inner = port.candidatePostings;
-      if (inner === undefined) return port;
-      return {
-        ...port,
-        candidatePostings: (...args) => {
-          picks.push(args[0].length);
-          return inner(...args);
-        },
-      };
-    };
+    const counted = (port: LexicalIndexPort) => spied(port, (pick) => picks.push(pick.length));
     const queries = [
       'harbor lantern meadow',
       'harbor lantern meadow orchard',
@@ -286,15 +282,7 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
         expect(got.terms).toEqual(plain.terms);
         let asked = 0;
         const run = async (ahead: typeof got.ahead) => {
-          const inner = sql.port({ candidates: true });
-          const read = inner.candidatePostings?.bind(inner);
-          const counted: LexicalIndexPort = {
-            ...inner,
-            candidatePostings: (...args) => {
-              asked++;
-              return (read as NonNullable<typeof read>)(...args);
-            },
-          };
+          const counted = spied(sql.port({ candidates: true }), () => asked++);
           const base = withReadAhead(counted, ahead);
           const port = except === null ? base : withoutSession(base, except);
           return (
