@@ -369,18 +369,11 @@ function candidateCtes(
              AND (${except} IS NULL OR st.session_id <> ${except})`;
   const x = '(w.w * st.tf) / (st.tf + 1)::float8';
   const top = (by: string) => `ORDER BY ${by} DESC, st.session_id COLLATE "C" LIMIT ${n}`;
+  // by the count of picked terms: one, two, three or more
   const branches = [
-    { when: (k: number) => k === 1, count: '= 1', rest: top(x) },
-    {
-      when: (k: number) => k === 2,
-      count: '= 2',
-      rest: `GROUP BY st.session_id ${top(`sum(${x})`)}`,
-    },
-    {
-      when: (k: number) => k > 2,
-      count: '> 2',
-      rest: `GROUP BY st.session_id ${top(`sum(${x} ORDER BY st.term)`)}`,
-    },
+    { count: '= 1', rest: top(x) },
+    { count: '= 2', rest: `GROUP BY st.session_id ${top(`sum(${x})`)}` },
+    { count: '> 2', rest: `GROUP BY st.session_id ${top(`sum(${x} ORDER BY st.term)`)}` },
   ];
   const c =
     picked === null
@@ -391,7 +384,7 @@ function candidateCtes(
           )
           .join('\n           UNION ALL\n           ')
       : `SELECT st.session_id AS id ${from}
-            ${branches.find((b) => b.when(picked))?.rest ?? `AND false LIMIT ${n}`}`;
+            ${picked < 1 ? `AND false LIMIT ${n}` : (branches[Math.min(picked, 3) - 1]?.rest ?? '')}`;
   return `c AS (
            ${c}
          ),
