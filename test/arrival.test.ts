@@ -198,6 +198,98 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     expect(settled).toContain('Proposals awaiting owner review: 1');
   });
 
+  it('shows the 3 latest confirmed actions up to now, inside 48 hours, newest first', async () => {
+    await freshSubject();
+    const at = (h: number) => new Date(now.getTime() - h * HOUR);
+    // five inside the window, one after the arrival's now, and older ones beyond the window
+    for (const [target, h] of [
+      ['w47', 47],
+      ['w30', 30],
+      ['w3', 3],
+      ['w20', 20],
+      ['w10', 10],
+      ['later', -1],
+      ['o49', 49],
+      ['o60', 60],
+    ] as const) {
+      await me.actions.record({ tool: 't', surface: 'chat', target, completedAt: at(h) });
+    }
+    const settled = block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts');
+    const line = settled.split('\n').find((l) => l.startsWith('Confirmed actions')) ?? '';
+    expect([...line.matchAll(/→ (\w+)/g)].map((m) => m[1])).toEqual(['w3', 'w10', 'w20']);
+    // only one inside the window: it alone, though older ones are among the 3 latest
+    await freshSubject();
+    for (const [target, h] of [
+      ['w5', 5],
+      ['o49', 49],
+      ['o50', 50],
+      ['o51', 51],
+    ] as const) {
+      await me.actions.record({ tool: 't', surface: 'chat', target, completedAt: at(h) });
+    }
+    const one = block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts');
+    const oneLine = one.split('\n').find((l) => l.startsWith('Confirmed actions')) ?? '';
+    expect([...oneLine.matchAll(/→ (\w+)/g)].map((m) => m[1])).toEqual(['w5']);
+  });
+
+  it("lists the 5 most recently active other sessions, newest first; the arrival's own is left out wherever it ranks", async () => {
+    let clock = new Date('2026-10-20T08:00:00Z');
+    const fresh = await openTestEngine(kind, {
+      clock: () => clock,
+      arrival: { timeZone: 'Europe/Stockholm' },
+    });
+    try {
+      await fresh.engine.subjects.create();
+      const owner = fresh.engine.subject();
+      const ids: string[] = [];
+      // s1 … s7, each with a turn an hour after the last; s4 has none (its creation counts)
+      for (let i = 1; i <= 7; i++) {
+        clock = new Date(clock.getTime() + HOUR);
+        const s = await owner.sessions.create({ title: `s${i}` });
+        ids.push(s.id);
+        if (i !== 4) await owner.turns.add({ sessionId: s.id, role: 'user', content: `turn ${i}` });
+      }
+      clock = new Date(clock.getTime() + HOUR);
+      const listed = async (sessionId?: string) => {
+        const text = block(
+          await owner.arrival.assemble({ surface: 'chat', ...(sessionId ? { sessionId } : {}) }),
+          'recent_sessions',
+        );
+        return [...text.matchAll(/^- (s\d): (\d+) turns(?:, last (.+))?$/gm)].map(
+          (m) => `${m[1]} ${m[2]} ${m[3] ?? 'never'}`,
+        );
+      };
+      // in the newest session: the next five
+      expect(await listed(ids[6])).toEqual([
+        's6 1 2026-10-20 16:00',
+        's5 1 2026-10-20 15:00',
+        's4 0 never',
+        's3 1 2026-10-20 13:00',
+        's2 1 2026-10-20 12:00',
+      ]);
+      // in the oldest (not among the five): the five newest
+      expect((await listed(ids[0])).map((l) => l.split(' ')[0])).toEqual([
+        's7',
+        's6',
+        's5',
+        's4',
+        's3',
+      ]);
+      // in one ranked among them: it is left out and the sixth takes its place
+      expect((await listed(ids[4])).map((l) => l.split(' ')[0])).toEqual([
+        's7',
+        's6',
+        's4',
+        's3',
+        's2',
+      ]);
+      // no session: the five newest
+      expect((await listed()).map((l) => l.split(' ')[0])).toEqual(['s7', 's6', 's5', 's4', 's3']);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('never fails for a block that throws or hangs: fallbacks stand in, marked degraded, in the manifest', async () => {
     await freshSubject();
     engine.addArrivalBlock({

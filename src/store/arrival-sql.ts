@@ -86,6 +86,13 @@ interface NowRow {
  * the length of the LIMIT 3 slice), confirmed actions of the last 48 hours, the latest
  * retractions, the falsifiers due, the pile by the gate's verdict (what waits, and how much of it
  * its quote does not state), the most recently active other sessions, and the clock.
+ *
+ * The statement is prepared, so PostgreSQL runs it on a generic plan, which guesses at the
+ * parameters; it is written so that the guess cannot make it scan: dates are formatted after each
+ * LIMIT (not for every row sorted); the actions' 48-hour bound is applied to the 3 latest up to
+ * now (the same rows: the ones inside the window come first), so the plan walks the index back
+ * from now; and the arrival's own session is left out of the recent sessions after the sort
+ * (the sort takes one more), not compared on every session of the subject.
  */
 const NOW_SQL = `SELECT
   (SELECT json_agg(json_build_array(title, due) ORDER BY created_at DESC, id DESC)
@@ -93,22 +100,25 @@ const NOW_SQL = `SELECT
          WHERE subject_id = $1 AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT 3) c)
     AS latest,
   (SELECT count(*)::int FROM commitments WHERE subject_id = $1 AND status = 'open') AS open_total,
-  (SELECT json_agg(json_build_array(tool, surface, target, completed)
+  (SELECT json_agg(json_build_array(tool, surface, target,
+                                    to_char(completed_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI'))
                    ORDER BY completed_at DESC, id DESC)
-   FROM (SELECT tool, surface, target_summary AS target, completed_at, id,
-                to_char(completed_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS completed
+   FROM (SELECT tool, surface, target_summary AS target, completed_at, id
          FROM actions
-         WHERE subject_id = $1 AND status = 'confirmed' AND completed_at > $4 AND completed_at <= $2
-         ORDER BY completed_at DESC, id DESC LIMIT 3) a) AS actions,
+         WHERE subject_id = $1 AND status = 'confirmed' AND completed_at <= $2
+         ORDER BY completed_at DESC, id DESC LIMIT 3) a
+   WHERE completed_at > $4) AS actions,
   (SELECT json_agg(json_build_array(claim, corrected_claim, verdict)
                    ORDER BY corrected_at DESC, id DESC)
    FROM (SELECT claim, corrected_claim, verdict, corrected_at, id FROM retractions
          WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3) r) AS retractions,
-  (SELECT json_agg(json_build_array(id, title, last_seq, last)
+  (SELECT json_agg(json_build_array(id, title, last_seq,
+                                    to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI'))
                    ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC)
-   FROM (SELECT id, title, last_seq, last_turn_at, created_at,
-                to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI') AS last
-         FROM sessions WHERE subject_id = $1 AND ($5::text IS NULL OR id <> $5::text)
+   FROM (SELECT * FROM (SELECT id, title, last_seq, last_turn_at, created_at
+                        FROM sessions WHERE subject_id = $1
+                        ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $6 + 1) s0
+         WHERE $5::text IS NULL OR id <> $5::text
          ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $6) s) AS recent,
   to_char($2::timestamptz AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI (Dy)') AS clock,
   d.due_count, d.due_oldest, p.pile_count, p.pile_hours, p.pile_verdicts
