@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   ATTESTATION_MIN_OVERLAP,
   ATTESTATION_MIN_RATIO,
@@ -215,5 +216,42 @@ describe('claimMatcher', () => {
     for (const t of texts) {
       expect(match(t)).toBe(claims.findIndex((c) => containsClaim(t, c)));
     }
+  });
+
+  // a small vocabulary, so that claims share words, texts say most of a claim, and negators,
+  // "user", stopwords and inflections meet: the matcher checks only the claims a text could say
+  const WORDS = (
+    'invoice invoices sent send Northwind Logistics Paris lives meeting moved Tuesday Thursday ' +
+    "contract signed user the to not never didn't already I she report filed Acme"
+  ).split(' ');
+  const sentence = (max: number) =>
+    fc.array(fc.constantFrom(...WORDS), { maxLength: max }).map((w) => w.join(' '));
+
+  it('answers, for any claims and text, the first claim containsClaim finds (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(sentence(7), { maxLength: 40 }),
+        fc.array(sentence(14), { minLength: 1, maxLength: 8 }),
+        (claimList, texts) => {
+          const m = claimMatcher(claimList);
+          for (const t of texts) {
+            expect(m(t)).toBe(claimList.findIndex((c) => containsClaim(t, c)));
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('finds a claim said with one of its five words missing, and not with two (prefix filter)', () => {
+    // "invoice", "sent", "northwind", "logistics", "already": 4 of 5 is 0.8, 3 of 5 is not
+    const m = claimMatcher([
+      'The report was filed',
+      'I already sent the invoice to Northwind Logistics',
+    ]);
+    expect(m('I sent the invoice to Northwind Logistics')).toBe(1);
+    expect(m('I already sent the invoice to Northwind')).toBe(1);
+    expect(m('I sent the invoice to Northwind')).toBe(-1);
+    expect(m('already Northwind Logistics')).toBe(-1);
   });
 });

@@ -284,6 +284,19 @@ export function negates(s: string): boolean {
  */
 export const RETRACTED_SIMILARITY_THRESHOLD = 0.8;
 
+/** A claim's distinct content tokens, "user" aside (every third-person line has it). */
+function claimTokens(claim: string): string[] {
+  return contentTokens(claim).filter((t) => t !== 'user');
+}
+
+/**
+ * Whether `found` of a claim's `wanted` tokens reach `RETRACTED_SIMILARITY_THRESHOLD`, and the
+ * claim has two tokens at least (one shared word says nothing).
+ */
+function enoughOf(found: number, wanted: number): boolean {
+  return wanted >= 2 && found / wanted >= RETRACTED_SIMILARITY_THRESHOLD;
+}
+
 /**
  * Whether `text` says `claim`, whatever else it says: they agree on negation, and at least
  * `RETRACTED_SIMILARITY_THRESHOLD` of the claim's distinct content tokens (two at least; "user"
@@ -292,34 +305,57 @@ export const RETRACTED_SIMILARITY_THRESHOLD = 0.8;
  * as a nurse" says "lives in Paris").
  */
 export function containsClaim(text: string, claim: string): boolean {
-  return claimMatcher([claim])(text) === 0;
+  const wanted = claimTokens(claim);
+  if (wanted.length < 2 || negates(text) !== negates(claim)) return false;
+  const have = new Set(contentTokens(text));
+  return enoughOf(wanted.filter((t) => have.has(t)).length, wanted.length);
 }
 
 /**
- * `containsClaim` against many claims at once: each claim's tokens and negation are read once,
- * and each text's once however many claims it is held against (arrival marks up to 8 recalled
- * turns against every standing retraction). The matcher answers the index of the first claim
- * the text says, or -1.
+ * `containsClaim` against many claims at once: the index of the first claim the text says, or
+ * -1 (arrival holds up to 8 recalled turns against every standing retraction, a thousand of them
+ * in a long life). Each claim's tokens and negation are read once, and only the claims the text
+ * could say are checked: a claim of `w` tokens is said only when at most `m` of them are missing
+ * (`m` the most the threshold allows), so the text holds at least one of any `m + 1` of them.
+ * Each claim is filed under its `m + 1` tokens fewest claims share, and a text is checked
+ * against the claims filed under its own tokens (the prefix filter of set-similarity joins).
  */
 export function claimMatcher(claims: readonly string[]): (text: string) => number {
-  const prepared = claims.map((claim) => ({
-    wanted: contentTokens(claim).filter((t) => t !== 'user'),
-    negates: negates(claim),
-  }));
-  return (text) => {
-    let negated: boolean | undefined;
-    let have: Set<string> | undefined;
-    for (let i = 0; i < prepared.length; i++) {
-      const { wanted, negates: claimNegates } = prepared[i] as (typeof prepared)[number];
-      if (wanted.length < 2) continue;
-      negated ??= negates(text);
-      if (negated !== claimNegates) continue;
-      have ??= new Set(contentTokens(text));
-      let found = 0;
-      for (const t of wanted) if (have.has(t)) found++;
-      if (found / wanted.length >= RETRACTED_SIMILARITY_THRESHOLD) return i;
+  const wanted = claims.map(claimTokens);
+  const negated = claims.map((claim, i) => ((wanted[i]?.length ?? 0) < 2 ? false : negates(claim)));
+  const shared = new Map<string, number>();
+  for (const tokens of wanted) for (const t of tokens) shared.set(t, (shared.get(t) ?? 0) + 1);
+  const filed = new Map<string, number[]>();
+  wanted.forEach((tokens, i) => {
+    if (tokens.length < 2) return;
+    let need = 1;
+    while (!enoughOf(need, tokens.length)) need++;
+    const rarest = [...tokens].sort(
+      (a, b) => (shared.get(a) ?? 0) - (shared.get(b) ?? 0) || (a < b ? -1 : a > b ? 1 : 0),
+    );
+    for (const t of rarest.slice(0, tokens.length - need + 1)) {
+      let list = filed.get(t);
+      if (list === undefined) filed.set(t, (list = []));
+      list.push(i);
     }
-    return -1;
+  });
+  return (text) => {
+    if (filed.size === 0) return -1;
+    const have = new Set(contentTokens(text));
+    let textNegates: boolean | undefined;
+    let first = -1;
+    for (const t of have) {
+      for (const i of filed.get(t) ?? []) {
+        if (first !== -1 && i >= first) continue;
+        const tokens = wanted[i] as string[];
+        let found = 0;
+        for (const w of tokens) if (have.has(w)) found++;
+        if (!enoughOf(found, tokens.length)) continue;
+        textNegates ??= negates(text);
+        if (textNegates === negated[i]) first = i;
+      }
+    }
+    return first;
   };
 }
 
