@@ -199,37 +199,39 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   });
 
   it('shows the 3 latest confirmed actions up to now, inside 48 hours, newest first', async () => {
-    await freshSubject();
-    const at = (h: number) => new Date(now.getTime() - h * HOUR);
+    // a fresh subject with these actions (target, hours before now): what its arrival lists
+    const shown = async (actions: ReadonlyArray<readonly [string, number]>) => {
+      await freshSubject();
+      for (const [target, h] of actions) {
+        const completedAt = new Date(now.getTime() - h * HOUR);
+        await me.actions.record({ tool: 't', surface: 'chat', target, completedAt });
+      }
+      const settled = block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts');
+      const line = settled.split('\n').find((l) => l.startsWith('Confirmed actions')) ?? '';
+      return [...line.matchAll(/→ (\w+)/g)].map((m) => m[1]);
+    };
     // five inside the window, one after the arrival's now, and older ones beyond the window
-    for (const [target, h] of [
-      ['w47', 47],
-      ['w30', 30],
-      ['w3', 3],
-      ['w20', 20],
-      ['w10', 10],
-      ['later', -1],
-      ['o49', 49],
-      ['o60', 60],
-    ] as const) {
-      await me.actions.record({ tool: 't', surface: 'chat', target, completedAt: at(h) });
-    }
-    const settled = block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts');
-    const line = settled.split('\n').find((l) => l.startsWith('Confirmed actions')) ?? '';
-    expect([...line.matchAll(/→ (\w+)/g)].map((m) => m[1])).toEqual(['w3', 'w10', 'w20']);
+    expect(
+      await shown([
+        ['w47', 47],
+        ['w30', 30],
+        ['w3', 3],
+        ['w20', 20],
+        ['w10', 10],
+        ['later', -1],
+        ['o49', 49],
+        ['o60', 60],
+      ]),
+    ).toEqual(['w3', 'w10', 'w20']);
     // only one inside the window: it alone, though older ones are among the 3 latest
-    await freshSubject();
-    for (const [target, h] of [
-      ['w5', 5],
-      ['o49', 49],
-      ['o50', 50],
-      ['o51', 51],
-    ] as const) {
-      await me.actions.record({ tool: 't', surface: 'chat', target, completedAt: at(h) });
-    }
-    const one = block(await me.arrival.assemble({ surface: 'chat' }), 'settled_facts');
-    const oneLine = one.split('\n').find((l) => l.startsWith('Confirmed actions')) ?? '';
-    expect([...oneLine.matchAll(/→ (\w+)/g)].map((m) => m[1])).toEqual(['w5']);
+    expect(
+      await shown([
+        ['w5', 5],
+        ['o49', 49],
+        ['o50', 50],
+        ['o51', 51],
+      ]),
+    ).toEqual(['w5']);
   });
 
   it("lists the 5 most recently active other sessions, newest first; the arrival's own is left out wherever it ranks", async () => {
