@@ -1,11 +1,13 @@
 // A kept trust view outlives the engine's own turns and arrival manifests (issue 15: an arrival
 // right after a turn must not scan the chain and the facts again), and nothing else: any other
 // transaction that ends sends the next read to the full check. Each case counts the statements
-// a read runs (one: the snapshot; more: the probe), with negative controls, and the attack a
+// a read runs (one: the snapshot; none: the snapshot came with the request's own read, as an
+// arrival's opening carries it; more: the probe), with negative controls, and the attack a
 // process with the store can mount through the engine's own turn transaction.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
+import type { ServerSnapshot } from '../src/domain/trust.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { createTrustVerifier, NEUTRAL_PROBE_AFTER_MS } from '../src/gate/trust-verifier.js';
 import { TurnRecorder } from '../src/history/turn-recorder.js';
@@ -17,6 +19,7 @@ import {
   type XactSnapshot,
 } from '../src/store/neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client.js';
+import { TrustSql } from '../src/store/trust-sql.js';
 import { TurnSql } from '../src/store/turn-sql.js';
 import { UsageSql } from '../src/store/usage-sql.js';
 import { ENGINES } from './support/engines.js';
@@ -184,7 +187,7 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
       const view = await t.view('u');
       return { view, statements: statements() - before };
     };
-    return { t, neutral, turn, manifest, read };
+    return { t, neutral, turn, manifest, read, statements };
   }
 
   it('turns and manifests the engine noted keep the view at one statement; a turn it did not note sends the read to the probe', async () => {
@@ -289,14 +292,71 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
     },
   );
 
+  it("a read given its request's snapshot sends no statement when nothing changed; a change before that snapshot is seen", async () => {
+    f = await trustFixture(kind);
+    const s = await setUp(f);
+    const raw = storeClient(f.engine);
+    const snapshotNow = () => new TrustSql(raw).snapshot();
+    const first = await s.t.view('u');
+    const given = async (taken: Promise<ServerSnapshot>) => {
+      const before = s.statements();
+      const view = await s.t.view('u', taken);
+      return { view, statements: s.statements() - before };
+    };
+    // nothing written: the kept view, and no statement of the verifier's own
+    expect(await given(snapshotNow())).toEqual({ view: first, statements: 0 });
+    // the engine's own turn: the same
+    await s.turn(s.neutral);
+    expect(await given(snapshotNow())).toEqual({ view: first, statements: 0 });
+    // negative control: a write the engine did not make, committed before the snapshot was
+    // taken, sends the read to the probe, which finds the forged text and withholds the fact
+    await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
+    const after = await given(snapshotNow());
+    expect(after.statements).toBeGreaterThan(0);
+    expect(after.view.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+    expect(after.view.withheld.map((w) => w.fact.id)).toContain(f.ids.city);
+  });
+
+  it("a request's snapshot that failed is read again; a read given one is not shared with a later caller", async () => {
+    f = await trustFixture(kind);
+    const s = await setUp(f);
+    const first = await s.t.view('u');
+    // the statement that was to carry it failed: the verifier reads the snapshot itself
+    let before = s.statements();
+    expect(await s.t.view('u', Promise.reject(new Error('the opening read failed')))).toBe(first);
+    expect(s.statements() - before).toBe(1);
+    // a read given a snapshot, held back: a later caller does not join it (its request may
+    // have begun after that snapshot was taken) and reads a snapshot of its own
+    let release: (v: ServerSnapshot) => void = () => undefined;
+    const held = new Promise<ServerSnapshot>((resolve) => (release = resolve));
+    before = s.statements();
+    const mine = s.t.view('u', held);
+    const later = s.t.view('u');
+    expect(later).not.toBe(mine);
+    release(await new TrustSql(storeClient(f.engine)).snapshot());
+    expect(await mine).toBe(first);
+    expect(await later).toBe(first);
+    // the held snapshot (read above, not through the verifier's client) and the later one's
+    expect(s.statements() - before).toBe(1);
+    // negative control: two plain reads queued behind a running one share one check
+    const running = s.t.view('u', held);
+    const a = s.t.view('u');
+    const b = s.t.view('u');
+    expect(a).toBe(b);
+    await Promise.all([running, a, b]);
+  });
+
   it('through the engine: an arrival after a recorded turn runs no chain probe; after another write it does', async () => {
     f = await trustFixture(kind);
     const raw = storeClient(f.engine);
     const query = raw.query.bind(raw);
     let probes = 0;
-    // the probe's statements (and only they) count row versions from the snapshot's xmin
+    let snapshots = 0;
+    // the probe's statements (and only they) count row versions from the snapshot's xmin; the
+    // snapshot statement of the verifier's own is sent only when the opening's did not serve
     raw.query = ((sql: string, params?: readonly unknown[], options?: object) => {
       if (sql.includes('pg_snapshot_xmin')) probes++;
+      if (sql.startsWith('SELECT pg_catalog.pg_current_snapshot()')) snapshots++;
       return query(sql, params, options);
     }) as SqlClient['query'];
     const arrive = async () => {
@@ -309,8 +369,11 @@ describe.each(ENGINES)('a kept trust view and the engine’s own writes [%s]', (
       return { a, probes: probes - before };
     };
     await arrive();
-    // a second arrival: only the first one's manifest was written since
+    // a second arrival: only the first one's manifest was written since; the opening read
+    // carried the snapshot the view was checked against
+    snapshots = 0;
     expect((await arrive()).probes).toBe(0);
+    expect(snapshots).toBe(0);
     await f.me.turns.add({ sessionId: f.sessionId, role: 'user', content: 'Where do I live?' });
     const afterTurn = await arrive();
     expect(afterTurn.probes).toBe(0);

@@ -187,12 +187,17 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
               view: new Promise<TrustView>((resolve) => (viewStarted = resolve)),
             });
       recalled?.catch(() => undefined);
-      // the trust view is the longest read without a message: it starts now, beside the others
-      // (a failure of it shows as degraded blocks, never as an unhandled rejection)
-      const view = deps.trust.view(subjectId);
+      // the opening read carries the server's snapshot: the trust view, the longest read
+      // without a message, starts now beside the others and checks whether anything was
+      // written since the view it keeps against that snapshot, with no statement of its own (a
+      // failure of it shows as degraded blocks, never as an unhandled rejection)
+      const openingRead = sql.opening(subjectId, surface, sessionId);
+      const taken = openingRead.then((o) => o.snapshot);
+      taken.catch(() => undefined);
+      const view = deps.trust.view(subjectId, taken);
       view.catch(() => undefined);
       viewStarted(view);
-      const opening = await sql.opening(subjectId, surface, sessionId);
+      const opening = await openingRead;
       if (sessionId !== null && opening.sessionTurns === null) throw sessionNotFound(sessionId);
       const bound = opening.tools;
       const timeZone = zones.orDefault(opening.zone);

@@ -531,10 +531,27 @@ export const hasIntegrityProblem = (v: TrustView): boolean =>
   v.withheld.length > 0 ||
   v.unexplained.length > 0;
 
+/**
+ * The server's snapshot as one statement saw it (pg_current_snapshot), the server's run it was
+ * taken on, and whether the server is a standby in recovery (whose snapshots do not list the
+ * transactions in progress).
+ */
+export interface ServerSnapshot {
+  snapshot: string;
+  started: string;
+  recovery: boolean;
+}
+
 /** The reads every face of memory goes through (implemented by src/gate/trust-verifier.ts). */
 export interface TrustReader {
-  /** The subject's trust view now: live facts are only those something the owner signed backs. */
-  view(subjectId: string): Promise<TrustView>;
+  /**
+   * The subject's trust view now: live facts are only those something the owner signed backs.
+   * `taken`: the server's snapshot as a statement of the same request saw it, sent once the
+   * request began (arrival's opening read carries it): the check whether anything was written
+   * since the kept view is made against it, with no statement of its own. A read given one is
+   * never shared with a later caller, whose request may have begun after it was taken.
+   */
+  view(subjectId: string, taken?: Promise<ServerSnapshot>): Promise<TrustView>;
 }
 
 /** The integrity warning, one line per problem (empty when the view is clean). */

@@ -8,6 +8,7 @@ import {
   type ActiveFactEvidence,
   type DepartedFactEvidence,
   type HeadCut,
+  type ServerSnapshot,
   type TrustReader,
   type TrustView,
 } from '../domain/trust.js';
@@ -41,8 +42,8 @@ export interface TrustVerifier extends TrustReader {
 export interface HeldTrust {
   /** The verified chain as `db` sees it now. */
   chain(db: SqlExecutor): Promise<ChainState>;
-  /** The trust view as `db` sees it now. */
-  view(db: SqlExecutor): Promise<TrustView>;
+  /** The trust view as `db` sees it now (`taken`: as TrustReader.view). */
+  view(db: SqlExecutor, taken?: Promise<ServerSnapshot>): Promise<TrustView>;
 }
 
 interface CachedFact {
@@ -300,13 +301,20 @@ export function createTrustVerifier(deps: {
   const probeKey = (p: ChainProbe | null): string =>
     p === null ? '' : JSON.stringify([p.count, p.maxSeq, p.seen, p.keyId, p.started]);
 
-  async function viewOf(c: SubjectCache, subjectId: string, db: SqlExecutor): Promise<TrustView> {
+  async function viewOf(
+    c: SubjectCache,
+    subjectId: string,
+    db: SqlExecutor,
+    taken?: Promise<ServerSnapshot>,
+  ): Promise<TrustView> {
     const cached = c.view;
     if (cached !== null) {
       const timely = (now: number) => now >= cached.at && now < cached.until;
       // no transaction that wrote anything has ended since the view was built: the same view
-      // (not inside a caller's transaction, whose own writes no snapshot shows)
-      const same = db === deps.client ? await new TrustSql(db).snapshot() : null;
+      // (not inside a caller's transaction, whose own writes no snapshot shows). The snapshot
+      // the caller's request took, when it has one; else (or when that read failed) one read here
+      const given = taken === undefined ? null : await taken.catch(() => null);
+      const same = db !== deps.client ? null : (given ?? (await new TrustSql(db).snapshot()));
       const now = deps.clock().getTime();
       if (
         same !== null &&
@@ -485,7 +493,7 @@ export function createTrustVerifier(deps: {
     const run = c.lock.then(() =>
       fn({
         chain: async (db) => (await chainOf(c, subjectId, db)).state,
-        view: (db) => viewOf(c, subjectId, db),
+        view: (db, taken) => viewOf(c, subjectId, db, taken),
       }),
     );
     c.lock = run.then(
@@ -499,11 +507,14 @@ export function createTrustVerifier(deps: {
    * Reads that arrive while another is queued share it: it has not started, so it starts after
    * each of them arrived and sees every write committed before any of them. Under load one
    * subject's reads then wait for at most the check running now and one more, not for one
-   * check per read ahead of them.
+   * check per read ahead of them. A read that brings its request's snapshot (`taken`) joins a
+   * queued read the same way, but is never joined: it checks against a snapshot already taken.
    */
-  function view(subjectId: string): Promise<TrustView> {
+  function view(subjectId: string, taken?: Promise<ServerSnapshot>): Promise<TrustView> {
     const c = cacheOf(subjectId);
     if (c.queuedRead !== null) return c.queuedRead;
+    // a read with the caller's snapshot is its own: a later caller's writes may postdate it
+    if (taken !== undefined) return withSubject(subjectId, (held) => held.view(deps.client, taken));
     const read: Promise<TrustView> = withSubject(subjectId, (held) => {
       if (c.queuedRead === read) c.queuedRead = null;
       return held.view(deps.client);

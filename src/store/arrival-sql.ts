@@ -1,8 +1,10 @@
 import type { ArrivalManifest } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
+import type { ServerSnapshot } from '../domain/trust.js';
 import type { SqlClient } from './sql-client.js';
 import { guard } from './store-error.js';
 import { BOUND_TOOLS_SQL } from './tool-sql.js';
+import { SERVER_SNAPSHOT_COLUMNS, serverSnapshotOf } from './trust-sql.js';
 
 interface ManifestRow {
   id: string;
@@ -47,6 +49,8 @@ export interface ArrivalOpening {
   zone: string | null;
   tools: string[];
   sessionTurns: number | null;
+  /** The server's snapshot as this statement saw it: the arrival's trust view checks against it. */
+  snapshot: ServerSnapshot;
 }
 
 /** A session as the recent-sessions block lists it. */
@@ -154,24 +158,34 @@ export class ArrivalSql {
 
   /**
    * What assemble reads before its blocks, in one statement: the subject's zone (null: none set),
-   * the tools bound on the surface (ToolSql.toolsFor), and how many turns the session holds
-   * (null: no session asked, or none of the subject's by that id).
+   * the tools bound on the surface (ToolSql.toolsFor), how many turns the session holds (null:
+   * no session asked, or none of the subject's by that id), and the server's snapshot (the
+   * arrival's trust view needs no statement of its own to learn that nothing was written since
+   * the view it keeps).
    */
   opening(subjectId: string, surface: string, sessionId: string | null): Promise<ArrivalOpening> {
     return guard('reading what an arrival opens with', async () => {
-      const { rows } = await this.db.query<{
-        zone: string | null;
-        tools: string[] | null;
-        turns: number | null;
-      }>(
+      const { rows } = await this.db.query<
+        {
+          zone: string | null;
+          tools: string[] | null;
+          turns: number | null;
+        } & ServerSnapshot
+      >(
         `SELECT (SELECT time_zone FROM subjects WHERE id = $1) AS zone,
                 ARRAY(${BOUND_TOOLS_SQL}) AS tools,
-                (SELECT last_seq FROM sessions WHERE subject_id = $1 AND id = $3) AS turns`,
+                (SELECT last_seq FROM sessions WHERE subject_id = $1 AND id = $3) AS turns,
+                ${SERVER_SNAPSHOT_COLUMNS}`,
         [subjectId, surface, sessionId],
         { prepare: true },
       );
       const r = rows[0];
-      return { zone: r?.zone ?? null, tools: r?.tools ?? [], sessionTurns: r?.turns ?? null };
+      return {
+        zone: r?.zone ?? null,
+        tools: r?.tools ?? [],
+        sessionTurns: r?.turns ?? null,
+        snapshot: serverSnapshotOf(r),
+      };
     });
   }
 

@@ -1,6 +1,6 @@
 import type { DecisionLink } from '../domain/decision-chain.js';
 import type { Fact, FactStatus } from '../domain/fact.js';
-import type { ActiveFactEvidence, DepartedFactEvidence } from '../domain/trust.js';
+import type { ActiveFactEvidence, DepartedFactEvidence, ServerSnapshot } from '../domain/trust.js';
 import { decisionColumns, toLink, type DecisionDbRow } from './decision-sql.js';
 import { FACT_COLUMNS, toFact, type FactDbRow } from './fact-sql.js';
 import type { SqlExecutor } from './sql-client.js';
@@ -79,6 +79,24 @@ const SNAPSHOT_XMIN = `(pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapsh
  */
 const SERVER_RUN = `(extract(epoch FROM pg_catalog.pg_postmaster_start_time())::text || '/' ||
       coalesce((SELECT extract(epoch FROM stats_reset)::text FROM pg_catalog.pg_stat_bgwriter), ''))`;
+
+/**
+ * The columns of a ServerSnapshot, for any statement to carry (TrustSql.snapshot reads them on
+ * their own; arrival's opening read carries them, so an arrival's trust view sends no statement
+ * to learn that nothing changed).
+ */
+export const SERVER_SNAPSHOT_COLUMNS = `pg_catalog.pg_current_snapshot()::text AS snapshot,
+  ${SERVER_RUN} AS started, pg_catalog.pg_is_in_recovery() AS recovery`;
+
+/** The ServerSnapshot of a row holding SERVER_SNAPSHOT_COLUMNS (none: a standby's, never kept). */
+export function serverSnapshotOf(row: Partial<ServerSnapshot> | undefined): ServerSnapshot {
+  return row === undefined ||
+    typeof row.snapshot !== 'string' ||
+    typeof row.started !== 'string' ||
+    typeof row.recovery !== 'boolean'
+    ? { snapshot: '', started: '', recovery: true }
+    : { snapshot: row.snapshot, started: row.started, recovery: row.recovery };
+}
 
 const PREPARED = { prepare: true } as const;
 
@@ -334,19 +352,14 @@ export class TrustSql {
    * in recovery (whose snapshots do not list the transactions in progress), in one cheap
    * statement.
    */
-  async snapshot(): Promise<{ snapshot: string; started: string; recovery: boolean }> {
+  async snapshot(): Promise<ServerSnapshot> {
     return guard('reading the decision chain', async () => {
-      const { rows } = await this.db.query<{
-        snapshot: string;
-        started: string;
-        recovery: boolean;
-      }>(
-        `SELECT pg_catalog.pg_current_snapshot()::text AS snapshot, ${SERVER_RUN} AS started,
-                pg_catalog.pg_is_in_recovery() AS recovery`,
+      const { rows } = await this.db.query<ServerSnapshot>(
+        `SELECT ${SERVER_SNAPSHOT_COLUMNS}`,
         [],
         PREPARED,
       );
-      return rows[0] ?? { snapshot: '', started: '', recovery: true };
+      return serverSnapshotOf(rows[0]);
     });
   }
 
