@@ -1,9 +1,11 @@
 // Text memledger did not write is shown on one line with its receipt markers defanged; a check that could not fail would say nothing, so each rule has a control that passes unchanged.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderFactLine } from '../src/domain/fact-render.js';
 import type { Fact } from '../src/domain/fact.js';
 import { RECEIPT_PREFIX } from '../src/domain/receipt.js';
 import {
+  collapseWhitespace,
   defangReceiptMarkers,
   oneLine,
   shownInline,
@@ -55,6 +57,34 @@ describe('oneLine', () => {
     // what Python's str.splitlines breaks on, a superset of what JavaScript and most renderers do
     // eslint-disable-next-line no-control-regex
     expect(out.split(/\r\n|[\n\r\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]/u)).toHaveLength(1);
+  });
+});
+
+describe('collapseWhitespace', () => {
+  // every whitespace \s reads (tab, line breaks, NBSP, the Unicode spaces, U+2028/9, BOM) and
+  // a few that are not (zero-width space, a letter)
+  const pieces =
+    ' \t\n\v\f\r\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u200bab'.split('');
+
+  it('is text.replace(/\\s+/gu, " ") for any string (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (chars) => {
+        const text = chars.join('');
+        expect(collapseWhitespace(text)).toBe(text.replace(/\s+/gu, ' '));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (text) => {
+        expect(collapseWhitespace(text)).toBe(text.replace(/\s+/gu, ' '));
+      }),
+    );
+  });
+
+  it('makes each run one space and leaves a lone space and the rest alone (and a control)', () => {
+    expect(collapseWhitespace('a  b\t\tc\nd e\u00a0f')).toBe('a b c d e f');
+    expect(collapseWhitespace('a b')).toBe('a b');
+    expect(collapseWhitespace('a\u200bb')).toBe('a\u200bb');
   });
 });
 

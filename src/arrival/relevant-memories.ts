@@ -3,7 +3,7 @@ import { isoDay, passportDate, renderFactLine } from '../domain/fact-render.js';
 import { claimMatcher } from '../domain/text-normalize.js';
 import { optionalString } from '../domain/input.js';
 import type { Receipt } from '../domain/receipt.js';
-import { shownInline } from '../domain/shown-text.js';
+import { collapseWhitespace, shownInline } from '../domain/shown-text.js';
 import { viewIndex, type TrustView } from '../domain/trust.js';
 import type { BlockContext } from './blocks.js';
 
@@ -74,9 +74,7 @@ export function messageOf(value: unknown): string | null {
 /** A turn's text on one line: flattened, receipt markers defanged, cut to `TURN_CHARS`. */
 function turnText(text: string): string {
   // flatten a window, not the whole turn (a turn may hold a million characters)
-  const flat = shownInline(text.slice(0, TURN_CHARS * 4))
-    .replace(/\s+/g, ' ')
-    .trim();
+  const flat = collapseWhitespace(shownInline(text.slice(0, TURN_CHARS * 4))).trim();
   if (flat.length <= TURN_CHARS && text.length <= TURN_CHARS * 4) return flat;
   let cut = flat.slice(0, TURN_CHARS - 1);
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);

@@ -1,12 +1,12 @@
 import { ATTESTATION_VERDICTS } from '../domain/attestation.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
-import { shownInline } from '../domain/shown-text.js';
+import { collapseWhitespace, shownInline } from '../domain/shown-text.js';
 
 const MAX_ITEM = 120;
 
 /** A stored string on the block's line: one line, receipt markers defanged, bounded. */
 function clip(s: string): string {
-  const one = shownInline(s).replace(/\s+/g, ' ').trim();
+  const one = collapseWhitespace(shownInline(s)).trim();
   return one.length <= MAX_ITEM ? one : `${one.slice(0, MAX_ITEM - 1)}…`;
 }
 

@@ -3,6 +3,8 @@
  * the similarity used to recognise a retracted claim. Pure and deterministic.
  */
 
+import { collapseWhitespace } from './shown-text.js';
+
 /**
  * Typographic characters that copy-paste, keyboards and models swap freely. Mapped both before
  * and after NFKC, because NFKC turns some of them into others (″ becomes ′′, ‑ becomes ‐).
@@ -43,7 +45,7 @@ export function normalizeForQuote(s: string): string {
   return memo(NORMALIZED, s, () => {
     // Plain ASCII without a backtick is already folded: skip the mapping and NFKC passes.
     const folded = PLAIN_ASCII.test(s) ? s : mapPunctuation(mapPunctuation(s).normalize('NFKC'));
-    return folded.toLowerCase().replace(INVISIBLE, '').replace(/\s+/gu, ' ').trim();
+    return collapseWhitespace(folded.toLowerCase().replace(INVISIBLE, '')).trim();
   });
 }
 
@@ -59,6 +61,7 @@ const TOKENS = new Map<string, readonly string[]>();
 export function resetTextMemo(): void {
   NORMALIZED.clear();
   TOKENS.clear();
+  WORDS.clear();
 }
 
 function memo<T>(cache: Map<string, T>, key: string, compute: () => T): T {
@@ -221,7 +224,19 @@ export function stemToken(token: string): string {
   return adverb.endsWith('e') && adverb.length - 1 >= 3 ? adverb.slice(0, -1) : adverb;
 }
 
+/** What `contentToken` made of each word lately (a text repeats its words; so do turns). */
+const WORDS = new Map<string, string | null>();
+
 function contentToken(raw: string): string | null {
+  const known = WORDS.get(raw);
+  if (known !== undefined) return known;
+  const token = contentTokenOf(raw);
+  if (WORDS.size >= MEMO_LIMIT * 4) WORDS.clear();
+  WORDS.set(raw, token);
+  return token;
+}
+
+function contentTokenOf(raw: string): string | null {
   if (STOPWORDS.has(raw)) return null;
   const base = raw.replace(CLITIC, '');
   if (base === '' || STOPWORDS.has(base)) return null;
