@@ -109,6 +109,18 @@ describe.each(ENGINES)('candidate sessions chosen by the database [%s]', (kind) 
     expect(oneStatement).toBeGreaterThanOrEqual(12);
   });
 
+  it('with no candidate session asked for, recall answers nothing rather than failing (and a control)', async () => {
+    const me = t.engine.subject('u');
+    const params = { postingBudget: 1, candidateSessions: 0 };
+    // topKeys once read past its empty buffer here: a TypeError with no code
+    expect(await me.recall.search('budget review', { k: 5, params })).toEqual([]);
+    const some = await me.recall.search('budget review', {
+      k: 5,
+      params: { ...params, candidateSessions: 2 },
+    });
+    expect(some.length).toBeGreaterThan(0);
+  });
+
   it('with one, two and three or more picked terms: the same sessions as summed in code (one row, the plain sum, the ordered sum)', async () => {
     // "harbor", "lantern" and "meadow" each in every turn of four sessions (df 24, sdf 4),
     // "orchard" in five (df 30): with a budget of 12 the rule picks three terms for the three,

@@ -9,12 +9,14 @@ import {
   docOf,
   idf,
   scoreRound,
+  smoothedTop,
   topKeys,
   type DocPosting,
 } from '../src/recall/lexical-rank.js';
 import { dateMatches, queryCues } from '../src/recall/query-cues.js';
 import { code } from './support/errors.js';
 import { scoreRoundReference } from './support/score-round-reference.js';
+import { smoothReference } from './support/smooth-reference.js';
 import { parsePostings } from '../src/store/recall-sql.js';
 
 describe('recall analysis', () => {
@@ -140,6 +142,8 @@ describe('lexical ranking', () => {
     const full = [...scores.entries()].sort(([ka, a], [kb, b]) => b - a || ka - kb).map(([k]) => k);
     expect(topKeys(scores, 25)).toEqual(full.slice(0, 25));
     expect(topKeys(scores, 1000)).toEqual(full);
+    // none asked: none (it once read past the empty buffer)
+    expect(topKeys(scores, 0)).toEqual([]);
   });
 });
 
@@ -308,5 +312,68 @@ describe('postings text as the store returns it', () => {
     const got = parsePostings('budget\x1fs-1\x1f3\x1f1\x1f9', 's-1\x1f4\x1f20\x1es-2\x1f5\x1f30');
     expect([...got.stats.keys()]).toEqual(['s-1']);
     expect(got.postings.get('budget')).toEqual([{ session: 's-1', seq: 3, tf: 1, len: 9 }]);
+  });
+});
+
+describe('smoothedTop', () => {
+  /** Scores on up to 3 sessions (runs of neighbours, gaps, seq 1 and past the last turn). */
+  const input = fc.record({
+    scored: fc.uniqueArray(
+      fc.record({
+        session: fc.integer({ min: 0, max: 2 }),
+        seq: fc.integer({ min: 1, max: 12 }),
+        // few distinct values: ties in score are common, so the order of ties is tested
+        score: fc.constantFrom(0.5, 1, 1.5, 2, 3, 0.25),
+      }),
+      { selector: (x) => `${x.session}:${x.seq}`, maxLength: 30 },
+    ),
+    turns: fc.array(fc.option(fc.integer({ min: 1, max: 12 })), { minLength: 3, maxLength: 3 }),
+    n: fc.integer({ min: 0, max: 40 }),
+    smoothing: fc.constantFrom(0.5, 0, 1),
+  });
+  // sessions compared by number, then seq (as SessionNumbers.compare does by name)
+  const tie = (a: number, b: number) => a - b;
+
+  it('keeps the turns, scores and order topKeys gives over every smoothed score (property)', () => {
+    fc.assert(
+      fc.property(input, ({ scored, turns, n, smoothing }) => {
+        const scores = new Map(scored.map((x) => [docOf(x.session, x.seq), x.score]));
+        const sessions = new Map(
+          turns.flatMap((t, i) => (t === null ? [] : [[i, { turns: t, len: 10 }] as const])),
+        );
+        const p = { ...DEFAULT_RANK_PARAMS, smoothing };
+        const all = smoothReference(scores, sessions, p);
+        const want = topKeys(all, n, tie).map((d) => [d, all.get(d)]);
+        const got = [...smoothedTop(scores, sessions, n, tie, p)];
+        expect(got.length).toBe(want.length);
+        got.forEach(([d, v], i) => {
+          expect(d).toBe(want[i]?.[0]);
+          expect(Object.is(v, want[i]?.[1])).toBe(true);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('works a turn out once, whichever scored turn reaches it first (and a control)', () => {
+    // 1:2 and 1:4 both reach 1:3; 1:3 itself is not scored
+    const scores = new Map([
+      [docOf(1, 4), 1],
+      [docOf(1, 2), 2],
+    ]);
+    const got = smoothedTop(scores, new Map(), 10, (a, b) => a - b);
+    // 1:2 scores 2; 1:1, 1:3 (half of 1:2's) and 1:4 score 1, in doc order; 1:5 half of 1:4's
+    expect([...got.keys()]).toEqual([
+      docOf(1, 2),
+      docOf(1, 1),
+      docOf(1, 3),
+      docOf(1, 4),
+      docOf(1, 5),
+    ]);
+    expect(got.get(docOf(1, 3))).toBe(1);
+    expect(got.get(docOf(1, 2))).toBe(2);
+    // past the session's last turn nothing is reached
+    const bounded = smoothedTop(scores, new Map([[1, { turns: 4, len: 9 }]]), 10, (a, b) => a - b);
+    expect([...bounded.keys()]).not.toContain(docOf(1, 5));
   });
 });

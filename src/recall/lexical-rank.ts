@@ -300,6 +300,7 @@ export function topKeys<K extends string | number>(
   n: number,
   tie: (a: K, b: K) => number = (a, b) => (a < b ? -1 : a > b ? 1 : 0),
 ): K[] {
+  if (n <= 0) return [];
   const entries = [...scores.entries()];
   const cmp = (a: [K, number], b: [K, number]): number => b[1] - a[1] || tie(a[0], b[0]);
   if (entries.length <= n) return entries.sort(cmp).map(([k]) => k);
@@ -337,27 +338,61 @@ export function feedbackWeights(
   return new Map(best.map((t) => [t, (p.feedbackWeight * (w.get(t) ?? 0)) / max]));
 }
 
-/** Each turn keeps its score plus a share of its better neighbour's. */
-export function smooth(
+/**
+ * The best `n` turns after smoothing, best first, with their smoothed scores: each turn keeps
+ * its score plus `p.smoothing` of its better neighbour's, and a turn with no score of its own
+ * still inherits from a scored neighbour (not past its session's ends). The same turns, scores
+ * and order as `topKeys` over every smoothed score (test/support/smooth-reference.ts holds the
+ * plain form), without a map of them all: each turn a scored one reaches is worked out once, by
+ * the lowest scored turn next to or at it, and kept only while it is among the best `n`.
+ */
+export function smoothedTop(
   scores: ReadonlyMap<number, number>,
   sessions: ReadonlyMap<number, SessionStat>,
+  n: number,
+  tie: (a: number, b: number) => number,
   p: RankParams = DEFAULT_RANK_PARAMS,
 ): Map<number, number> {
-  if (p.smoothing <= 0) return new Map(scores);
-  const out = new Map<number, number>();
+  if (p.smoothing <= 0) {
+    return new Map(topKeys(scores, n, tie).map((d) => [d, scores.get(d) ?? 0]));
+  }
   const at = (doc: number): number => scores.get(doc) ?? 0;
-  const visit = (doc: number): void => {
+  const top: number[] = [];
+  const topScore: number[] = [];
+  // before(s, d, i): the turn d scored s goes before the i-th kept one (topKeys' order)
+  const before = (s: number, d: number, i: number): boolean => {
+    const t = topScore[i] as number;
+    return t - s < 0 || (t - s === 0 && tie(d, top[i] as number) < 0);
+  };
+  let lastSession = -1;
+  let lastTurns = 0;
+  const consider = (doc: number): void => {
+    if (n <= 0) return;
+    const session = sessionOfDoc(doc);
+    if (session !== lastSession) {
+      lastSession = session;
+      lastTurns = sessions.get(session)?.turns ?? SEQ_SPAN - 1;
+    }
     const seq = seqOfDoc(doc);
-    const turns = sessions.get(sessionOfDoc(doc))?.turns ?? SEQ_SPAN - 1;
-    if (seq < 1 || seq > turns || out.has(doc)) return;
+    if (seq < 1 || seq > lastTurns) return;
     const s = at(doc) + p.smoothing * Math.max(at(doc - 1), at(doc + 1));
-    if (s > 0) out.set(doc, s);
+    if (!(s > 0)) return;
+    if (top.length === n && !before(s, doc, n - 1)) return;
+    let i = top.length;
+    while (i > 0 && before(s, doc, i - 1)) i--;
+    top.splice(i, 0, doc);
+    topScore.splice(i, 0, s);
+    if (top.length > n) {
+      top.pop();
+      topScore.pop();
+    }
   };
   for (const doc of scores.keys()) {
-    // a turn with no score of its own still inherits from a scored neighbour
-    visit(doc - 1);
-    visit(doc);
-    visit(doc + 1);
+    const prev = scores.has(doc - 1);
+    // doc - 1 and doc belong to the lowest scored turn at or next to them; doc + 1 to doc
+    if (!prev && !scores.has(doc - 2)) consider(doc - 1);
+    if (!prev) consider(doc);
+    consider(doc + 1);
   }
-  return out;
+  return new Map(top.map((d, i) => [d, topScore[i] as number]));
 }

@@ -10,7 +10,7 @@ import {
   DEFAULT_RANK_PARAMS,
   feedbackWeights,
   scoreRound,
-  smooth,
+  smoothedTop,
   topKeys,
   type RankParams,
 } from './lexical-rank.js';
@@ -118,8 +118,15 @@ export async function lexicalSearch(
     }
   }
 
-  scores = smooth(scores, st.sessions, p);
-  const pool = topKeys(scores, Math.max(p.boostPool, options.limit), st.numbers.compare);
+  // the boost pool: the best turns after smoothing, with their smoothed scores
+  scores = smoothedTop(
+    scores,
+    st.sessions,
+    Math.max(p.boostPool, options.limit),
+    st.numbers.compare,
+    p,
+  );
+  const pool = [...scores.keys()];
   const cues = queryCues(query);
   // terms only when a time word can matter: a "when" question
   await meta(pool, cues.temporal && p.timeWordBoost !== 1);
