@@ -377,7 +377,7 @@ async function measure(
     });
   const steps: Array<{ step: string; part: string; run: () => Promise<unknown> }> = [
     {
-      step: 'opening (zone, tools, session)',
+      step: 'opening (zone, tools, session, snapshot)',
       part: 'assemble (before blocks)',
       run: () => arrivalSql.opening(SUBJECT, 'chat', sessionId),
     },
