@@ -12,7 +12,7 @@ import {
   type TrustReader,
   type TrustView,
 } from '../domain/trust.js';
-import type { NeutralWrites } from '../store/neutral-writes.js';
+import { sawEverything, type NeutralWrites } from '../store/neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { TrustSql, type ChainProbe } from '../store/trust-sql.js';
 
@@ -316,19 +316,22 @@ export function createTrustVerifier(deps: {
       const given = taken === undefined ? null : await taken.catch(() => null);
       const same = db !== deps.client ? null : (given ?? (await new TrustSql(db).snapshot()));
       const now = deps.clock().getTime();
+      // the view holds at a snapshot that saw every transaction `same` saw ended (the same one,
+      // or a later one a read since moved it to: a request's snapshot can be older than that)
+      const covered = same !== null && sawEverything(cached.snapshot, same.snapshot);
       if (
         same !== null &&
         !same.recovery &&
         same.started === c.started &&
         cached.epoch === c.epoch &&
         timely(now) &&
-        (same.snapshot === cached.snapshot ||
+        (covered ||
           // or every transaction that ended since was one of the engine's turns or manifests,
           // and the probe ran lately (a trigger planted in such a transaction waits for it)
           (now - cached.probedAt < NEUTRAL_PROBE_AFTER_MS &&
             neutral?.onlyThese(cached.snapshot, same.snapshot, same.started) === true))
       ) {
-        cached.snapshot = same.snapshot;
+        if (!covered) cached.snapshot = same.snapshot;
         return cached.view;
       }
       const { probe } = await chainOf(c, subjectId, db, cached.since);
@@ -348,7 +351,7 @@ export function createTrustVerifier(deps: {
       ) {
         // every statement of the probe ran after `same` was taken, and found the rows as they
         // were: the view holds at `same` (a write the probe raced is not in it, and is seen next)
-        if (same !== null && same.started === c.started && !same.recovery) {
+        if (same !== null && same.started === c.started && !same.recovery && !covered) {
           cached.snapshot = same.snapshot;
         }
         cached.probedAt = probedAt;

@@ -92,6 +92,21 @@ export function endedBy(s: XactSnapshot, xid: bigint): boolean {
 }
 
 /**
+ * Whether every transaction that had ended when snapshot `earlier` was taken had ended when
+ * snapshot `later` was (texts of pg_current_snapshot() on one server run): what `earlier` saw,
+ * `later` saw too. False whenever that cannot be shown (an unreadable snapshot, a smaller xmax).
+ */
+export function sawEverything(later: string, earlier: string): boolean {
+  const l = parseSnapshot(later);
+  const e = parseSnapshot(earlier);
+  if (l === null || e === null || e.xmax > l.xmax) return false;
+  // an ended transaction of `earlier` is below its xmax, so below later's: ended there unless
+  // `later` lists it as in progress
+  for (const x of l.xip) if (endedBy(e, x)) return false;
+  return true;
+}
+
+/**
  * The transactions that ended after `earlier` was taken and by the time `later` was, or null when
  * `later` is not as late (its xmin or xmax smaller) or more than `max` ids would have to be looked
  * at. (A transaction that had not started by `earlier` has an xid of at least earlier.xmax.)
