@@ -353,6 +353,7 @@ export function smoothedTop(
   tie: (a: number, b: number) => number,
   p: RankParams = DEFAULT_RANK_PARAMS,
 ): Map<number, number> {
+  if (n <= 0) return new Map();
   if (p.smoothing <= 0) {
     return new Map(topKeys(scores, n, tie).map((d) => [d, scores.get(d) ?? 0]));
   }
@@ -367,7 +368,6 @@ export function smoothedTop(
   let lastSession = -1;
   let lastTurns = 0;
   const consider = (doc: number): void => {
-    if (n <= 0) return;
     const session = sessionOfDoc(doc);
     if (session !== lastSession) {
       lastSession = session;
