@@ -18,6 +18,9 @@ import { code } from './support/errors.js';
 import { scoreRoundReference } from './support/score-round-reference.js';
 import { smoothReference } from './support/smooth-reference.js';
 import { parsePostings } from '../src/store/recall-sql.js';
+import { rankLiveFacts } from '../src/recall/relevant-search.js';
+import type { Fact } from '../src/domain/fact.js';
+import type { TrustView } from '../src/domain/trust.js';
 
 describe('recall analysis', () => {
   it('lowercases, drops stopwords and possessives, and stems', () => {
@@ -375,5 +378,62 @@ describe('smoothedTop', () => {
     // past the session's last turn nothing is reached
     const bounded = smoothedTop(scores, new Map([[1, { turns: 4, len: 9 }]]), 10, (a, b) => a - b);
     expect([...bounded.keys()]).not.toContain(docOf(1, 5));
+  });
+});
+
+describe('rankLiveFacts over a kept view', () => {
+  const WORDS = ['maya', 'porto', 'sister', 'invoice', 'budget', 'review', 'denver', 'visit'];
+  const factOf = (i: number, words: readonly string[], primary: boolean): Fact =>
+    ({
+      id: `f${String(i).padStart(3, '0')}`,
+      text: words.join(' '),
+      origin: primary ? 'saw' : 'inferred',
+    }) as Fact;
+  const viewOf = (facts: readonly Fact[]): TrustView => ({ live: [...facts] }) as TrustView;
+  const lookup = {
+    corpus: { turns: 50, sessions: 5, totalLen: 400 },
+    terms: new Map(WORDS.map((w, i) => [analyze(w)[0] ?? w, { df: 1 + i * 3, sdf: 1 }])),
+  };
+  const queryOf = (words: readonly string[]): Map<string, number> => {
+    const q = new Map<string, number>();
+    for (const t of analyze(words.join(' '))) q.set(t, (q.get(t) ?? 0) + 1);
+    return q;
+  };
+
+  it('ranks each query as a fresh view of the same facts does: one ranking leaves nothing for the next', () => {
+    const words = fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(words, fc.boolean()), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(words, fc.integer({ min: 1, max: 6 })), { minLength: 2, maxLength: 6 }),
+        (rows, queries) => {
+          const facts = rows.map(([w, primary], i) => factOf(i, w, primary));
+          const kept = viewOf(facts);
+          for (const [q, k] of queries) {
+            const got = rankLiveFacts(kept, queryOf(q), lookup, k);
+            const fresh = rankLiveFacts(viewOf(facts), queryOf(q), lookup, k);
+            expect(got.map((r) => [r.fact.id, r.score])).toEqual(
+              fresh.map((r) => [r.fact.id, r.score]),
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a query that touches no fact, after one that touched many, finds none (and a control)', () => {
+    const facts = [
+      factOf(0, ['maya', 'porto'], true),
+      factOf(1, ['maya', 'sister'], true),
+      factOf(2, ['budget'], false),
+    ];
+    const kept = viewOf(facts);
+    expect(rankLiveFacts(kept, queryOf(['maya', 'budget']), lookup, 5)).toHaveLength(3);
+    expect(rankLiveFacts(kept, queryOf(['denver']), lookup, 5)).toEqual([]);
+    // the control: the same view still finds what it holds
+    expect(rankLiveFacts(kept, queryOf(['budget']), lookup, 5).map((r) => r.fact.id)).toEqual([
+      'f002',
+    ]);
   });
 });

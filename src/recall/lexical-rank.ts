@@ -138,18 +138,12 @@ export function scoreRound(
   const avgLen = corpus.turns === 0 ? 1 : corpus.totalLen / corpus.turns;
   const avgLenX = avgLen * (1 + p.prevWeight + p.nextWeight);
   const avgSessionLen = corpus.sessions === 0 ? 1 : corpus.totalLen / corpus.sessions;
-  const lens = new Map<number, number>();
-  for (const list of input.postings.values()) for (const x of list) lens.set(x.doc, x.len);
-  const inSession = (doc: number): boolean => {
-    const seq = seqOfDoc(doc);
-    const s = input.sessions.get(sessionOfDoc(doc));
-    return seq >= 1 && (s === undefined || seq <= s.turns);
-  };
-  const lenOf = (doc: number): number => (inSession(doc) ? (lens.get(doc) ?? avgLen) : 0);
-
-  // the slots: docs the scored terms' postings reach, in the order they are first reached
+  // the slots: every doc a posting names (with its length), then the docs the scored terms'
+  // postings reach (their own, the next and the previous turn); a slot's length is NaN when no
+  // posting names its doc (the average is taken for it, as for a doc no slot holds)
   const slotOf = new Map<number, number>();
   const docs: number[] = [];
+  const lenAt: number[] = [];
   let lastSession = 0;
   const slot = (doc: number): number => {
     let s = slotOf.get(doc);
@@ -157,9 +151,23 @@ export function scoreRound(
       s = docs.length;
       slotOf.set(doc, s);
       docs.push(doc);
+      lenAt.push(Number.NaN);
     }
     return s;
   };
+  for (const list of input.postings.values()) for (const x of list) lenAt[slot(x.doc)] = x.len;
+  const inSession = (doc: number): boolean => {
+    const seq = seqOfDoc(doc);
+    const s = input.sessions.get(sessionOfDoc(doc));
+    return seq >= 1 && (s === undefined || seq <= s.turns);
+  };
+  const lenOf = (doc: number): number => {
+    if (!inSession(doc)) return 0;
+    const s = slotOf.get(doc);
+    const len = s === undefined ? Number.NaN : (lenAt[s] as number);
+    return Number.isNaN(len) ? avgLen : len;
+  };
+
   const terms: {
     term: string;
     weight: number;

@@ -68,6 +68,15 @@ interface FactIndex {
   /** 1 for a fact that is primary evidence (did, saw), 0 for inferred and summarized. */
   primary: Uint8Array;
   byTerm: Map<string, { fact: number[]; tf: number[] }>;
+  /**
+   * Scratch for one ranking, by fact number, made once with the index (a kept view serves many
+   * arrivals; a common word touches thousands of facts, and fresh arrays of them on every
+   * arrival were the largest part of what an arrival allocated). A ranking runs to its end
+   * without yielding, and leaves every entry it set back at 0.
+   */
+  scores: Float64Array;
+  seen: Uint8Array;
+  touched: Int32Array;
 }
 
 const factIndexes = new WeakMap<TrustView, FactIndex>();
@@ -93,7 +102,15 @@ function factIndexOf(view: TrustView): FactIndex {
         list.tf.push(f);
       }
     });
-    index = { facts, lens, primary, byTerm };
+    index = {
+      facts,
+      lens,
+      primary,
+      byTerm,
+      scores: new Float64Array(facts.length),
+      seen: new Uint8Array(facts.length),
+      touched: new Int32Array(facts.length),
+    };
     factIndexes.set(view, index);
   }
   return index;
@@ -112,47 +129,55 @@ export function rankLiveFacts(
   p: RankParams = DEFAULT_RANK_PARAMS,
 ): { fact: Fact; score: number }[] {
   if (query.size === 0 || view.live.length === 0 || k < 1) return [];
-  const { facts, lens, primary, byTerm } = factIndexOf(view);
+  const { facts, lens, primary, byTerm, scores, seen, touched } = factIndexOf(view);
   const n = Math.max(lookup.corpus.turns, 1);
   const avgLen = lookup.corpus.turns === 0 ? 8 : lookup.corpus.totalLen / lookup.corpus.turns;
-  const scores = new Float64Array(facts.length);
-  const seen = new Uint8Array(facts.length);
-  const touched: number[] = [];
-  for (const [term, weight] of query) {
-    const list = byTerm.get(term);
-    if (list === undefined) continue;
-    const w = weight * idf(n, lookup.terms.get(term)?.df ?? 0, p.idfFloor);
-    for (let j = 0; j < list.fact.length; j++) {
-      const i = list.fact[j] as number;
-      if (seen[i] === 0) {
-        seen[i] = 1;
-        touched.push(i);
+  let count = 0;
+  try {
+    for (const [term, weight] of query) {
+      const list = byTerm.get(term);
+      if (list === undefined) continue;
+      const w = weight * idf(n, lookup.terms.get(term)?.df ?? 0, p.idfFloor);
+      for (let j = 0; j < list.fact.length; j++) {
+        const i = list.fact[j] as number;
+        if (seen[i] === 0) {
+          seen[i] = 1;
+          touched[count++] = i;
+        }
+        scores[i] =
+          (scores[i] as number) + bm25Term(w, list.tf[j] as number, lens[i] as number, avgLen, p);
       }
-      scores[i] =
-        (scores[i] as number) + bm25Term(w, list.tf[j] as number, lens[i] as number, avgLen, p);
+    }
+    // the best k of the thousands a common word touches, kept sorted as they are found (no map,
+    // no sort of them all): higher score first, primary evidence first at an equal score, then id
+    const before = (a: number, b: number): boolean => {
+      const sa = scores[a] as number;
+      const sb = scores[b] as number;
+      if (sa !== sb) return sa > sb;
+      if (primary[a] !== primary[b]) return primary[a] === 1;
+      return (facts[a] as Fact).id < (facts[b] as Fact).id;
+    };
+    const best: number[] = [];
+    for (let t = 0; t < count; t++) {
+      const i = touched[t] as number;
+      const score = (scores[i] as number) * (primary[i] === 1 ? 1 : SECONDARY_WEIGHT);
+      scores[i] = score;
+      if (!(score > 0)) continue;
+      if (best.length === k && !before(i, best[k - 1] as number)) continue;
+      let at = best.length;
+      while (at > 0 && before(i, best[at - 1] as number)) at--;
+      best.splice(at, 0, i);
+      if (best.length > k) best.pop();
+    }
+    return best.map((i) => ({ fact: facts[i] as Fact, score: scores[i] as number }));
+  } finally {
+    // the scratch as it was found: every entry this ranking set, back at 0
+    for (let t = 0; t < count; t++) {
+      const i = touched[t] as number;
+      scores[i] = 0;
+      seen[i] = 0;
     }
   }
-  // the best k of the thousands a common word touches, kept sorted as they are found (no map,
-  // no sort of them all): higher score first, primary evidence first at an equal score, then id
-  const before = (a: number, b: number): boolean => {
-    const sa = scores[a] as number;
-    const sb = scores[b] as number;
-    if (sa !== sb) return sa > sb;
-    if (primary[a] !== primary[b]) return primary[a] === 1;
-    return (facts[a] as Fact).id < (facts[b] as Fact).id;
-  };
-  const best: number[] = [];
-  for (const i of touched) {
-    const score = (scores[i] as number) * (primary[i] === 1 ? 1 : SECONDARY_WEIGHT);
-    scores[i] = score;
-    if (!(score > 0)) continue;
-    if (best.length === k && !before(i, best[k - 1] as number)) continue;
-    let at = best.length;
-    while (at > 0 && before(i, best[at - 1] as number)) at--;
-    best.splice(at, 0, i);
-    if (best.length > k) best.pop();
-  }
-  return best.map((i) => ({ fact: facts[i] as Fact, score: scores[i] as number }));
 }
 
 /**
