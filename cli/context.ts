@@ -5,7 +5,7 @@ import {
   type EngineConfig,
   type SubjectHandle,
 } from '../src/index.js';
-import type { CliIo } from './io.js';
+import type { CliIo, LeasedEngine } from './io.js';
 import type { OptionSpecs, OptionValues } from './options.js';
 import type { GlobalValues } from './parse-options.js';
 
@@ -42,6 +42,12 @@ export interface CommandContext<O extends OptionSpecs = OptionSpecs> {
   readonly exitCode: number;
 }
 
+/** A process's engine: opened for the command, closed after it. */
+async function openForCommand(config: EngineConfig): Promise<LeasedEngine> {
+  const engine = await createEngine(config);
+  return { engine, release: () => engine.close() };
+}
+
 /** The context of one run of one command. */
 export function makeContext<O extends OptionSpecs>(
   io: CliIo,
@@ -57,11 +63,12 @@ export function makeContext<O extends OptionSpecs>(
     fn: (engine: Engine) => Promise<T>,
     extra: EngineExtras = {},
   ): Promise<T> => {
-    const engine = await createEngine({ ...extra, db, create });
+    const config = { ...extra, db, create };
+    const leased = await (io.openEngine ?? openForCommand)(config);
     try {
-      return await fn(engine);
+      return await fn(leased.engine);
     } finally {
-      await engine.close();
+      await leased.release();
     }
   };
   return {

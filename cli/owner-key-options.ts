@@ -4,6 +4,7 @@ import {
   EngineError,
   loadOwnerKey,
   readOwnerPublicKey,
+  type OwnerKeyOptions,
   type OwnerSigner,
   type SubjectHandle,
 } from '../src/index.js';
@@ -213,8 +214,14 @@ export async function ownerSigner(
       { data: { wanted: stored.keyId, given, keyFile: lookup.keyFile } },
     );
   }
-  const signer = loadOwnerKey(lookup.keyFile, await passphrase(ctx, 'Owner passphrase: '));
+  const secret = await passphrase(ctx, 'Owner passphrase: ');
+  const signer = loadOwnerKey(lookup.keyFile, secret, ownerKeyOptions(ctx));
   return { signer, keyFile: lookup.keyFile };
+}
+
+/** The scrypt cost owner keys are made and opened at: production, unless a test's io says so. */
+export function ownerKeyOptions(ctx: CommandContext): OwnerKeyOptions {
+  return ctx.io.keyCost === undefined ? {} : { kdf: ctx.io.keyCost };
 }
 
 /** --passphrase-file, then MEMLEDGER_OWNER_PASSPHRASE; null when neither is given. */

@@ -1,4 +1,4 @@
-// Every namespace of a subject handle, once, on an in-memory store. `test/package.test.ts`
+// Every namespace of a subject handle, once, on an in-memory store. `test/heavy/package.test.ts`
 // installs the packed package into an empty directory, type-checks this file against it and
 // runs it; it prints one JSON line that the test reads.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -9,11 +9,16 @@ import { createSubjectHandle } from './engine/subject-handle.js';
 import { registerStoreClient } from './engine/test-access.js';
 import { declareDefaultSlots } from './gate/gate-module.js';
 import type { GateConfig } from './gate/proposal-gate.js';
-import { resolveProbeConfig, type ProbeConfig } from './probes/probe-config.js';
+import {
+  resolveProbeConfig,
+  type ProbeConfig,
+  type ResolvedProbeConfig,
+} from './probes/probe-config.js';
 import type { Embedder } from './recall/embedder.js';
 import { requireEmbedderModel } from './recall/vectors.js';
 import { DEFAULT_DB, openSqlClient } from './store/open-store.js';
 import { checkRecallIndex, reindexRecall, reindexRequired } from './store/recall-reindex.js';
+import type { SqlClient } from './store/sql-client.js';
 import { SubjectSql } from './store/subject-sql.js';
 import type { LlmClient } from './reflection/llm-client.js';
 
@@ -58,12 +63,38 @@ export interface EngineConfig {
 
 /** Opens (and by default creates) a store and builds the engine over it. Composition only. */
 export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
-  const probes = resolveProbeConfig(config.probes);
-  if (config.embedder !== undefined) requireEmbedderModel(config.embedder);
+  const probes = checkConfig(config);
   const client = await openSqlClient({
     db: config.db ?? DEFAULT_DB,
     create: config.create ?? true,
   });
+  return assemble(client, config, probes);
+}
+
+/**
+ * The engine over a store client that is open already, as a new process would build it over that
+ * store (nothing from an earlier engine kept). Not exported by the package: tests reopen one
+ * embedded store this way without booting it again. The engine closes the client when it closes.
+ */
+export async function engineOver(
+  client: SqlClient,
+  config: Omit<EngineConfig, 'db' | 'create'> = {},
+): Promise<Engine> {
+  return assemble(client, config, checkConfig(config));
+}
+
+/** What a config is refused for before any store is touched; its probe settings, resolved. */
+function checkConfig(config: EngineConfig): ResolvedProbeConfig {
+  const probes = resolveProbeConfig(config.probes);
+  if (config.embedder !== undefined) requireEmbedderModel(config.embedder);
+  return probes;
+}
+
+async function assemble(
+  client: SqlClient,
+  config: EngineConfig,
+  probes: ResolvedProbeConfig,
+): Promise<Engine> {
   let reindexed: { turns: number; facts: number } | null = null;
   let storeId: string;
   try {

@@ -202,4 +202,5 @@ export type { HttpExchange, HttpFailureCode, HttpRequestOptions } from './probes
 // The owner's key: made, kept encrypted, loaded to sign decisions.
 export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
 export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
-export type { GeneratedOwnerKey, OwnerSigner } from './crypto/owner-key.js';
+export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';
+export type { KdfCost } from './crypto/owner-key-format.js';

@@ -35,6 +35,7 @@ import {
 } from './support/engines.js';
 import { request } from './support/http.js';
 import { ownerWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-relevant-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -72,8 +73,8 @@ describe.each(ENGINES)('the relevant arrival block [%s]', (kind) => {
     engine = t.engine;
     close = () => t.close();
     const file = join(tmp, `${kind}.key`);
-    writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(file, 'pw');
+    writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(file, 'pw', TEST_KEYS);
   });
   afterAll(async () => {
     await close();

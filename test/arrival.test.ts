@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   anthropicSystem,
@@ -16,6 +15,7 @@ import {
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -54,8 +54,8 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     });
     engine = t.engine;
     const file = join(tmp, `${kind}.key`);
-    writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(file, 'pw');
+    writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(file, 'pw', TEST_KEYS);
   });
   afterAll(async () => {
     await t.close();
@@ -586,49 +586,4 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     expect(openai.role).toBe('system');
     expect(openai.content.map((c) => c.text).join('\n\n')).toBe(a.text);
   });
-});
-
-describe('dates under the process zone [pglite]', () => {
-  const CLI = resolve(import.meta.dirname, '../dist/cli/main.js');
-  const run = (tz: string, db: string, args: string[]) =>
-    spawnSync(process.execPath, [CLI, ...args, '--db', db, '--json'], {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        TZ: tz,
-        MEMLEDGER_OWNER_PASSPHRASE: 'pw',
-        MEMLEDGER_OWNER_KEY: join(db, '..', `${tz.replace('/', '-')}.key`),
-      },
-    });
-
-  it.each(['Europe/Stockholm', 'America/Los_Angeles'])(
-    'renders due 2026-10-22 as 2026-10-22 under TZ=%s',
-    (tz) => {
-      const db = join(tmp, `tz-${tz.replace('/', '-')}`);
-      expect(run(tz, db, ['init']).status).toBe(0);
-      expect(
-        run(tz, db, ['commitment', 'add', '--title', 'file the report', '--due', '2026-10-22'])
-          .status,
-      ).toBe(0);
-      const list = JSON.parse(run(tz, db, ['commitment', 'list']).stdout) as {
-        commitments: Array<{ due: string }>;
-      };
-      expect(list.commitments[0]?.due).toBe('2026-10-22');
-      const out = run(tz, db, [
-        'arrival',
-        '--surface',
-        'chat',
-        '--subject',
-        'owner',
-        '--format',
-        'json',
-      ]);
-      expect(out.status).toBe(0);
-      const doc = JSON.parse(out.stdout) as { blocks: Array<{ name: string; text: string }> };
-      expect(doc.blocks.find((b) => b.name === 'settled_facts')?.text).toContain(
-        '"file the report" (due 2026-10-22)',
-      );
-      expect(doc.blocks.find((b) => b.name === 'current_time')?.text).toContain(tz);
-    },
-  );
 });

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../src/engine/test-access.js';
-import { createEngine } from '../src/index.js';
 import { runCliCaptured, type CliOptions, type CliResult } from './support/cli.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+import { sharedEngines, type SharedEngines } from './support/shared-engines.js';
 
 const PASS = 'correct horse battery staple';
 
@@ -94,10 +94,13 @@ function saw(slot: string, text: string, turn: number, quote: string, key?: stri
   };
 }
 
-/** A CLI bound to one store; `env` is the default environment of every run. */
-function cliOn(db: string, env: Env) {
+/**
+ * A CLI bound to one store; `env` is the default environment of every run. Its commands share the
+ * engines kept in `engines`, as a long-running host does (the built binary: test/heavy/).
+ */
+function cliOn(db: string, env: Env, engines: SharedEngines) {
   const run = (args: string[], runEnv: Env = env, options: CliOptions = {}): Promise<CliResult> =>
-    runCliCaptured([...args, '--db', db], runEnv, options);
+    runCliCaptured([...args, '--db', db], runEnv, { engines, ...options });
 
   /** Runs with --json, expects success and returns the one JSON document. */
   async function ok<T>(args: string[], runEnv: Env = env): Promise<T> {
@@ -201,14 +204,11 @@ function cliOn(db: string, env: Env) {
 const byId = (facts: readonly FactJson[], id: string): FactJson | undefined =>
   facts.find((f) => f.id === id);
 
-/** Runs SQL on a store directly, outside the CLI (for PGlite, only while no CLI run holds it). */
-async function tamper(db: string, sql: string): Promise<void> {
-  const engine = await createEngine({ db, create: false });
-  try {
-    await storeClient(engine).exec(sql);
-  } finally {
-    await engine.close();
-  }
+/** Runs SQL on a store directly, outside the CLI's commands: on the engine they keep open. */
+async function tamper(engines: SharedEngines, db: string, sql: string): Promise<void> {
+  const engine = engines.engineFor(db);
+  if (engine === undefined) throw new Error(`no command has opened ${db}`);
+  await storeClient(engine).exec(sql);
 }
 
 describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
@@ -220,7 +220,9 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     schemas.push(schema);
     return pgUrlWithSchema(schema);
   };
+  const engines = sharedEngines();
   afterAll(async () => {
+    await engines.close();
     for (const schema of schemas) await dropSchema(schema);
   });
 
@@ -229,7 +231,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
   const ownerEnv: Env = { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: ownerKey };
   const passOnly: Env = { MEMLEDGER_OWNER_PASSPHRASE: PASS };
   const db = freshDb('main');
-  const cli = cliOn(db, ownerEnv);
+  const cli = cliOn(db, ownerEnv, engines);
   let firstInit: CliResult;
 
   beforeAll(async () => {
@@ -264,7 +266,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
   it('init without a passphrase source or a terminal is refused and creates nothing', async () => {
     const fresh = freshDb('no-passphrase');
     const key = join(tmpRoot, `no-passphrase-${kind}.key`);
-    const bare = cliOn(fresh, {});
+    const bare = cliOn(fresh, {}, engines);
     expect(await bare.fail(['init', '--key', key])).toBe('PASSPHRASE_REQUIRED');
     expect(existsSync(key)).toBe(false);
     if (kind === 'pglite') expect(existsSync(fresh)).toBe(false);
@@ -276,7 +278,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     const fresh = freshDb('key-exists');
     const key = join(tmpRoot, `key-exists-${kind}.key`);
     writeFileSync(key, 'someone else’s file\n');
-    const other = cliOn(fresh, passOnly);
+    const other = cliOn(fresh, passOnly, engines);
     expect(await other.fail(['init', '--key', key])).toBe('INVALID_ARGUMENT');
     expect(readFileSync(key, 'utf8')).toBe('someone else’s file\n');
     if (kind === 'pglite') expect(existsSync(fresh)).toBe(false);
@@ -288,7 +290,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     const notADirectory = join(tmpRoot, `plain-file-${kind}`);
     writeFileSync(notADirectory, 'x');
     const key = join(notADirectory, 'owner.key');
-    const other = cliOn(fresh, passOnly);
+    const other = cliOn(fresh, passOnly, engines);
     expect(await other.fail(['init', '--key', key])).toBe('INVALID_ARGUMENT');
     expect(existsSync(key)).toBe(false);
     if (kind === 'pglite') expect(existsSync(fresh)).toBe(false);
@@ -712,7 +714,11 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
   it('chain verify checks the key anchor, catches an edited decision, and blocks promotion', async () => {
     const tamperDb = freshDb('tamper');
     const key = join(tmpRoot, `tamper-${kind}.key`);
-    const t = cliOn(tamperDb, { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: key });
+    const t = cliOn(
+      tamperDb,
+      { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: key },
+      engines,
+    );
     await t.ok(['init']);
     const s = await t.session();
     await t.turn(s, 'user', 'I drive a blue van for the bakery.');
@@ -739,6 +745,7 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     expect(mismatch.report).toMatchObject({ ok: false, brokenAt: 1, code: 'KEY_MISMATCH' });
 
     await tamper(
+      engines,
       tamperDb,
       `ALTER TABLE decisions DISABLE TRIGGER decisions_append_only;
        UPDATE decisions SET note = 'edited' WHERE seq = 1;`,

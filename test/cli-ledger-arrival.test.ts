@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured, type CliResult } from './support/cli.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+import { sharedEngines, type SharedEngines } from './support/shared-engines.js';
 
 const PASS = 'correct horse battery staple';
 const DAY = 86_400_000;
@@ -134,10 +135,13 @@ function retractArgs(claim: string, ...extra: string[]): string[] {
 
 const daysAgo = (days: number): string => new Date(Date.now() - days * DAY).toISOString();
 
-/** A CLI bound to one store; `env` is the default environment of every run. */
-function cliOn(db: string, env: Env) {
+/**
+ * A CLI bound to one store; `env` is the default environment of every run. Its commands share one
+ * kept engine on the store, as a long-running host does (the built binary: test/heavy/).
+ */
+function cliOn(db: string, env: Env, engines: SharedEngines) {
   const run = (args: string[], runEnv: Env = env): Promise<CliResult> =>
-    runCliCaptured([...args, '--db', db], runEnv);
+    runCliCaptured([...args, '--db', db], runEnv, { engines });
 
   /** Runs with --json, expects success and returns the one JSON document. */
   async function ok<T>(args: string[], runEnv: Env = env): Promise<T> {
@@ -266,7 +270,9 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     MEMLEDGER_OWNER_KEY: join(tmpRoot, `ledger-owner-${kind}.key`),
     MEMLEDGER_PROBE_ROOTS: probeRoot,
   };
-  const cli = cliOn(stores.fresh('ledger'), env);
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
+  const cli = cliOn(stores.fresh('ledger'), env, engines);
 
   beforeAll(async () => {
     await cli.ok(['init']);
@@ -623,12 +629,6 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
   });
 });
 
-/** Resolves once at least `seconds` remain in the current wall-clock minute. */
-async function awayFromMinuteEdge(seconds: number): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 100));
-}
-
 function blockText(a: ArrivalJson, name: string): string {
   const b = a.blocks.find((x) => x.name === name);
   if (b === undefined) throw new Error(`no block ${name}`);
@@ -643,7 +643,11 @@ describe.each(ENGINES)('memledger CLI arrival [%s]', (kind) => {
     MEMLEDGER_OWNER_PASSPHRASE: PASS,
     MEMLEDGER_OWNER_KEY: join(tmpRoot, `arrival-owner-${kind}.key`),
   };
-  const cli = cliOn(stores.fresh('arrival'), env);
+  // [Now] has minute resolution: a test that compares two arrivals' clocks stops this one.
+  let stopped: Date | null = null;
+  const engines = sharedEngines({ clock: () => stopped ?? new Date() });
+  afterAll(() => engines.close());
+  const cli = cliOn(stores.fresh('arrival'), env, engines);
   const arrive = (surface: string): Promise<ArrivalJson> =>
     cli.ok<ArrivalJson>([
       'arrival',
@@ -730,8 +734,8 @@ describe.each(ENGINES)('memledger CLI arrival [%s]', (kind) => {
     const lund = await cli.proposeQuoted(s, 1, 'The user lives in Lund.', 'I live in Lund', 'city');
     expect(await cli.approve(lund)).toMatchObject({ status: 'active', superseded: null });
 
-    // [Now] has minute resolution: keep both arrivals inside one minute.
-    await awayFromMinuteEdge(25);
+    // both arrivals at one instant: the diff must not name the clock block
+    stopped = new Date();
     const before = await arrive('wake');
     await cli.ok(['tool', 'register', '--name', 'check_workers', '--surfaces', 'wake']);
     const malmo = await cli.proposeQuoted(
@@ -743,6 +747,7 @@ describe.each(ENGINES)('memledger CLI arrival [%s]', (kind) => {
     );
     expect(await cli.approve(malmo)).toMatchObject({ status: 'active', superseded: lund });
     const after = await arrive('wake');
+    stopped = null;
     expect(blockText(after, 'current_time'), 'both arrivals in one minute').toBe(
       blockText(before, 'current_time'),
     );

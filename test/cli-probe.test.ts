@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 
@@ -31,8 +32,11 @@ afterAll(async () => {
 describe.each(ENGINES)('memledger probe CLI [%s]', (kind) => {
   const schema = uniqueSchema();
   const db = kind === 'pglite' ? join(tmp.dir, 'store') : pgUrlWithSchema(schema);
+  // commands share one kept engine on the store, as a long-running host does
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
   const run = (args: string[], env: Record<string, string> = {}) =>
-    runCliCaptured([...args, '--db', db, '--json'], env);
+    runCliCaptured([...args, '--db', db, '--json'], env, { engines });
   const file = (...args: string[]) => run(['probe', 'file', '--root', root, ...args]);
 
   beforeAll(async () => {
@@ -253,7 +257,7 @@ describe.each(ENGINES)('memledger probe CLI [%s]', (kind) => {
       spec: { kind: 'file', path: 'report.md', mode: 'contains', needle: 'absent', negate: false },
       errorCode: null,
     });
-    const text = await runCliCaptured(['probe', 'log', '--db', db]);
+    const text = await runCliCaptured(['probe', 'log', '--db', db], {}, { engines });
     expect(text.stdout).toMatch(/verified \[file, calibrated\]/);
     const sqlOnly = await run(['probe', 'log', '--kind', 'sql']);
     const sqlRecords = (sqlOnly.json() as { records: Array<{ spec: { kind: string } }> }).records;

@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../src/index.js';
+import type { Engine } from '../src/index.js';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 
 const PASS = 'correct horse battery staple';
 const root = mkdtempSync(join(tmpdir(), 'memledger-cli-token-'));
@@ -14,8 +15,17 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const db = join(root, 'store');
 const key = join(root, 'owner.key');
 const env = { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: key };
+// commands share one kept engine on the store, as a long-running host does
+const engines = sharedEngines();
+afterAll(() => engines.close());
 const cli = (args: string[], e: Record<string, string> = env) =>
-  runCliCaptured([...args, '--db', db, '--json'], e, { homeDir: root });
+  runCliCaptured([...args, '--db', db, '--json'], e, { homeDir: root, engines });
+/** The store as the commands left it, read through the engine they share. */
+const store = (): Engine => {
+  const engine = engines.engineFor(db);
+  if (engine === undefined) throw new Error('no command has opened the store');
+  return engine;
+};
 
 describe('memledger token', () => {
   beforeAll(async () => {
@@ -33,23 +43,13 @@ describe('memledger token', () => {
     expect((listed.json() as { tokens: Array<{ id: string; name: string }> }).tokens).toEqual([
       expect.objectContaining({ id: doc.id, name: 'laptop', revokedAt: null }),
     ]);
-    const engine = await createEngine({ db, create: false });
-    try {
-      expect((await engine.tokens.authenticate(doc.token)).role).toBe('agent');
-    } finally {
-      await engine.close();
-    }
+    expect((await store().tokens.authenticate(doc.token)).role).toBe('agent');
     const revoked = await cli(['token', 'revoke', doc.id]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect((revoked.json() as { revokedAt: string | null }).revokedAt).not.toBeNull();
-    const engine2 = await createEngine({ db, create: false });
-    try {
-      await expect(engine2.tokens.authenticate(doc.token)).rejects.toMatchObject({
-        code: 'TOKEN_REVOKED',
-      });
-    } finally {
-      await engine2.close();
-    }
+    await expect(store().tokens.authenticate(doc.token)).rejects.toMatchObject({
+      code: 'TOKEN_REVOKED',
+    });
   });
 
   it('--out writes the secret to a new 0600 file and refuses to overwrite it', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../src/engine/test-access.js';
 import { createEngine } from '../src/index.js';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-cli-'));
@@ -17,7 +18,10 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
     MEMLEDGER_OWNER_PASSPHRASE: 'correct horse battery staple',
     MEMLEDGER_OWNER_KEY: join(tmpRoot, `owner-${kind}.key`),
   };
-  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env);
+  // commands share one kept engine on the store, as a long-running host does
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
+  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env, { engines });
   let session = '';
 
   async function historyJson(): Promise<unknown> {
@@ -302,6 +306,7 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
 
   it('reindex rebuilds a recall index made by another analyzer version, which is refused until then', async () => {
     const turns = ((await historyJson()) as { turns: unknown[] }).turns.length;
+    await engines.close(); // the version is checked as a store opens
     const engine = await createEngine({ db, create: false });
     try {
       await storeClient(engine).exec(`UPDATE recall_index SET analyzer_version = 'older'`);
@@ -312,7 +317,10 @@ describe.each(ENGINES)('memledger CLI [%s]', (kind) => {
     expect(refused.errorCode()).toBe('REINDEX_REQUIRED');
     expect(JSON.parse(refused.stderr).error.message).toContain('memledger reindex');
 
-    const r = await runCliCaptured(['reindex', '--db', db, '--json'], env, { stderrIsTTY: true });
+    const r = await runCliCaptured(['reindex', '--db', db, '--json'], env, {
+      stderrIsTTY: true,
+      engines,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toEqual({ reindexed: true, turns, facts: 0 });
     expect(r.stderr).toContain(`reindexing: ${turns}/${turns}`);

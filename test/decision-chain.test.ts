@@ -22,6 +22,7 @@ import {
   type VerifyChainOptions,
 } from '../src/domain/decision-chain.js';
 import { EngineError } from '../src/domain/errors.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const SUBJECT = 'keniel';
 const crypto = nodeChainCrypto;
@@ -31,10 +32,10 @@ let owner: OwnerSigner;
 let intruder: OwnerSigner;
 
 function loadFreshKey(name: string, passphrase: string): OwnerSigner {
-  const generated = generateOwnerKey(passphrase);
+  const generated = generateOwnerKey(passphrase, TEST_KEYS);
   const path = join(dir, name);
   writeOwnerKeyFile(path, generated.keyFile);
-  return loadOwnerKey(path, passphrase);
+  return loadOwnerKey(path, passphrase, TEST_KEYS);
 }
 
 beforeAll(() => {

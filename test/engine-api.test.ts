@@ -15,6 +15,7 @@ import {
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { tempDir } from './support/probe-fixtures.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 /** The namespaces docs/API.md describes; a new one must be added here and there. */
 const NAMESPACES = [
@@ -68,8 +69,8 @@ afterAll(() => keyDir.cleanup());
 
 function makeSigner(name: string): OwnerSigner {
   const file = join(keyDir.dir, `${name}.key`);
-  writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-  return loadOwnerKey(file, 'pw');
+  writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+  return loadOwnerKey(file, 'pw', TEST_KEYS);
 }
 
 describe.each(ENGINES)('the subject handle [%s]', (kind) => {

@@ -13,14 +13,15 @@ import { storeClient } from '../src/engine/test-access.js';
 import { storedVerdictDiffers } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
 
 function makeSigner(name: string): OwnerSigner {
   const file = join(keyDir, `${name}.key`);
-  writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-  return loadOwnerKey(file, 'pw');
+  writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+  return loadOwnerKey(file, 'pw', TEST_KEYS);
 }
 
 let counter = 0;

@@ -7,6 +7,7 @@ import { EngineError, generateOwnerKey, type SubjectHandle } from '../src/index.
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 /** Argument lists of the wrong shape, tried on every method of the handle. */
 const SHAPES: unknown[][] = [
@@ -115,13 +116,13 @@ const FIELDS: Call[] = [
         proposalId: ids.proposal,
         decision: 'reject',
         note: 5 as never,
-        signer: generateOwnerKey('pw') as never,
+        signer: generateOwnerKey('pw', TEST_KEYS) as never,
       }),
   ],
   [
     'owner.setKey a real key under another id',
     (me) => {
-      const key = generateOwnerKey('pw');
+      const key = generateOwnerKey('pw', TEST_KEYS);
       return me.owner.setKey({ keyId: 'ed25519:0000000000000000', publicKeyPem: key.publicKeyPem });
     },
   ],
@@ -220,7 +221,7 @@ describe.each(ENGINES)('handle inputs of the wrong shape [%s]', (kind) => {
     t = await openTestEngine(kind, { probes: { roots: [tmp.dir] } });
     await t.engine.subjects.create();
     me = t.engine.subject();
-    const key = generateOwnerKey('pw');
+    const key = generateOwnerKey('pw', TEST_KEYS);
     await me.owner.setKey({ keyId: key.keyId, publicKeyPem: key.publicKeyPem });
     ids.session = (await me.sessions.create()).id;
     await me.turns.add({ sessionId: ids.session, role: 'user', content: 'I like tea.' });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_REPLY_TEXT, parseTranscript, type TranscriptTurn } from '../cli/claude-transcript.js';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-hook-'));
@@ -202,7 +203,10 @@ describe.each(ENGINES)('memledger hook [%s]', (kind) => {
     MEMLEDGER_OWNER_PASSPHRASE: 'correct horse battery staple',
     MEMLEDGER_OWNER_KEY: join(tmpRoot, `owner-${kind}.key`),
   };
-  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env);
+  // commands share one kept engine on the store, as a long-running host does
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
+  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env, { engines });
   const sessionId = `3f2c${kind === 'pglite' ? '0' : '1'}e1a-claude-session`;
   const transcript = join(tmpRoot, `transcript-${kind}.jsonl`);
   const hookInput = (fields: object = {}): string => {

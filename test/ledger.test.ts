@@ -14,6 +14,7 @@ import { storeClient } from '../src/engine/test-access.js';
 import { checkPolarity } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-ledger-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -56,8 +57,8 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     engine = t.engine;
     me = engine.subject();
     const keyFile = join(root, `${kind}.key`);
-    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(keyFile, 'pw');
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(keyFile, 'pw', TEST_KEYS);
     await engine.subjects.create();
     await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
   });

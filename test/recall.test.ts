@@ -15,6 +15,7 @@ import { analyze } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { dumpStore } from './support/dump-store.js';
 import { code } from './support/errors.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-recall-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -42,8 +43,8 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
     engine = t.engine;
     me = engine.subject();
     const keyFile = join(root, `${kind}.key`);
-    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(keyFile, 'pw');
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(keyFile, 'pw', TEST_KEYS);
     await engine.subjects.create();
     await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
     sessionA = (await me.sessions.create({ id: 'rec-a' })).id;

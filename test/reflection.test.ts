@@ -19,12 +19,13 @@ import { storeClient } from '../src/engine/test-access.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../eval/fake-llm/fake-llm-server.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-reflect-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
 const keyFile = join(keyDir, 'owner.key');
-writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-const signer: OwnerSigner = loadOwnerKey(keyFile, 'pw');
+writeOwnerKeyFile(keyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+const signer: OwnerSigner = loadOwnerKey(keyFile, 'pw', TEST_KEYS);
 
 const PROTOCOLS = ['openai', 'anthropic'] as const;
 

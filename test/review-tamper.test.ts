@@ -55,7 +55,7 @@ describe.each(ENGINES)('the review page on a tampered store [%s]', (kind) => {
   });
 
   async function open(): Promise<{ fx: TrustFixture; owner: Owner }> {
-    const fx = await trustFixture(kind);
+    const fx = await trustFixture(kind, { kdf: 'production' }); // the page opens production keys only
     f = fx;
     serve = await startServe({
       engine: fx.engine,

@@ -1,38 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine, EngineError } from '../src/index.js';
+import { createEngine } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { MIGRATIONS } from '../src/store/migrations/index.js';
-import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+import { dropSchema, openCode, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
 
-const CLI = resolve(import.meta.dirname, '../dist/cli/main.js');
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-open-'));
 afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
 
 function freshDir(name: string): string {
   return join(tmpRoot, name);
-}
-
-async function openCode(db: string, create: boolean): Promise<string> {
-  try {
-    const engine = await createEngine({ db, create });
-    await engine.close();
-  } catch (err) {
-    if (err instanceof EngineError) return err.code;
-    throw err;
-  }
-  return 'OPENED';
-}
-
-function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, MEMLEDGER_DB: '' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('embedded data directory [pglite]', () => {
@@ -63,51 +43,6 @@ describe('embedded data directory [pglite]', () => {
     );
     expect(migrations.rows[0]?.n).toBe(MIGRATIONS.length);
     await second.close();
-  });
-
-  it('gives a second process STORE_LOCKED while the directory is open, and works after', async () => {
-    const dir = freshDir('locked');
-    const holder = await createEngine({ db: dir });
-    await holder.subjects.create();
-    const s = await holder.subject().sessions.create({ id: 'busy' });
-    await holder.subject().turns.add({ sessionId: s.id, role: 'user', content: 'first' });
-
-    const blocked = cli([
-      'turn',
-      'add',
-      '--db',
-      dir,
-      '--session',
-      'busy',
-      '--role',
-      'user',
-      '--text',
-      'second',
-      '--json',
-    ]);
-    expect(blocked.status).not.toBe(0);
-    expect(JSON.parse(blocked.stderr)).toMatchObject({ error: { code: 'STORE_LOCKED' } });
-    expect(blocked.stdout).toBe('');
-    // the same process cannot open it twice either
-    expect(await openCode(dir, false)).toBe('STORE_LOCKED');
-    expect((await holder.subject().history.turns('busy')).map((t) => t.content)).toEqual(['first']);
-    await holder.close();
-
-    const after = cli([
-      'turn',
-      'add',
-      '--db',
-      dir,
-      '--session',
-      'busy',
-      '--role',
-      'user',
-      '--text',
-      'second',
-      '--json',
-    ]);
-    expect(after.status).toBe(0);
-    expect(JSON.parse(after.stdout)).toMatchObject({ seq: 2, content: 'second' });
   });
 
   it('takes over a lock left by a process that died', async () => {

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { writeOwnerKeyFile } from '../src/index.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 type BreakCode = Extract<ChainReport, { ok: false }>['code'];
 
@@ -196,8 +197,8 @@ const keyDir = mkdtempSync(join(tmpdir(), 'memledger-forger-'));
 let forgers = 0;
 function forgerKey() {
   const file = join(keyDir, `forger-${++forgers}.key`);
-  writeOwnerKeyFile(file, generateOwnerKey('x').keyFile);
-  return loadOwnerKey(file, 'x');
+  writeOwnerKeyFile(file, generateOwnerKey('x', TEST_KEYS).keyFile);
+  return loadOwnerKey(file, 'x', TEST_KEYS);
 }
 
 describe.each(ENGINES)('tamper matrix [%s]', (kind) => {

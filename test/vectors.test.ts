@@ -23,6 +23,7 @@ import {
   type FakeEmbeddings,
 } from './support/fake-embeddings.js';
 import { dumpStore } from './support/dump-store.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-vectors-'));
 let fake: FakeEmbeddings;
@@ -53,8 +54,8 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     fake.mode = 'ok';
     fake.dims = 24;
     const keyFile = join(root, `${kind}.key`);
-    writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(keyFile, 'pw');
+    writeOwnerKeyFile(keyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(keyFile, 'pw', TEST_KEYS);
     await engine.subjects.create();
     await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
     session = (await me.sessions.create({ id: 'vec-a' })).id;

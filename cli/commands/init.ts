@@ -12,7 +12,13 @@ import { requireId } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';
-import { KEY_OPTIONS, keyPath, passphrase, passphraseIfGiven } from '../owner-key-options.js';
+import {
+  KEY_OPTIONS,
+  keyPath,
+  ownerKeyOptions,
+  passphrase,
+  passphraseIfGiven,
+} from '../owner-key-options.js';
 
 const OPTIONS = { ...SUBJECT_OPTION, ...KEY_OPTIONS } as const;
 
@@ -45,7 +51,7 @@ function writeKeyFile(path: string, keyFile: string): void {
 
 /**
  * Test-only: `MEMLEDGER_TEST_CRASH_AT=<step>` SIGKILLs this process at that step of `init`, so
- * test/regressions/init-crash-bricked-the-store.test.ts can stop a child `memledger init` exactly
+ * test/heavy/regressions/init-crash-bricked-the-store.test.ts can stop a child `memledger init` exactly
  * there. Steps: init-key-written (the key file exists, the store is untouched), init-store-opened
  * (the store exists, the subject does not), init-subject-created (the subject exists, its owner key
  * is not stored). The store's own steps are in src/pglite/pglite-client.ts.
@@ -77,7 +83,7 @@ async function chooseKey(ctx: CommandContext<typeof OPTIONS>, path: string): Pro
       );
     }
     const secret = await passphrase(ctx, `Passphrase of the existing owner key (${path}): `);
-    const signer = loadOwnerKey(path, secret);
+    const signer = loadOwnerKey(path, secret, ownerKeyOptions(ctx));
     return { keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, created: false };
   }
   let secret = passphraseIfGiven(ctx);
@@ -88,7 +94,7 @@ async function chooseKey(ctx: CommandContext<typeof OPTIONS>, path: string): Pro
       throw new EngineError('INVALID_ARGUMENT', 'the two passphrases differ; nothing was created');
     }
   }
-  const key = generateOwnerKey(secret);
+  const key = generateOwnerKey(secret, ownerKeyOptions(ctx));
   writeKeyFile(path, key.keyFile);
   crashPoint(ctx, 'init-key-written');
   return { keyId: key.keyId, publicKeyPem: key.publicKeyPem, created: true };

@@ -7,6 +7,16 @@ export const OWNER_KEY_FORMAT = 'memledger-owner-key';
 
 /** The scrypt parameters a new key file is written with. */
 export const DEFAULT_KDF = { N: 2 ** 15, r: 8, p: 1 } as const;
+/**
+ * The scrypt cost a key file is made with: `production` (DEFAULT_KDF, the default everywhere), or
+ * `test`, for test suites that make hundreds of keys: TEST_KDF, which protects nothing. A file
+ * below production cost opens only for a caller that asks for `test`; the CLI and the servers
+ * never do, so a test key is refused there.
+ */
+export type KdfCost = 'production' | 'test';
+export const TEST_KDF = { N: 2 ** 4, r: 1, p: 1 } as const;
+/** scrypt's memory-hard work is N·r; a production open refuses a file below the default's. */
+const PRODUCTION_WORK = DEFAULT_KDF.N * DEFAULT_KDF.r;
 // Bounds on what a key file may ask for, so a crafted file cannot make scrypt eat the machine:
 // scrypt needs 128·N·r bytes, so at most 256 MiB, and p multiplies the work (not the memory).
 // The generated default (N = 2^15, r = 8, p = 1) is well inside.
@@ -39,6 +49,24 @@ export function ownerKeyId(publicKey: string | KeyObject): string {
   const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
   const der = key.export({ type: 'spki', format: 'der' });
   return 'ed25519:' + createHash('sha256').update(der).digest('hex').slice(0, 16);
+}
+
+/** The parameters a new key file of that cost is written with. */
+export function kdfFor(cost: KdfCost): { N: number; r: number; p: number } {
+  return cost === 'test' ? TEST_KDF : DEFAULT_KDF;
+}
+
+/**
+ * KEY_UNREADABLE for a file below production cost, unless the caller opens `test` keys: a weak
+ * file protects nothing, and one in the owner's place means a test key escaped its test.
+ */
+export function requireKdfCost(path: string, file: OwnerKeyFile, cost: KdfCost): void {
+  if (cost === 'test' || file.N * file.r >= PRODUCTION_WORK) return;
+  throw keyFileUnreadable(
+    path,
+    `its scrypt cost (N ${file.N}, r ${file.r}) is below production strength (N·r at least ${PRODUCTION_WORK}): ` +
+      'it is a key made for tests, which only tests open; make a real one with `memledger init`',
+  );
 }
 
 /** KEY_UNREADABLE for the key file at `path`, saying what is wrong with it. */

@@ -12,12 +12,23 @@ import {
 import { EngineError } from '../domain/errors.js';
 import { readOwnerKeyFile } from './owner-key-file.js';
 import {
-  DEFAULT_KDF,
   IV_BYTES,
+  kdfFor,
   keyFileUnreadable,
   ownerKeyId,
+  requireKdfCost,
   serializeOwnerKeyFile,
+  type KdfCost,
 } from './owner-key-format.js';
+
+/**
+ * How a key file is made and opened. `kdf: 'test'` (for test suites only) makes a key at a
+ * scrypt cost that protects nothing, and lets a load open such a file; without it a load refuses
+ * one (KEY_UNREADABLE), so a test key never works in the CLI or a server.
+ */
+export interface OwnerKeyOptions {
+  kdf?: KdfCost;
+}
 
 /**
  * The owner's Ed25519 key. The public half goes into the store; the private half lives only in a
@@ -52,7 +63,10 @@ function scryptKey(passphrase: string, salt: Buffer, N: number, r: number, p: nu
 }
 
 /** A fresh Ed25519 key, its private half encrypted under `passphrase` (which must not be empty). */
-export function generateOwnerKey(passphrase: string): GeneratedOwnerKey {
+export function generateOwnerKey(
+  passphrase: string,
+  options: OwnerKeyOptions = {},
+): GeneratedOwnerKey {
   if (passphrase.length === 0) {
     throw new EngineError('INVALID_ARGUMENT', 'the owner passphrase must not be empty');
   }
@@ -61,7 +75,7 @@ export function generateOwnerKey(passphrase: string): GeneratedOwnerKey {
   const keyId = ownerKeyId(publicKey);
   const salt = randomBytes(16);
   const iv = randomBytes(IV_BYTES);
-  const { N, r, p } = DEFAULT_KDF;
+  const { N, r, p } = kdfFor(options.kdf ?? 'production');
   const key = scryptKey(passphrase, salt, N, r, p);
   const secret = privateKey.export({ type: 'pkcs8', format: 'der' });
   const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -85,13 +99,19 @@ export function generateOwnerKey(passphrase: string): GeneratedOwnerKey {
 
 /**
  * Decrypts the owner's private key. KEY_UNREADABLE for a missing, malformed or inconsistent
- * file; BAD_PASSPHRASE when AES-GCM refuses (a wrong passphrase, or an altered encrypted part).
+ * file, or one made at the test cost unless `options.kdf` is `test`; BAD_PASSPHRASE when AES-GCM
+ * refuses (a wrong passphrase, or an altered encrypted part).
  */
-export function loadOwnerKey(path: string, passphrase: string): OwnerSigner {
+export function loadOwnerKey(
+  path: string,
+  passphrase: string,
+  options: OwnerKeyOptions = {},
+): OwnerSigner {
   if (passphrase.length === 0) {
     throw new EngineError('PASSPHRASE_REQUIRED', 'the owner passphrase must not be empty');
   }
   const file = readOwnerKeyFile(path);
+  requireKdfCost(path, file, options.kdf ?? 'production');
   const key = scryptKey(passphrase, file.salt, file.N, file.r, file.p);
   let secret: Buffer;
   try {

@@ -2,6 +2,9 @@ import { EngineError } from '../domain/errors.js';
 import type { SqlClient } from '../store/sql-client.js';
 import type { Engine } from './handle-types.js';
 
+export { setEmbeddedTemplate } from '../store/embedded-template.js';
+export { makeEmbeddedTemplate } from '../store/open-store.js';
+
 // Not exported from the package: the public API has no handle that can write the store's
 // tables. Tests and benchmarks reach the store's client here to tamper with it or bulk-load it.
 const clients = new WeakMap<Engine, SqlClient>();

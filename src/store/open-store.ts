@@ -1,4 +1,5 @@
 import { EngineError } from '../domain/errors.js';
+import { embeddedTemplate } from './embedded-template.js';
 import { isInitialized, migrate } from './migrator.js';
 import type { SqlClient } from './sql-client.js';
 
@@ -11,6 +12,18 @@ export interface OpenStoreOptions {
   db: string;
   /** Create a new store when there is none (`init`, `demo`, and library hosts by default). */
   create: boolean;
+}
+
+/** A new, freshly migrated embedded store's data directory, as `setEmbeddedTemplate` takes it. */
+export async function makeEmbeddedTemplate(): Promise<Blob> {
+  const { PgliteClient } = await import('../pglite/pglite-client.js');
+  const client = await PgliteClient.open({ location: 'memory://', create: true });
+  try {
+    await migrate(client);
+    return await client.dump();
+  } finally {
+    await client.close();
+  }
 }
 
 /** Whether `db` names a PostgreSQL server rather than an embedded store. */
@@ -39,11 +52,13 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     );
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
+    const template = embeddedTemplate();
     // A new directory is migrated before it is put in place: a crash leaves no store or a whole one.
     client = await PgliteClient.open({
       location: db,
       create: options.create,
       prepare: (fresh) => migrate(fresh),
+      ...(template === undefined ? {} : { template }),
     });
   }
   try {

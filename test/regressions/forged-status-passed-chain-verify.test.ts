@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-forged-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,8 +27,8 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
     t = await openTestEngine(kind);
     engine = t.engine;
     const file = join(dir, `${kind}.key`);
-    writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(file, 'pw');
+    writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(file, 'pw', TEST_KEYS);
   });
   afterAll(async () => {
     await t.close();

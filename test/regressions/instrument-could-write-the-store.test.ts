@@ -10,6 +10,7 @@ import {
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { tempDir } from '../support/probe-fixtures.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 /** Each attempt the instrument makes, and whether the store refused it. */
 const ATTEMPTS = [
@@ -26,7 +27,7 @@ describe.each(ENGINES)("a host's instrument reads and never writes [%s]", (kind)
   const tmp = tempDir('memledger-writer-');
   const seen: Array<{ attempt: string; refused: boolean }> = [];
   let reads = -1;
-  const key = generateOwnerKey('pw');
+  const key = generateOwnerKey('pw', TEST_KEYS);
 
   const writer: ProbeInstrument = {
     name: 'writer',

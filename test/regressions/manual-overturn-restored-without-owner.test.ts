@@ -12,6 +12,7 @@ import {
   type OwnerSigner,
 } from '../../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-overturn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,8 +30,8 @@ describe.each(ENGINES)(
       t = await openTestEngine(kind, { clock: () => now });
       engine = t.engine;
       const file = join(dir, `${kind}.key`);
-      writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-      signer = loadOwnerKey(file, 'pw');
+      writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+      signer = loadOwnerKey(file, 'pw', TEST_KEYS);
       await engine.subjects.create();
       me = engine.subject();
       await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });

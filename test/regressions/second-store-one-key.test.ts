@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured, type CliResult } from '../support/cli.js';
 import { dropSchema, ENGINES, pgUrlWithSchema, uniqueSchema } from '../support/engines.js';
+import { sharedEngines } from '../support/shared-engines.js';
 
 const PASS = 'one key, many stores';
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-one-key-'));
@@ -44,8 +45,11 @@ describe.each(ENGINES)('one owner key serving many stores [%s]', (kind) => {
   const secondKey = join(elsewhere, 'second.key');
   const env = { MEMLEDGER_OWNER_PASSPHRASE: PASS };
 
+  // commands share one kept engine per store, as a long-running host does
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
   const run = (db: string, args: string[], runEnv: Record<string, string> = env) =>
-    runCliCaptured([...args, '--db', db], runEnv, { homeDir: home });
+    runCliCaptured([...args, '--db', db], runEnv, { homeDir: home, engines });
   async function ok<T>(db: string, args: string[]): Promise<T> {
     const r = await run(db, [...args, '--json']);
     expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -114,6 +118,7 @@ describe.each(ENGINES)('one owner key serving many stores [%s]', (kind) => {
       {
         homeDir: home,
         answers: [PASS],
+        engines,
       },
     );
     expect(r.code, r.stderr).toBe(0);

@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { code } from '../support/errors.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 /** The id both subjects choose, as a host would (Claude Code's session id). */
 const SHARED = '3f2a9c1e-claude-session';
@@ -46,8 +47,8 @@ describe.each(ENGINES)('a session id is unique per subject, not per store [%s]',
   beforeAll(async () => {
     t = await openTestEngine(kind);
     const file = join(dir, `${kind}.key`);
-    writeOwnerKeyFile(file, generateOwnerKey('pw').keyFile);
-    signer = loadOwnerKey(file, 'pw');
+    writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(file, 'pw', TEST_KEYS);
     for (const name of ['alice', 'bob'] as const) {
       await t.engine.subjects.create(name);
       subjects[name] = t.engine.subject(name);

@@ -2,7 +2,6 @@
 // fact whose valid_to had passed stayed live), and approving an older pending value after a
 // newer one went live made the older one live.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/index.js';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
 import { shown, trustFixture, type TrustFixture } from '../support/trust-fixture.js';
@@ -33,7 +32,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
     expect((await f.me.facts.live()).map((x) => x.id)).toContain(id);
     // an hour later (a new process with a later clock)
     await f.engine.close();
-    const later = await createEngine({ db: f.db, clock: () => new Date(Date.now() + 3_600_000) });
+    const later = await f.openAnother({ clock: () => new Date(Date.now() + 3_600_000) });
     try {
       const me = later.subject('u');
       expect((await me.facts.live()).map((x) => x.id)).not.toContain(id);

@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runCli } from '../../cli/run.js';
+import type { KdfCost } from '../../src/index.js';
+import type { SharedEngines } from './shared-engines.js';
 
 export interface CliResult {
   code: number;
@@ -19,6 +21,10 @@ export interface CliOptions {
   homeDir?: string;
   /** Runs as if stderr were a terminal (progress lines). */
   stderrIsTTY?: boolean;
+  /** Engines kept open across commands (else each command opens and closes its store). */
+  engines?: SharedEngines;
+  /** The scrypt cost of owner keys (default `test`; `production` for keys a real process opens). */
+  keyCost?: KdfCost;
 }
 
 /** Runs the CLI in-process with captured output. */
@@ -28,6 +34,7 @@ export async function runCliCaptured(
   options: CliOptions = {},
 ): Promise<CliResult> {
   const answers = [...(options.answers ?? [])];
+  const engines = options.engines;
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -48,6 +55,8 @@ export async function runCliCaptured(
       return answer;
     },
     homeDir: options.homeDir ?? '/nonexistent-home',
+    ...(engines === undefined ? {} : { openEngine: (config) => engines.open(config) }),
+    ...((options.keyCost ?? 'test') === 'production' ? {} : { keyCost: 'test' as const }),
   });
   return {
     code,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
+import { createEngine, EngineError, type Engine, type EngineConfig } from '../../src/index.js';
 
 /** The PostgreSQL server the suite runs against; every test file gets its own schema. */
 export const PG_URL = process.env.MEMLEDGER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -60,4 +60,16 @@ export async function openTestEngine(
       await store.cleanup();
     },
   };
+}
+
+/** Opens and closes the store at `db`: 'OPENED', or the code it was refused with. */
+export async function openCode(db: string, create: boolean): Promise<string> {
+  try {
+    const engine = await createEngine({ db, create });
+    await engine.close();
+  } catch (err) {
+    if (err instanceof EngineError) return err.code;
+    throw err;
+  }
+  return 'OPENED';
 }

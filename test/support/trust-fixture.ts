@@ -1,21 +1,27 @@
-// A subject with a small, real decision chain on a store that can be reopened (a PGlite data
-// directory or a PostgreSQL schema), and a way to tamper with it as a superuser would: with the
-// append-only and immutability triggers switched off.
+// A subject with a small, real decision chain on a store that can be reopened (a PostgreSQL
+// schema, or an embedded store kept open under a new engine), and a way to tamper with it as a
+// superuser would: with the append-only and immutability triggers switched off.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { engineOver } from '../../src/engine.js';
 import {
   createEngine,
+  type EngineConfig,
   generateOwnerKey,
   loadOwnerKey,
   readOwnerPublicKey,
   writeOwnerKeyFile,
   type Engine,
+  type OwnerKeyOptions,
   type OwnerSigner,
   type SubjectHandle,
 } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
+import { openSqlClient } from '../../src/store/open-store.js';
+import type { SqlClient } from '../../src/store/sql-client.js';
 import { dropSchema, pgUrlWithSchema, uniqueSchema, type EngineKind } from './engines.js';
+import { TEST_KEYS } from './test-keys.js';
 
 export const TEXTS = {
   city: 'The user lives in Lisbon.',
@@ -41,19 +47,45 @@ export interface TrustFixture {
   tamper(statements: string[], params?: unknown[]): Promise<void>;
   /** Closes this engine and opens a new one on the same store (a new process, no memory). */
   reopen(): Promise<void>;
+  /**
+   * Another engine on the same store, as a new process opens it (on PGlite, over the same
+   * database: close this fixture's engine first, as a second process could not open it either).
+   */
+  openAnother(config?: Omit<EngineConfig, 'db' | 'create'>): Promise<Engine>;
   close(): Promise<void>;
 }
 
 let counter = 0;
 
-export async function trustFixture(kind: EngineKind): Promise<TrustFixture> {
+/** The client as an engine sees it, but left open when that engine closes. */
+function kept(client: SqlClient): SqlClient {
+  return {
+    kind: client.kind,
+    location: client.location,
+    capabilities: client.capabilities,
+    query: (sql, params) => client.query(sql, params),
+    exec: (sql) => client.exec(sql),
+    transaction: (fn) => client.transaction(fn),
+    close: async () => undefined,
+  };
+}
+
+/** `keys`: the owner key's scrypt cost (`production` for a review page to unlock; default test). */
+export async function trustFixture(
+  kind: EngineKind,
+  keys: OwnerKeyOptions = TEST_KEYS,
+): Promise<TrustFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'memledger-trust-'));
   const schema = kind === 'postgres' ? uniqueSchema() : null;
-  const db = schema === null ? join(dir, 'store') : pgUrlWithSchema(schema);
+  const db = schema === null ? 'memory://' : pgUrlWithSchema(schema);
   const keyFile = join(dir, `owner-${++counter}.key`);
-  writeOwnerKeyFile(keyFile, generateOwnerKey('pw').keyFile);
-  const signer = loadOwnerKey(keyFile, 'pw');
-  let engine = await createEngine({ db });
+  writeOwnerKeyFile(keyFile, generateOwnerKey('pw', keys).keyFile);
+  const signer = loadOwnerKey(keyFile, 'pw', keys);
+  // PGlite: one database under every engine the fixture opens, so a "new process" needs no boot
+  const embedded = schema === null ? await openSqlClient({ db, create: true }) : null;
+  const open = (config: Omit<EngineConfig, 'db' | 'create'> = {}): Promise<Engine> =>
+    embedded === null ? createEngine({ ...config, db }) : engineOver(kept(embedded), config);
+  let engine = await open();
   await engine.subjects.create('u');
   let me = engine.subject('u');
   await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
@@ -143,11 +175,13 @@ export async function trustFixture(kind: EngineKind): Promise<TrustFixture> {
     },
     async reopen() {
       await engine.close();
-      engine = await createEngine({ db });
+      engine = await open();
       me = engine.subject('u');
     },
+    openAnother: open,
     async close() {
       await engine.close();
+      await embedded?.close();
       if (schema !== null) await dropSchema(schema);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -11,12 +11,12 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEngine, EngineError } from '../../src/index.js';
-import { storeClient } from '../../src/engine/test-access.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { dropSchema, pgUrlWithSchema, uniqueSchema } from '../support/engines.js';
+import { createEngine, EngineError } from '../../../src/index.js';
+import { storeClient } from '../../../src/engine/test-access.js';
+import { MIGRATIONS } from '../../../src/store/migrations/index.js';
+import { dropSchema, pgUrlWithSchema, uniqueSchema } from '../../support/engines.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+const CLI = resolve(import.meta.dirname, '../../../dist/cli/main.js');
 const PASS = 'crash me gently';
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-init-crash-'));
 afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
-import { UNSUPPORTED_SENTENCE } from '../eval/fake-llm/scripted-summary.js';
-import { BUILT_CLI as MAIN, runBuiltCli, runCliCaptured } from './support/cli.js';
+import { startFakeLlm, type FakeLlm } from '../../eval/fake-llm/fake-llm-server.js';
+import { UNSUPPORTED_SENTENCE } from '../../eval/fake-llm/scripted-summary.js';
+import { BUILT_CLI as MAIN, runBuiltCli, runCliCaptured } from '../support/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-cli-summary-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/index.js';
+import { createEngine } from '../../../src/index.js';
 
-const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
+const MAIN = resolve(import.meta.dirname, '../../../dist/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'ml-probe-roots-'));
 const db = join(dir, 'store');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

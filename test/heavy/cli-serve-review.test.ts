@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../src/index.js';
-import { testStore, type TestStore } from './support/engines.js';
+import { createEngine, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../../src/index.js';
+import { testStore, type TestStore } from '../support/engines.js';
 
-const MAIN = resolve(import.meta.dirname, '../dist/cli/main.js');
+const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
 const PASSPHRASE = 'correct horse battery staple';
 const tmp = mkdtempSync(join(tmpdir(), 'ml-serve-review-'));
 const home = join(tmp, 'home');

@@ -13,11 +13,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, EngineError } from '../../src/index.js';
-import { DirLock, takeoverMarkerFor } from '../../src/pglite/dir-lock.js';
+import { createEngine, EngineError } from '../../../src/index.js';
+import { DirLock, takeoverMarkerFor } from '../../../src/pglite/dir-lock.js';
 
-const RACER = resolve(import.meta.dirname, '../support/lock-racer.mjs');
-const DIST_LOCK = resolve(import.meta.dirname, '../../dist/src/pglite/dir-lock.js');
+const RACER = resolve(import.meta.dirname, '../../support/lock-racer.mjs');
+const DIST_LOCK = resolve(import.meta.dirname, '../../../dist/src/pglite/dir-lock.js');
 const tmpRoot = mkdtempSync(join(tmpdir(), 'memledger-lock-'));
 afterAll(() => rmSync(tmpRoot, { recursive: true, force: true }));
 

@@ -23,9 +23,9 @@ import { join, resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+import { dropSchema, pgUrlWithSchema, uniqueSchema } from '../support/engines.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'dist/cli/main.js');
 const DOC = readFileSync(join(ROOT, 'docs/INTEGRATIONS.md'), 'utf8');
 

@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+import type { LeasedEngine } from '../../cli/io.js';
+import { createEngine, type Engine, type EngineConfig } from '../../src/index.js';
+
+export interface SharedEngines {
+  /** The CLI's test seam (CliIo.openEngine): one open engine per store, kept across commands. */
+  open(config: EngineConfig): Promise<LeasedEngine>;
+  /** The engine kept open on `db`, if a command opened one. */
+  engineFor(db: string): Engine | undefined;
+  /** Closes every kept engine (a PGlite directory is free for another opener again). */
+  close(): Promise<void>;
+}
+
+const keyOf = (db: string): string =>
+  db === 'memory://' || /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? db : resolve(db);
+
+/**
+ * What a kept engine was opened with beyond its store: the probe sandbox, which the CLI builds
+ * from plain values (roots, hosts, timeouts). null: an engine no later command may share (an
+ * embedder, a model or a reindex of its own).
+ */
+function extrasOf(config: EngineConfig): string | null {
+  if (
+    config.embedder !== undefined ||
+    config.llm !== undefined ||
+    config.reindex !== undefined ||
+    config.onReindexProgress !== undefined
+  ) {
+    return null;
+  }
+  return JSON.stringify(config.probes ?? null);
+}
+
+/**
+ * Engines the in-process CLI keeps open between commands, as a long-running host does, instead of
+ * booting the store for every command as a process must. A command whose probe sandbox differs
+ * from the kept engine's reopens it with its own; one with an embedder, a model or a reindex gets
+ * an engine of its own, opened and closed around it, after the kept one on that store is closed
+ * (an embedded store has one opener). `clock` is the engines' clock, so tests that compare times
+ * need not wait on the wall.
+ */
+export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngines {
+  const kept = new Map<string, { engine: Engine; extras: string }>();
+  const withClock = (config: EngineConfig): EngineConfig =>
+    options.clock === undefined ? config : { ...config, clock: options.clock };
+  async function drop(key: string): Promise<void> {
+    const entry = kept.get(key);
+    kept.delete(key);
+    await entry?.engine.close();
+  }
+  return {
+    async open(config) {
+      const db = config.db ?? './.memledger';
+      if (db === 'memory://') throw new Error('a memory:// store does not outlive its command');
+      const key = keyOf(db);
+      const extras = extrasOf(config);
+      const entry = kept.get(key);
+      if (entry !== undefined && entry.extras === extras) {
+        return { engine: entry.engine, release: async () => undefined };
+      }
+      await drop(key);
+      const engine = await createEngine(withClock(config));
+      if (extras === null) return { engine, release: () => engine.close() };
+      kept.set(key, { engine, extras });
+      return { engine, release: async () => undefined };
+    },
+    engineFor: (db) => kept.get(keyOf(db))?.engine,
+    async close() {
+      for (const key of [...kept.keys()]) await drop(key);
+    },
+  };
+}
