@@ -1,14 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import unit from './vitest.config.js';
 
+// the unit tier's settings, without its projects
+const shared = { ...unit.test };
+delete shared.projects;
+
 /**
  * The heavy tier (`npm run test:heavy`, after a build): what spawns the built `memledger`, other
- * processes or Chromium, installs the packed package, or runs long property runs.
+ * processes or Chromium, or installs the packed package.
  */
 export default defineConfig({
-  test: {
-    ...unit.test,
-    include: ['test/heavy/**/*.test.ts'],
-    exclude: [],
-  },
+  test: { ...shared, include: ['test/heavy/**/*.test.ts'] },
 });

@@ -59,6 +59,9 @@ describe('the CLI engine seam [pglite]', () => {
     expect(sandboxed).not.toBe(kept);
     expect((await probe()).code).toBe(0);
     expect(engines.engineFor(db)).toBe(sandboxed);
+    // a command that runs no probe shares whichever engine is kept
+    expect((await run('session', 'list')).code).toBe(0);
+    expect(engines.engineFor(db)).toBe(sandboxed);
     // another sandbox, another engine: a probe never runs with roots it was not given
     const elsewhere = await run('probe', 'file', '--path', 'here.txt', '--exists', '--root', tmp);
     expect(elsewhere.json()).toMatchObject({ verdict: 'falsified' });

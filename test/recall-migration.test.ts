@@ -24,6 +24,7 @@ import {
   uniqueSchema,
   type EngineKind,
 } from './support/engines.js';
+import { emptyTemplate } from './support/store-template.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-recall-mig-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -36,10 +37,13 @@ function location(kind: EngineKind, name: string): { db: string; drop(): Promise
   return { db: pgUrlWithSchema(schema), drop: () => dropSchema(schema) };
 }
 
-/** The store's client without migrating it (what a previous release would have opened). */
+/**
+ * The store's client without migrating it (what a previous release would have opened); a new
+ * embedded one starts from the run's unmigrated template, not initdb.
+ */
 function openRaw(kind: EngineKind, db: string, create: boolean): Promise<SqlClient> {
   return kind === 'pglite'
-    ? PgliteClient.open({ location: db, create })
+    ? PgliteClient.open({ location: db, create, template: emptyTemplate() })
     : PostgresClient.open({ url: db, create });
 }
 

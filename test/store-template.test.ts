@@ -13,13 +13,13 @@ import { MIGRATIONS } from '../src/store/migrations/index.js';
 import { migrate } from '../src/store/migrator.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 import { openCode } from './support/engines.js';
-import { runTemplate, useRunTemplate } from './support/store-template.js';
+import { emptyTemplate, runTemplate, useRunTemplate } from './support/store-template.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-template-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => useRunTemplate());
 
-/** A migrated store's dump after `change` ran on it (from the run's template, or from initdb). */
+/** A store's dump after `change` ran on it: the run's template, or `migrations` on an empty one. */
 async function templateWith(
   change: (client: SqlClient) => Promise<unknown>,
   migrations?: typeof MIGRATIONS,
@@ -27,7 +27,7 @@ async function templateWith(
   const client = await PgliteClient.open({
     location: 'memory://',
     create: true,
-    ...(migrations === undefined ? { template: runTemplate() } : {}),
+    template: migrations === undefined ? runTemplate() : emptyTemplate(),
   });
   try {
     if (migrations !== undefined) await migrate(client, migrations);

@@ -8,7 +8,7 @@ import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/gate/trust-verifier.js';
-import { ENGINES, PG_URL } from './support/engines.js';
+import { PG_URL, QUIET_RUN, quietEngines } from './support/engines.js';
 import { proposeNights, TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
 
 /** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
@@ -26,7 +26,7 @@ const liveTexts = async (t: TrustVerifier) => (await t.view('u')).live.map((x) =
 const FIXTURE_LIVE = [TEXTS.city, TEXTS.job, TEXTS.email].sort();
 const sorted = (texts: string[]) => [...texts].sort();
 
-describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
+describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -285,71 +285,75 @@ describe.each(ENGINES)('the kept trust view [%s]', (kind) => {
   });
 });
 
-describe('the kept trust view, another connection [postgres]', () => {
-  let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
+if (QUIET_RUN) {
+  describe('the kept trust view, another connection [postgres]', () => {
+    let f: TrustFixture | null = null;
+    afterEach(async () => {
+      await f?.close();
+      f = null;
+    });
 
-  it('a write by a transaction that began before the view was kept is seen once it commits', async () => {
-    f = await trustFixture('postgres');
-    const schema = new URL(f.db).searchParams.get('schema') ?? '';
-    const other = new pg.Client({ connectionString: PG_URL });
-    await other.connect();
-    try {
-      await other.query(`SET search_path TO ${schema}`);
-      await other.query('BEGIN');
-      // the transaction takes its id now, before the view is built: its rows carry that older id
-      await other.query('SELECT pg_current_xact_id()');
-      const t = verifierOf(f);
-      await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'reject', signer: f.signer });
-      const kept = await t.view('u');
-      expect(kept.live.map((x) => x.text)).not.toContain(TEXTS.sister);
-      expect(await t.view('u')).toBe(kept);
-      await other.query(`SET LOCAL session_replication_role = replica`);
-      await other.query(`UPDATE facts SET status = 'active' WHERE id = $1`, [f.ids.sister]);
-      await other.query(`UPDATE facts SET text = $2 WHERE id = $1`, [f.ids.job, TEXTS.forged]);
-      await other.query('COMMIT');
-      const v = await t.view('u');
-      expect(v.live.map((x) => x.text)).not.toContain(TEXTS.sister);
-      expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
-      expect(v.withheld.map((w) => [w.fact.id, w.code]).sort()).toEqual(
-        [
-          [f.ids.sister, 'STATUS_MISMATCH'],
-          [f.ids.job, 'CONTENT_CHANGED'],
-        ].sort(),
+    it('a write by a transaction that began before the view was kept is seen once it commits', async () => {
+      f = await trustFixture('postgres');
+      const schema = new URL(f.db).searchParams.get('schema') ?? '';
+      const other = new pg.Client({ connectionString: PG_URL });
+      await other.connect();
+      try {
+        await other.query(`SET search_path TO ${schema}`);
+        await other.query('BEGIN');
+        // the transaction takes its id now, before the view is built: its rows carry that older id
+        await other.query('SELECT pg_current_xact_id()');
+        const t = verifierOf(f);
+        await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'reject', signer: f.signer });
+        const kept = await t.view('u');
+        expect(kept.live.map((x) => x.text)).not.toContain(TEXTS.sister);
+        expect(await t.view('u')).toBe(kept);
+        await other.query(`SET LOCAL session_replication_role = replica`);
+        await other.query(`UPDATE facts SET status = 'active' WHERE id = $1`, [f.ids.sister]);
+        await other.query(`UPDATE facts SET text = $2 WHERE id = $1`, [f.ids.job, TEXTS.forged]);
+        await other.query('COMMIT');
+        const v = await t.view('u');
+        expect(v.live.map((x) => x.text)).not.toContain(TEXTS.sister);
+        expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
+        expect(v.withheld.map((w) => [w.fact.id, w.code]).sort()).toEqual(
+          [
+            [f.ids.sister, 'STATUS_MISMATCH'],
+            [f.ids.job, 'CONTENT_CHANGED'],
+          ].sort(),
+        );
+      } finally {
+        await other.query('ROLLBACK').catch(() => undefined);
+        await other.end();
+      }
+    });
+  });
+}
+
+if (QUIET_RUN) {
+  describe('reads at once on a pool [postgres]', () => {
+    let f: TrustFixture | null = null;
+    afterEach(async () => {
+      await f?.close();
+      f = null;
+    });
+
+    it('thirty recalls and arrivals at once, more than the pool has connections, all answer', async () => {
+      f = await trustFixture('postgres');
+      const me = f.me;
+      // no read may hold a connection while it waits for the trust view (which needs its own)
+      const reads = Array.from({ length: 30 }, (_, i) =>
+        i % 3 === 0
+          ? me.arrival.assemble({ surface: 'chat' }).then((a) => a.text.includes(TEXTS.city))
+          : me.recall
+              .search('Lisbon nurse', { kinds: ['fact', 'turn'] })
+              .then((items) => items.some((x) => x.text === TEXTS.city)),
       );
-    } finally {
-      await other.query('ROLLBACK').catch(() => undefined);
-      await other.end();
-    }
+      expect(await Promise.all(reads)).toEqual(reads.map(() => true));
+    });
   });
-});
+}
 
-describe('reads at once on a pool [postgres]', () => {
-  let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
-
-  it('thirty recalls and arrivals at once, more than the pool has connections, all answer', async () => {
-    f = await trustFixture('postgres');
-    const me = f.me;
-    // no read may hold a connection while it waits for the trust view (which needs its own)
-    const reads = Array.from({ length: 30 }, (_, i) =>
-      i % 3 === 0
-        ? me.arrival.assemble({ surface: 'chat' }).then((a) => a.text.includes(TEXTS.city))
-        : me.recall
-            .search('Lisbon nurse', { kinds: ['fact', 'turn'] })
-            .then((items) => items.some((x) => x.text === TEXTS.city)),
-    );
-    expect(await Promise.all(reads)).toEqual(reads.map(() => true));
-  });
-});
-
-describe.each(ENGINES)('reads of one subject at once [%s]', (kind) => {
+describe.each(quietEngines())('reads of one subject at once [%s]', (kind) => {
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();

@@ -5,12 +5,14 @@
  * never sets it. The migrations still run on every open, so a template older than the code is
  * brought up to date and one the code would refuse is refused.
  */
-let template: Blob | undefined;
+let source: Blob | (() => Blob) | undefined;
 
-export function setEmbeddedTemplate(next: Blob | undefined): void {
-  template = next;
+/** The template, or a function that loads it when the first store needs it; undefined: none. */
+export function setEmbeddedTemplate(template: Blob | (() => Blob) | undefined): void {
+  source = template;
 }
 
 export function embeddedTemplate(): Blob | undefined {
-  return template;
+  if (typeof source === 'function') source = source();
+  return source;
 }

@@ -14,12 +14,15 @@ export interface OpenStoreOptions {
   create: boolean;
 }
 
-/** A new, freshly migrated embedded store's data directory, as `setEmbeddedTemplate` takes it. */
-export async function makeEmbeddedTemplate(): Promise<Blob> {
+/**
+ * A new embedded store's data directory, freshly migrated (as `setEmbeddedTemplate` takes it), or
+ * with no migration applied (`migrated: false`, for tests that build a store of an older release).
+ */
+export async function makeEmbeddedTemplate(options: { migrated?: boolean } = {}): Promise<Blob> {
   const { PgliteClient } = await import('../pglite/pglite-client.js');
   const client = await PgliteClient.open({ location: 'memory://', create: true });
   try {
-    await migrate(client);
+    if (options.migrated !== false) await migrate(client);
     return await client.dump();
   } finally {
     await client.close();

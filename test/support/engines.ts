@@ -8,6 +8,17 @@ export const PG_URL = process.env.MEMLEDGER_TEST_PG ?? 'postgres://postgres@127.
 export const ENGINES = ['pglite', 'postgres'] as const;
 export type EngineKind = (typeof ENGINES)[number];
 
+/**
+ * The engines a file of QUIET_FILES (vitest.config.ts) runs on in this project: PGlite with the
+ * rest of the suite, PostgreSQL in the `quiet` project, alone on the server.
+ */
+export function quietEngines(): readonly EngineKind[] {
+  return QUIET_RUN ? ['postgres'] : ['pglite'];
+}
+
+/** True in the `quiet` project: only the PostgreSQL half of a QUIET_FILES file is registered. */
+export const QUIET_RUN = process.env.MEMLEDGER_TEST_QUIET === '1';
+
 export function uniqueSchema(): string {
   return `mlt_${process.pid}_${randomBytes(4).toString('hex')}`;
 }

@@ -15,11 +15,12 @@ const keyOf = (db: string): string =>
   db === 'memory://' || /^[a-z][a-z0-9+.-]*:\/\//i.test(db) ? db : resolve(db);
 
 /**
- * What a kept engine was opened with beyond its store: the probe sandbox, which the CLI builds
- * from plain values (roots, hosts, timeouts). null: an engine no later command may share (an
- * embedder, a model or a reindex of its own).
+ * What a command needs of a kept engine beyond its store. `any`: nothing (it runs no probe; only
+ * the commands that run one pass a sandbox, cli/probe-options.ts probeConfig). A probe sandbox,
+ * which the CLI builds from plain values (roots, hosts, timeouts): an engine opened with exactly
+ * that one. null: an engine of its own (an embedder, a model, a reindex).
  */
-function extrasOf(config: EngineConfig): string | null {
+function needsOf(config: EngineConfig): string | null {
   if (
     config.embedder !== undefined ||
     config.llm !== undefined ||
@@ -28,19 +29,19 @@ function extrasOf(config: EngineConfig): string | null {
   ) {
     return null;
   }
-  return JSON.stringify(config.probes ?? null);
+  return config.probes === undefined ? 'any' : JSON.stringify(config.probes);
 }
 
 /**
  * Engines the in-process CLI keeps open between commands, as a long-running host does, instead of
- * booting the store for every command as a process must. A command whose probe sandbox differs
- * from the kept engine's reopens it with its own; one with an embedder, a model or a reindex gets
- * an engine of its own, opened and closed around it, after the kept one on that store is closed
- * (an embedded store has one opener). `clock` is the engines' clock, so tests that compare times
- * need not wait on the wall.
+ * booting the store for every command as a process must. A command that runs a probe in another
+ * sandbox than the kept engine's reopens it with its own; one with an embedder, a model or a
+ * reindex gets an engine of its own, opened and closed around it, after the kept one on that store
+ * is closed (an embedded store has one opener). `clock` is the engines' clock, so tests that
+ * compare times need not wait on the wall.
  */
 export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngines {
-  const kept = new Map<string, { engine: Engine; extras: string }>();
+  const kept = new Map<string, { engine: Engine; sandbox: string }>();
   const withClock = (config: EngineConfig): EngineConfig =>
     options.clock === undefined ? config : { ...config, clock: options.clock };
   async function drop(key: string): Promise<void> {
@@ -53,15 +54,15 @@ export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngin
       const db = config.db ?? './.memledger';
       if (db === 'memory://') throw new Error('a memory:// store does not outlive its command');
       const key = keyOf(db);
-      const extras = extrasOf(config);
+      const needs = needsOf(config);
       const entry = kept.get(key);
-      if (entry !== undefined && entry.extras === extras) {
+      if (entry !== undefined && (needs === 'any' || needs === entry.sandbox)) {
         return { engine: entry.engine, release: async () => undefined };
       }
       await drop(key);
       const engine = await createEngine(withClock(config));
-      if (extras === null) return { engine, release: () => engine.close() };
-      kept.set(key, { engine, extras });
+      if (needs === null) return { engine, release: () => engine.close() };
+      kept.set(key, { engine, sandbox: needs });
       return { engine, release: async () => undefined };
     },
     engineFor: (db) => kept.get(keyOf(db))?.engine,

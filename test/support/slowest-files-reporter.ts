@@ -14,8 +14,11 @@ export interface FileCost {
 export function fileCost(mod: TestModule, root: string): FileCost {
   const d = mod.diagnostic();
   const ms = d.prepareDuration + d.setupDuration + d.collectDuration + d.duration;
+  const project = mod.project.name;
+  const file = relative(root, mod.moduleId);
   return {
-    file: relative(root, mod.moduleId),
+    // a file run by two projects (vitest.config.ts) is two entries
+    file: project === '' || project === 'unit' ? file : `${file} [${project}]`,
     seconds: ms / 1000,
     tests: [...mod.children.allTests()].length,
   };
