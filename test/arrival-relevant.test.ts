@@ -26,6 +26,7 @@ import { createHttpApp } from '../server/http/app.js';
 import { callerForToken } from '../server/access.js';
 import { createMcpServer } from '../server/mcp/mcp-server.js';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 import {
   dropSchema,
   ENGINES,
@@ -579,8 +580,12 @@ describe.each(ENGINES)('memledger arrival --message [%s]', (kind) => {
     MEMLEDGER_OWNER_PASSPHRASE: 'pw',
     MEMLEDGER_OWNER_KEY: join(tmp, `cli-${kind}.key`),
   };
-  const cli = (args: string[]) => runCliCaptured([...args, '--db', db, '--json'], env);
+  // commands share one kept engine on the store, as a long-running host does
+  const engines = sharedEngines();
+  const cli = (args: string[]) =>
+    runCliCaptured([...args, '--db', db, '--json'], env, { engines });
   afterAll(async () => {
+    await engines.close();
     if (schema !== null) await dropSchema(schema);
   });
 

@@ -62,7 +62,9 @@ let reflections = 0;
 
 beforeAll(async () => {
   expect(existsSync(MAIN), `${MAIN} is missing: npm run build first`).toBe(true);
-  const setup = (...args: string[]) => runCliCaptured([...args, '--db', db, '--json'], ownerEnv);
+  // the owner key is the built binary's to open: production strength
+  const setup = (...args: string[]) =>
+    runCliCaptured([...args, '--db', db, '--json'], ownerEnv, { keyCost: 'production' });
   expect((await setup('init')).code).toBe(0);
   const s = await setup('session', 'new');
   session = (s.json() as { sessionId: string }).sessionId;

@@ -7,9 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateOwnerKey, writeOwnerKeyFile } from '../../src/index.js';
-import { BUILT_CLI, ENV_WITHOUT_MEMLEDGER } from '../support/cli.js';
-import { TEST_KEYS } from '../support/test-keys.js';
+import { BUILT_CLI, ENV_WITHOUT_MEMLEDGER, runCliCaptured } from '../support/cli.js';
 
 const PASS = 'correct horse battery staple';
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-smoke-'));
@@ -25,11 +23,11 @@ interface Ran {
 }
 
 /** `memledger … --db <store> --json` as a child process. */
-function memledger(args: string[], env: Record<string, string> = {}): Promise<Ran> {
+function memledger(args: string[], env: Record<string, string> = {}, store = db): Promise<Ran> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [BUILT_CLI, ...args, '--db', db, '--json'],
+      [BUILT_CLI, ...args, '--db', store, '--json'],
       {
         env: {
           ...ENV_WITHOUT_MEMLEDGER,
@@ -154,35 +152,52 @@ describe('the built memledger, command group by command group [pglite]', () => {
     expect((await ok<{ dropped: unknown[] }>('dropped')).dropped).toHaveLength(1);
   });
 
-  it('refuses a test-cost owner key (KEY_UNREADABLE), and a bad flag with exit 2', async () => {
-    const weak = join(tmp, 'weak.key');
-    writeOwnerKeyFile(weak, generateOwnerKey(PASS, TEST_KEYS).keyFile);
-    const file = jsonFile('again.json', [
-      {
-        slot: 'what_i_know_about_user',
-        text: 'The user plays the cello.',
-        origin: 'saw',
-        evidence: { turn: 1, quote: 'I play the cello' },
-      },
-    ]);
-    const id =
-      (
-        await ok<{ proposed: Array<{ id: string }> }>(
-          'propose',
-          '--session',
-          session,
-          '--file',
-          file,
-        )
-      ).proposed[0]?.id ?? '';
-    expect(await refused(['decide', id, 'approve', '--key', weak])).toMatchObject({
-      code: 'KEY_UNREADABLE',
-    });
+  it('refuses a bad flag with exit 2, and an unknown command', async () => {
     expect(await refused(['history', '--session', session, '--last', 'many'])).toEqual({
       exit: 2,
       code: 'INVALID_ARGUMENT',
     });
     expect(await refused(['no-such-command'])).toMatchObject({ code: 'UNKNOWN_COMMAND' });
+  });
+
+  it('refuses to sign with an owner key made at the test cost (KEY_UNREADABLE)', async () => {
+    // a store whose owner key the in-process CLI made at the test cost, as the unit tier does
+    const weakDb = join(tmp, 'weak-store');
+    const weakEnv = {
+      MEMLEDGER_OWNER_PASSPHRASE: PASS,
+      MEMLEDGER_OWNER_KEY: join(tmp, 'weak.key'),
+    };
+    const inProcess = async <T>(...args: string[]): Promise<T> => {
+      const r = await runCliCaptured([...args, '--db', weakDb, '--json'], weakEnv);
+      expect(r.code, r.stderr).toBe(0);
+      return r.json() as T;
+    };
+    await inProcess('init');
+    const s = (await inProcess<{ sessionId: string }>('session', 'new')).sessionId;
+    await inProcess('turn', 'add', '--session', s, '--role', 'user', '--text', 'I keep bees.');
+    await inProcess('turn', 'add', '--session', s, '--role', 'user', '--text', 'I grow leeks.');
+    const propose = async (turn: number, text: string, quote: string): Promise<string> => {
+      const file = jsonFile(`weak-${turn}.json`, [
+        { slot: 'what_i_know_about_user', text, origin: 'saw', evidence: { turn, quote } },
+      ]);
+      const r = await inProcess<{ proposed: Array<{ id: string }> }>(
+        'propose',
+        '--session',
+        s,
+        '--file',
+        file,
+      );
+      return r.proposed[0]?.id ?? '';
+    };
+    const first = await propose(1, 'The user keeps bees.', 'I keep bees');
+    const second = await propose(2, 'The user grows leeks.', 'I grow leeks');
+    const binary = await memledger(['decide', first, 'approve'], weakEnv, weakDb);
+    expect(binary.code).not.toBe(0);
+    expect(JSON.parse(binary.stderr)).toMatchObject({
+      error: { code: 'KEY_UNREADABLE', message: expect.stringMatching(/below production/) },
+    });
+    // control: the same key signs in process, where the test cost was asked for
+    expect(await inProcess('decide', second, 'approve')).toMatchObject({ decision: 'approve' });
   });
 
   it('the ledger: retract a live fact, list it, see it due', async () => {

@@ -33,7 +33,9 @@ beforeAll(async () => {
     MEMLEDGER_LLM_MODEL: 'fake-writer',
     MEMLEDGER_LLM_API_KEY: 'sk-sum',
   };
-  const setup = (...args: string[]) => runCliCaptured([...args, '--db', db, '--json'], ownerEnv);
+  // the owner key is the built binary's to open: production strength
+  const setup = (...args: string[]) =>
+    runCliCaptured([...args, '--db', db, '--json'], ownerEnv, { keyCost: 'production' });
   expect((await setup('init')).code).toBe(0);
   session = ((await setup('session', 'new')).json() as { sessionId: string }).sessionId;
   for (const [role, text] of [

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../../src/engine/test-access.js';
 import { createEngine, type Engine } from '../../src/index.js';
 import { runCliCaptured } from '../support/cli.js';
+import { sharedEngines } from '../support/shared-engines.js';
 import { dumpStore } from '../support/dump-store.js';
 import {
   dropSchema,
@@ -241,24 +242,26 @@ describe.each(ENGINES)(
     const schema = uniqueSchema();
     const db = kind === 'pglite' ? join(tmp, `store-${kind}`) : pgUrlWithSchema(schema);
     let sessionId = '';
-    const cli = (...args: string[]) => runCliCaptured([...args, '--db', db, '--json']);
-    const dump = async () => {
-      const engine = await createEngine({ db });
-      try {
-        return await dumpStore(engine);
-      } finally {
-        await engine.close();
-      }
-    };
+    // commands share one kept engine on the store, as a long-running host does
+    const engines = sharedEngines();
+    const cli = (...args: string[]) =>
+      runCliCaptured([...args, '--db', db, '--json'], {}, { engines });
+    let engine: Engine;
+    const dump = () => dumpStore(engine);
     beforeAll(async () => {
-      const engine = await createEngine({ db });
+      engine = await createEngine({ db });
       await engine.subjects.create();
       const me = engine.subject();
       sessionId = (await me.sessions.create()).id;
       await me.turns.add({ sessionId, role: 'user', content: USER_TURN });
       await engine.close();
+      await cli('session', 'list'); // the commands' engine, which the dumps read
+      const kept = engines.engineFor(db);
+      if (kept === undefined) throw new Error('the CLI kept no engine');
+      engine = kept;
     });
     afterAll(async () => {
+      await engines.close();
       if (kind === 'postgres') await dropSchema(schema);
     });
 
