@@ -582,8 +582,7 @@ describe.each(ENGINES)('memledger arrival --message [%s]', (kind) => {
   };
   // commands share one kept engine on the store, as a long-running host does
   const engines = sharedEngines();
-  const cli = (args: string[]) =>
-    runCliCaptured([...args, '--db', db, '--json'], env, { engines });
+  const cli = (args: string[]) => runCliCaptured([...args, '--db', db, '--json'], env, { engines });
   afterAll(async () => {
     await engines.close();
     if (schema !== null) await dropSchema(schema);
