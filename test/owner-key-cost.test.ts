@@ -5,9 +5,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EngineError, generateOwnerKey, loadOwnerKey, writeOwnerKeyFile } from '../src/index.js';
+import {
+  EngineError,
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type KdfCost,
+} from '../src/index.js';
 import { OwnerSessions } from '../server/review/owner-sessions.js';
 import { runCliCaptured } from './support/cli.js';
+import { sharedEngines } from './support/shared-engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
 const PASS = 'correct horse battery staple';
@@ -92,62 +99,40 @@ describe('owner key cost', () => {
 });
 
 describe('owner key cost through the CLI', () => {
-  const env = (name: string) => ({
-    MEMLEDGER_OWNER_PASSPHRASE: PASS,
-    MEMLEDGER_OWNER_KEY: join(dir, `${name}.key`),
-  });
+  const db = join(dir, 'store');
+  const engines = sharedEngines();
+  afterAll(() => engines.close());
+  /** `memledger … --json` on the one store, for `subject`, at the key cost its io asks for. */
+  const run = (subject: string, keyCost: KdfCost, ...args: string[]) =>
+    runCliCaptured(
+      [...args, '--subject', subject, '--db', db, '--json'],
+      { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: join(dir, `${subject}.key`) },
+      { keyCost, engines },
+    );
 
   it('init makes a production key unless its io asks for the test cost', async () => {
-    const made = await runCliCaptured(
-      ['init', '--db', join(dir, 'prod-store'), '--json'],
-      env('prod'),
-      { keyCost: 'production' },
-    );
+    const made = await run('prod', 'production', 'init');
     expect(made.code, made.stderr).toBe(0);
     expect(kdfOf(join(dir, 'prod.key'))).toMatchObject({ N: 2 ** 15, r: 8, p: 1 });
-    const cheap = await runCliCaptured(
-      ['init', '--db', join(dir, 'test-store'), '--json'],
-      env('cheap'),
-    );
+    const cheap = await run('cheap', 'test', 'init');
     expect(cheap.code, cheap.stderr).toBe(0);
     expect(kdfOf(join(dir, 'cheap.key'))).toMatchObject({ N: 16, r: 1 });
   });
 
   it('a command that signs refuses a test key unless its io asks for the test cost', async () => {
-    const db = join(dir, 'test-store');
-    const pending = async (keyCost: 'production' | 'test') =>
-      runCliCaptured(
-        [
-          'slot',
-          'declare',
-          '--name',
-          `emails_${keyCost}`,
-          '--rule',
-          'action',
-          '--db',
-          db,
-          '--json',
-        ],
-        env('cheap'),
-        { keyCost },
-      );
-    expect((await pending('test')).code).toBe(0);
-    const delegate = (keyCost: 'production' | 'test') =>
-      runCliCaptured(
-        [
-          'slot',
-          'delegate',
-          '--name',
-          `emails_test`,
-          '--tools',
-          'send_email',
-          '--db',
-          db,
-          '--json',
-        ],
-        env('cheap'),
-        { keyCost },
-      );
+    const declared = await run(
+      'cheap',
+      'test',
+      'slot',
+      'declare',
+      '--name',
+      'emails',
+      '--rule',
+      'action',
+    );
+    expect(declared.code, declared.stderr).toBe(0);
+    const delegate = (keyCost: KdfCost) =>
+      run('cheap', keyCost, 'slot', 'delegate', '--name', 'emails', '--tools', 'send_email');
     const refused = await delegate('production');
     expect(refused.errorCode()).toBe('KEY_UNREADABLE');
     expect(refused.stderr).toMatch(/below production strength/);

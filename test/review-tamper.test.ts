@@ -1,10 +1,10 @@
 // The review page shows memory as the engine verifies it, not as the tables say: a status
 // flipped in the database or an edited text never shows as live, a cut chain shows as BROKEN
 // with its link, and no decision can be signed on it (negative controls for "live" and "ok").
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../server/serve.js';
 import { ENGINES } from './support/engines.js';
-import { TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+import { TEXTS, trustStore, type TrustFixture, type TrustStore } from './support/trust-fixture.js';
 
 /** A browser's cookie and CSRF token, kept by hand. */
 class Owner {
@@ -44,6 +44,12 @@ class Owner {
 }
 
 describe.each(ENGINES)('the review page on a tampered store [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | undefined;
   let serve: RunningServe | undefined;
 
@@ -55,12 +61,12 @@ describe.each(ENGINES)('the review page on a tampered store [%s]', (kind) => {
   });
 
   async function open(): Promise<{ fx: TrustFixture; owner: Owner }> {
-    const fx = await trustFixture(kind, { kdf: 'production' }); // the page opens production keys only
+    const fx = await store.fixture({ kdf: 'production' }); // the page opens production keys only
     f = fx;
     serve = await startServe({
       engine: fx.engine,
       port: 0,
-      review: { subject: 'u', keyFile: fx.keyFile },
+      review: { subject: fx.subject, keyFile: fx.keyFile },
     });
     const owner = new Owner(serve.url);
     await owner.unlock('pw');
@@ -90,7 +96,7 @@ describe.each(ENGINES)('the review page on a tampered store [%s]', (kind) => {
 
   it('shows a cut chain as BROKEN at its link, and signs nothing on it', async () => {
     const { fx, owner } = await open();
-    await fx.tamper([`DELETE FROM decisions WHERE subject_id = 'u' AND seq = 2`]);
+    await fx.tamper([`DELETE FROM decisions WHERE subject_id = '${fx.subject}' AND seq = 2`]);
     const chain = await owner.get('chain');
     expect(chain).toMatch(/chain BROKEN at link 3 \(SEQ_GAP\)/);
     expect(chain).not.toContain('chain ok');

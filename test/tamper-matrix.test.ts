@@ -2,14 +2,15 @@
 // with the owner's key file (and head file) at hand and without it (a fresh process that knows
 // only the store). For each: what live memory, the arrival, recall and `chain verify` say.
 import { generateOwnerKey, loadOwnerKey, type ChainReport } from '../src/index.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
-  trustFixture,
+  trustStore,
   type TrustFixture,
+  type TrustStore,
 } from './support/trust-fixture.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ const CASES: Case[] = [
         [
           `INSERT INTO decisions (subject_id, seq, proposal_id, content_hash, decision, decided_at, note, key_id, prev_hash, hash, signature)
            SELECT subject_id, seq + 1, $1, content_hash, 'approve', decided_at, '', key_id, hash, hash, $2
-           FROM decisions WHERE subject_id = 'u' ORDER BY seq DESC LIMIT 1`,
+           FROM decisions WHERE subject_id = '${f.subject}' ORDER BY seq DESC LIMIT 1`,
           `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
         ],
         [f.ids.sister, forger.sign('forged')],
@@ -96,7 +97,8 @@ const CASES: Case[] = [
     name: 'a decision deleted (the middle one)',
     hidden: TEXTS.city,
     kept: TEXTS.email,
-    tamper: (f) => f.tamper([`DELETE FROM decisions WHERE subject_id = 'u' AND seq = 2`]),
+    tamper: (f) =>
+      f.tamper([`DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 2`]),
     withKey: 'SEQ_GAP',
     withoutKey: 'SEQ_GAP',
     freshIntegrity: true,
@@ -107,9 +109,9 @@ const CASES: Case[] = [
     kept: TEXTS.email,
     tamper: (f) =>
       f.tamper([
-        `UPDATE decisions SET seq = 100 WHERE subject_id = 'u' AND seq = 2`,
-        `UPDATE decisions SET seq = 2 WHERE subject_id = 'u' AND seq = 3`,
-        `UPDATE decisions SET seq = 3 WHERE subject_id = 'u' AND seq = 100`,
+        `UPDATE decisions SET seq = 100 WHERE subject_id = '${f.subject}' AND seq = 2`,
+        `UPDATE decisions SET seq = 2 WHERE subject_id = '${f.subject}' AND seq = 3`,
+        `UPDATE decisions SET seq = 3 WHERE subject_id = '${f.subject}' AND seq = 100`,
       ]),
     withKey: 'PREV_HASH_MISMATCH',
     withoutKey: 'PREV_HASH_MISMATCH',
@@ -120,7 +122,9 @@ const CASES: Case[] = [
     hidden: TEXTS.job,
     kept: TEXTS.email,
     tamper: (f) =>
-      f.tamper([`UPDATE decisions SET decision = 'reject' WHERE subject_id = 'u' AND seq = 3`]),
+      f.tamper([
+        `UPDATE decisions SET decision = 'reject' WHERE subject_id = '${f.subject}' AND seq = 3`,
+      ]),
     withKey: 'HASH_MISMATCH',
     withoutKey: 'HASH_MISMATCH',
     freshIntegrity: true,
@@ -133,7 +137,7 @@ const CASES: Case[] = [
     tamper: (f) =>
       f.tamper(
         [
-          `DELETE FROM decisions WHERE subject_id = 'u' AND seq = 3`,
+          `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 3`,
           `UPDATE facts SET status = 'proposed', promoted_by = NULL WHERE id = $1`,
         ],
         [f.ids.job],
@@ -161,13 +165,13 @@ const CASES: Case[] = [
       await f.tamper(
         [
           `INSERT INTO slots (subject_id, name, rule, auto_live, auto_live_tools, declared_at)
-           VALUES ('u', 'user_profile', 'action', true, '{send_email}', now())`,
+           VALUES ('${f.subject}', 'user_profile', 'action', true, '{send_email}', now())`,
           `INSERT INTO facts (subject_id, id, slot, text, origin, status, attested, evidence_turn_id,
              evidence_session_id, evidence_seq, evidence_tool, proposed_by, recorded_at, status_at,
              promoted_by, terms)
-           SELECT 'u', 'forged-1', 'user_profile', $1, 'did', 'active', true, id, session_id, seq,
+           SELECT '${f.subject}', 'forged-1', 'user_profile', $1, 'did', 'active', true, id, session_id, seq,
                   'send_email', 'agent', now(), now(), 'receipt', ARRAY['safety', 'check', 'disabl']
-           FROM turns WHERE subject_id = 'u' AND seq = 2`,
+           FROM turns WHERE subject_id = '${f.subject}' AND seq = 2`,
         ],
         [TEXTS.forged],
       );
@@ -183,7 +187,7 @@ const CASES: Case[] = [
     async tamper(f) {
       const other = forgerKey();
       await f.tamper(
-        [`UPDATE subjects SET owner_public_key = $1, owner_key_id = $2 WHERE id = 'u'`],
+        [`UPDATE subjects SET owner_public_key = $1, owner_key_id = $2 WHERE id = '${f.subject}'`],
         [other.publicKeyPem, other.keyId],
       );
     },
@@ -202,6 +206,12 @@ function forgerKey() {
 }
 
 describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
+  // each case tampers with the rows of a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -209,7 +219,7 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
   });
 
   it('the untampered fixture verifies and shows what was signed (negative control)', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const head = await f.head();
     expect(await f.me.owner.verifyChain({ ownerKey: anchorOf(f), signedHead: head })).toMatchObject(
       {
@@ -228,11 +238,11 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
   });
 
   it('a cut head is found by a fresh process when an arrival saw it', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     await f.me.arrival.assemble({ surface: 'chat' });
     await f.tamper(
       [
-        `DELETE FROM decisions WHERE subject_id = 'u' AND seq = 3`,
+        `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 3`,
         `UPDATE facts SET status = 'proposed', promoted_by = NULL WHERE id = $1`,
       ],
       [f.ids.job],
@@ -246,7 +256,7 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
 
   for (const c of CASES) {
     it(`${c.name}: never shown, and chain verify names it`, async () => {
-      f = await trustFixture(kind);
+      f = await store.fixture();
       const head = await f.head();
       await c.tamper(f);
 

@@ -4,7 +4,7 @@
 // a read runs (one: the snapshot; none: the snapshot came with the request's own read, as an
 // arrival's opening carries it; more: the probe), with negative controls, and the attack a
 // process with the store can mount through the engine's own turn transaction.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import type { ServerSnapshot } from '../src/domain/trust.js';
@@ -24,7 +24,14 @@ import { TrustSql } from '../src/store/trust-sql.js';
 import { TurnSql } from '../src/store/turn-sql.js';
 import { UsageSql } from '../src/store/usage-sql.js';
 import { QUIET_RUN, quietEngines } from './support/engines.js';
-import { proposeNights, TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+import {
+  proposeNights,
+  TEXTS,
+  trustFixture,
+  trustStore,
+  type TrustFixture,
+  type TrustStore,
+} from './support/trust-fixture.js';
 
 const snap = (text: string): XactSnapshot => {
   const s = parseSnapshot(text);
@@ -149,6 +156,13 @@ function counting(client: SqlClient): { client: SqlClient; statements: () => num
 }
 
 describe.each(quietEngines())('a kept trust view and the engine’s own writes [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store; a test that changes what every
+  // subject shares (a table, a constraint, a trigger) has a store of its own
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -176,7 +190,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
         ...(notes === undefined ? {} : { neutral: notes }),
       });
     const turn = (notes: NeutralWrites | undefined) =>
-      recorder(notes).add('u', {
+      recorder(notes).add(fixture.subject, {
         sessionId: fixture.sessionId,
         role: 'user',
         content: 'Nothing to remember here.',
@@ -186,7 +200,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
       neutral.add(
         await manifests.recordManifest({
           id: `neutral-manifest-${++ids}`,
-          subjectId: 'u',
+          subjectId: fixture.subject,
           surface: 'chat',
           sessionId: null,
           blocks: [],
@@ -201,16 +215,16 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
     /** The view, and how many statements reading it took. */
     const read = async () => {
       const before = statements();
-      const view = await t.view('u');
+      const view = await t.view(fixture.subject);
       return { view, statements: statements() - before };
     };
     return { t, neutral, turn, manifest, read, statements };
   }
 
   it('turns and manifests the engine noted keep the view at one statement; a turn it did not note sends the read to the probe', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const s = await setUp(f);
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
     // negative control for the count: nothing written, one statement (the snapshot)
     expect(await s.read()).toEqual({ view: first, statements: 1 });
     await s.turn(s.neutral);
@@ -229,10 +243,10 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
   });
 
   it('past NEUTRAL_PROBE_AFTER_MS since the probe last ran, a noted turn no longer spares it', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     let now = Date.now();
     const s = await setUp(f, () => new Date(now));
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
     await s.turn(s.neutral);
     expect(await s.read()).toEqual({ view: first, statements: 1 });
     now += NEUTRAL_PROBE_AFTER_MS + 1;
@@ -246,9 +260,9 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
   });
 
   it('a change to a fact after the engine’s own turns is seen at the next read', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const s = await setUp(f);
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
     await s.turn(s.neutral);
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
     await s.manifest();
@@ -266,7 +280,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
       f = await trustFixture(kind);
       let now = Date.now();
       const s = await setUp(f, () => new Date(now));
-      const first = await s.t.view('u');
+      const first = await s.t.view(f.subject);
       expect(first.live.map((x) => x.text)).toContain(TEXTS.city);
       // a process with the store's SQL: the facts' guard off, and a trigger that rewrites an
       // approved fact in the same transaction as every turn the engine records
@@ -274,7 +288,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
         `ALTER TABLE facts DISABLE TRIGGER USER`,
         `CREATE FUNCTION forge_on_turn() RETURNS trigger LANGUAGE plpgsql AS $fn$
          BEGIN
-           UPDATE facts SET text = '${TEXTS.forged}' WHERE subject_id = 'u' AND id = '${f.ids.city}';
+           UPDATE facts SET text = '${TEXTS.forged}' WHERE subject_id = '${f.subject}' AND id = '${f.ids.city}';
            RETURN NULL;
          END $fn$`,
         `CREATE TRIGGER forge_on_turn AFTER INSERT ON turns FOR EACH ROW EXECUTE FUNCTION forge_on_turn()`,
@@ -284,7 +298,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
       expect(kept.live.map((x) => x.text)).toContain(TEXTS.city);
       await s.turn(s.neutral);
       const { rows } = await storeClient(f.engine).query<{ text: string }>(
-        `SELECT text FROM facts WHERE subject_id = 'u' AND id = $1`,
+        `SELECT text FROM facts WHERE subject_id = '${f.subject}' AND id = $1`,
         [f.ids.city],
       );
       expect(rows[0]?.text).toBe(TEXTS.forged);
@@ -310,14 +324,15 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
   );
 
   it("a read given its request's snapshot sends no statement when nothing changed; a change before that snapshot is seen", async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const s = await setUp(f);
     const raw = storeClient(f.engine);
     const snapshotNow = () => new TrustSql(raw).snapshot();
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
+    const subject = f.subject;
     const given = async (taken: Promise<ServerSnapshot>) => {
       const before = s.statements();
-      const view = await s.t.view('u', taken);
+      const view = await s.t.view(subject, taken);
       return { view, statements: s.statements() - before };
     };
     // nothing written: the kept view, and no statement of the verifier's own
@@ -335,20 +350,22 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
   });
 
   it("a request's snapshot that failed is read again; a read given one is not shared with a later caller", async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const s = await setUp(f);
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
     // the statement that was to carry it failed: the verifier reads the snapshot itself
     let before = s.statements();
-    expect(await s.t.view('u', Promise.reject(new Error('the opening read failed')))).toBe(first);
+    expect(await s.t.view(f.subject, Promise.reject(new Error('the opening read failed')))).toBe(
+      first,
+    );
     expect(s.statements() - before).toBe(1);
     // a read given a snapshot, held back: a later caller does not join it (its request may
     // have begun after that snapshot was taken) and reads a snapshot of its own
     let release: (v: ServerSnapshot) => void = () => undefined;
     const held = new Promise<ServerSnapshot>((resolve) => (release = resolve));
     before = s.statements();
-    const mine = s.t.view('u', held);
-    const later = s.t.view('u');
+    const mine = s.t.view(f.subject, held);
+    const later = s.t.view(f.subject);
     expect(later).not.toBe(mine);
     release(await new TrustSql(storeClient(f.engine)).snapshot());
     expect(await mine).toBe(first);
@@ -356,33 +373,33 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
     // the held snapshot (read above, not through the verifier's client) and the later one's
     expect(s.statements() - before).toBe(1);
     // negative control: two plain reads queued behind a running one share one check
-    const running = s.t.view('u', held);
-    const a = s.t.view('u');
-    const b = s.t.view('u');
+    const running = s.t.view(f.subject, held);
+    const a = s.t.view(f.subject);
+    const b = s.t.view(f.subject);
     expect(a).toBe(b);
     await Promise.all([running, a, b]);
   });
 
   it("a request's snapshot older than the one the kept view holds at is served by the view, with no statement", async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const s = await setUp(f);
     const raw = storeClient(f.engine);
-    const first = await s.t.view('u');
+    const first = await s.t.view(f.subject);
     // taken as a request began; then a write the engine did not make, seen by a plain read,
     // which builds the view again at a later snapshot
     const early = await new TrustSql(raw).snapshot();
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
-    const rebuilt = await s.t.view('u');
+    const rebuilt = await s.t.view(f.subject);
     expect(rebuilt).not.toBe(first);
     // the request's older snapshot: the newer view holds at one that saw all it saw
     const before = s.statements();
-    expect(await s.t.view('u', Promise.resolve(early))).toBe(rebuilt);
+    expect(await s.t.view(f.subject, Promise.resolve(early))).toBe(rebuilt);
     expect(s.statements() - before).toBe(0);
     expect(rebuilt.live.map((x) => x.text)).not.toContain(TEXTS.forged);
   });
 
   it('through the engine: an arrival after a recorded turn runs no chain probe; after another write it does', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const raw = storeClient(f.engine);
     const query = raw.query.bind(raw);
     let probes = 0;

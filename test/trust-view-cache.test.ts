@@ -3,13 +3,20 @@
 // asserts the very next read sees it; the negative controls show an unchanged store gives back
 // the kept view (so the changes, not a cold cache, are what the reads see).
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { createTrustVerifier, type TrustVerifier } from '../src/gate/trust-verifier.js';
 import { PG_URL, QUIET_RUN, quietEngines } from './support/engines.js';
-import { proposeNights, TEXTS, trustFixture, type TrustFixture } from './support/trust-fixture.js';
+import {
+  proposeNights,
+  TEXTS,
+  trustFixture,
+  trustStore,
+  type TrustFixture,
+  type TrustStore,
+} from './support/trust-fixture.js';
 
 /** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
 function verifierOf(f: TrustFixture, opts: { clock?: () => Date; rebaseAfter?: number } = {}) {
@@ -21,12 +28,20 @@ function verifierOf(f: TrustFixture, opts: { clock?: () => Date; rebaseAfter?: n
   });
 }
 
-const liveTexts = async (t: TrustVerifier) => (await t.view('u')).live.map((x) => x.text);
+const liveTexts = async (t: TrustVerifier, subject: string) =>
+  (await t.view(subject)).live.map((x) => x.text);
 /** The fixture's three live facts, in a fixed order (two share a recorded time). */
 const FIXTURE_LIVE = [TEXTS.city, TEXTS.job, TEXTS.email].sort();
 const sorted = (texts: string[]) => [...texts].sort();
 
 describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store; a test that changes what every
+  // subject shares (a table, a constraint, a trigger) has a store of its own
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -34,54 +49,54 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   });
 
   it('an unchanged store gives back the kept view; any change to a fact builds it again', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const t = verifierOf(f);
-    const first = await t.view('u');
+    const first = await t.view(f.subject);
     expect(sorted(first.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
     // negative control: nothing changed, the same view
-    expect(await t.view('u')).toBe(first);
+    expect(await t.view(f.subject)).toBe(first);
     // a new pending proposal is not something a view shows: the kept view still holds
     const pending = await proposeNights(f);
-    expect(await t.view('u')).toBe(first);
+    expect(await t.view(f.subject)).toBe(first);
     // ...until it is flipped to active in the store (a row written after the view, that did not
     // matter when it was written)
     const pendingId = pending.proposed[0]?.id ?? '';
     await f.tamper([`UPDATE facts SET status = 'active' WHERE id = $1`], [pendingId]);
-    const flipped = await t.view('u');
+    const flipped = await t.view(f.subject);
     expect(flipped).not.toBe(first);
     expect(flipped.live.map((x) => x.text)).not.toContain('The user works nights.');
     expect(flipped.withheld.map((w) => [w.fact.id, w.code])).toEqual([
       [pendingId, 'MISSING_DECISION'],
     ]);
     await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [pendingId]);
-    expect((await t.view('u')).withheld).toEqual([]);
+    expect((await t.view(f.subject)).withheld).toEqual([]);
 
     // an approved text edited: the next read withholds it
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
-    const edited = await t.view('u');
+    const edited = await t.view(f.subject);
     expect(edited).not.toBe(first);
     expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.forged);
     expect(edited.withheld.map((w) => [w.fact.id, w.code])).toEqual([
       [f.ids.city, 'CONTENT_CHANGED'],
     ]);
-    expect(await t.view('u')).toBe(edited);
+    expect(await t.view(f.subject)).toBe(edited);
 
     // a pending proposal flipped to active (a row entering what the view reads)
     await f.tamper([`UPDATE facts SET status = 'active' WHERE id = $1`], [f.ids.sister]);
-    expect(await liveTexts(t)).not.toContain(TEXTS.sister);
-    expect((await t.view('u')).withheld.map((w) => w.fact.id)).toContain(f.ids.sister);
+    expect(await liveTexts(t, f.subject)).not.toContain(TEXTS.sister);
+    expect((await t.view(f.subject)).withheld.map((w) => w.fact.id)).toContain(f.ids.sister);
 
     // an approved fact flipped back to the pile (a row leaving it): named, not silently gone
     await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [f.ids.job]);
-    const left = await t.view('u');
+    const left = await t.view(f.subject);
     expect(left.live.map((x) => x.text)).not.toContain(TEXTS.job);
     expect(left.unexplained.map((u) => [u.id, u.status])).toEqual([[f.ids.job, 'proposed']]);
   });
 
   it('pending proposals written since a kept view are checked one by one, up to a bound', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const t = verifierOf(f, { rebaseAfter: 1 });
-    const first = await t.view('u');
+    const first = await t.view(f.subject);
     const propose = (key: string) =>
       f?.me.gate.propose({
         sessionId: f.sessionId,
@@ -96,48 +111,50 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
         ],
       });
     await propose('a');
-    expect(await t.view('u')).toBe(first);
+    expect(await t.view(f.subject)).toBe(first);
     await propose('b');
     // two rows written since the view, past the bound of one: built again, from a newer snapshot
-    const again = await t.view('u');
+    const again = await t.view(f.subject);
     expect(again).not.toBe(first);
     expect(sorted(again.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
-    expect(await t.view('u')).toBe(again);
+    expect(await t.view(f.subject)).toBe(again);
   });
 
   it('a deleted fact and a re-inserted copy of it are both seen', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const t = verifierOf(f);
-    const first = await t.view('u');
+    const first = await t.view(f.subject);
     // the same row put back as it was: a new row version, so a new view, and still backed
     await f.tamper([
       `CREATE TABLE keep_row AS SELECT * FROM facts WHERE id = '${f.ids.city}'`,
       `DELETE FROM facts WHERE id = '${f.ids.city}'`,
     ]);
-    const gone = await t.view('u');
+    const gone = await t.view(f.subject);
     expect(gone).not.toBe(first);
     expect(gone.live.map((x) => x.text)).not.toContain(TEXTS.city);
     expect(gone.unexplained.map((u) => u.id)).toEqual([f.ids.city]);
     await f.tamper([`INSERT INTO facts SELECT * FROM keep_row`, `DROP TABLE keep_row`]);
-    const back = await t.view('u');
+    const back = await t.view(f.subject);
     expect(back).not.toBe(gone);
     expect(sorted(back.live.map((x) => x.text))).toEqual(FIXTURE_LIVE);
     expect(back.unexplained).toEqual([]);
   });
 
   it('a link edited in place after many more were verified is found at the next read', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     // rebase after every link written since the state was built: the check then counts from a
     // newer snapshot, and an edit of an old link must still be found
     const t = verifierOf(f, { rebaseAfter: 0 });
-    expect((await t.view('u')).chain.verified).toBe(3);
+    expect((await t.view(f.subject)).chain.verified).toBe(3);
     await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'approve', signer: f.signer });
-    const four = await t.view('u');
+    const four = await t.view(f.subject);
     expect(four.chain).toMatchObject({ verified: 4, broken: null });
     expect(four.live.map((x) => x.text)).toContain(TEXTS.sister);
-    expect(await t.view('u')).toBe(four);
-    await f.tamper([`UPDATE decisions SET note = 'edited' WHERE subject_id = 'u' AND seq = 2`]);
-    const edited = await t.view('u');
+    expect(await t.view(f.subject)).toBe(four);
+    await f.tamper([
+      `UPDATE decisions SET note = 'edited' WHERE subject_id = '${f.subject}' AND seq = 2`,
+    ]);
+    const edited = await t.view(f.subject);
     expect(edited.chain.broken).toMatchObject({ brokenAt: 2, code: 'HASH_MISMATCH' });
     expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.city);
     expect(edited.live.map((x) => x.text)).not.toContain(TEXTS.sister);
@@ -146,29 +163,29 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   it('a stray link before the first is a broken chain, not a rebuild on every read', async () => {
     f = await trustFixture(kind);
     const t = verifierOf(f);
-    await t.view('u');
+    await t.view(f.subject);
     await f.tamper([
       `ALTER TABLE decisions DROP CONSTRAINT IF EXISTS decisions_seq_check`,
       `INSERT INTO decisions SELECT subject_id, 0, proposal_id, content_hash, decision, decided_at,
-         note, key_id, prev_hash, hash, signature FROM decisions WHERE subject_id = 'u' AND seq = 2`,
+         note, key_id, prev_hash, hash, signature FROM decisions WHERE subject_id = '${f.subject}' AND seq = 2`,
     ]);
-    const v = await t.view('u');
+    const v = await t.view(f.subject);
     expect(v.chain.broken).toMatchObject({ brokenAt: 0, code: 'SEQ_GAP' });
     expect(v.live.map((x) => x.text)).not.toContain(TEXTS.city);
-    expect(await t.view('u')).toBe(v);
+    expect(await t.view(f.subject)).toBe(v);
   });
 
   it('a view put in the place of the facts table, with a made-up xmin, is not trusted', async () => {
     f = await trustFixture(kind);
     const t = verifierOf(f);
-    await t.view('u');
+    await t.view(f.subject);
     await f.tamper([
       `ALTER TABLE facts RENAME TO facts_real`,
       `CREATE VIEW facts AS SELECT r.*, '1'::xid AS xmin FROM facts_real r`,
     ]);
-    await t.view('u');
+    await t.view(f.subject);
     await f.tamper([`UPDATE facts_real SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
-    const v = await t.view('u');
+    const v = await t.view(f.subject);
     expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
     // read afresh, the edited approval breaks the chain where it was approved
     expect(v.withheld.map((w) => w.fact.id)).toContain(f.ids.city);
@@ -178,7 +195,7 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   it('two rows with one id (the key dropped) are each checked', async () => {
     f = await trustFixture(kind);
     const t = verifierOf(f);
-    const first = await t.view('u');
+    const first = await t.view(f.subject);
     await f.tamper(
       [
         `ALTER TABLE facts DROP CONSTRAINT facts_pkey CASCADE`,
@@ -189,30 +206,30 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
       ],
       [f.ids.sister, TEXTS.forged],
     );
-    const v = await t.view('u');
+    const v = await t.view(f.subject);
     expect(v).not.toBe(first);
     expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
     expect(v.withheld.map((w) => w.fact.id)).toEqual([f.ids.sister]);
   });
 
   it('a link with no seq breaks the chain once, not a rebuild on every read', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const t = verifierOf(f);
-    await t.view('u');
+    await t.view(f.subject);
     await f.tamper([
       `ALTER TABLE decisions DROP CONSTRAINT decisions_pkey CASCADE`,
       `ALTER TABLE decisions ALTER COLUMN seq DROP NOT NULL`,
       `INSERT INTO decisions SELECT subject_id, NULL, proposal_id, content_hash, decision,
          decided_at, note, key_id, prev_hash, hash, signature
-       FROM decisions WHERE subject_id = 'u' AND seq = 2`,
+       FROM decisions WHERE subject_id = '${f.subject}' AND seq = 2`,
     ]);
-    const v = await t.view('u');
+    const v = await t.view(f.subject);
     expect(v.chain.broken).toMatchObject({ brokenAt: 4, code: 'SEQ_GAP' });
-    expect(await t.view('u')).toBe(v);
+    expect(await t.view(f.subject)).toBe(v);
   });
 
   it('a fact is shown as expired once its valid_to passes, with no change in the store', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     let now = Date.now();
     const t = verifierOf(f, { clock: () => new Date(now) });
     const r = await f.me.gate.propose({
@@ -230,20 +247,20 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
     });
     const id = r.proposed[0]?.id ?? '';
     await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
-    const before = await t.view('u');
+    const before = await t.view(f.subject);
     expect(before.live.map((x) => x.id)).toContain(id);
-    expect(await t.view('u')).toBe(before);
+    expect(await t.view(f.subject)).toBe(before);
     now += 2 * 3_600_000;
-    const after = await t.view('u');
+    const after = await t.view(f.subject);
     expect(after.live.map((x) => x.id)).not.toContain(id);
     expect(after.expired.map((x) => x.id)).toEqual([id]);
     // a clock set back does not bring back a view built later than it
     now -= 3 * 3_600_000;
-    expect(await t.view('u')).not.toBe(after);
+    expect(await t.view(f.subject)).not.toBe(after);
   });
 
   it('a restoration whose original is no longer retracted is withheld', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const t = verifierOf(f);
     // positive control: a probe-settled overturn of the approved city fact, restored as a copy
     await f.tamper(
@@ -252,7 +269,7 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
            caught_by, procedure, pass_observation, overturn_condition, due_at, fact_id, verdict,
            settled_at, settled_outcome, settled_by, settled_probe_record_id, restored_fact_id,
            recorded_at)
-         VALUES ('u', 'r-1', 'x', 'x', 'x', 'x', now(), 'owner', 'x', 'a', 'b', now(), $1,
+         VALUES ('${f.subject}', 'r-1', 'x', 'x', 'x', 'x', now(), 'owner', 'x', 'a', 'b', now(), $1,
                  'overturned', now(), 'probe said so', 'probe', 'record-1', 'restored-1', now())`,
         `UPDATE facts SET status = 'retracted', retraction_id = 'r-1' WHERE id = $1`,
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
@@ -266,19 +283,19 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
       ],
       [f.ids.city],
     );
-    const restored = await t.view('u');
+    const restored = await t.view(f.subject);
     expect(restored.withheld).toEqual([]);
     expect(restored.unexplained).toEqual([]);
     expect(restored.live.map((x) => x.id)).toContain('restored-1');
     // the original set back to the pile, where a kept view would not look
     await f.tamper([`UPDATE facts SET status = 'proposed' WHERE id = $1`], [f.ids.city]);
-    const v = await t.view('u');
+    const v = await t.view(f.subject);
     expect(v.live.map((x) => x.id)).not.toContain('restored-1');
     expect(v.withheld.find((w) => w.fact.id === 'restored-1')?.reason).toMatch(/not retracted/);
   });
 
   it('facts.live gives the caller its own array', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const live = await f.me.facts.live();
     live.splice(0, live.length);
     expect(sorted((await f.me.facts.live()).map((x) => x.text))).toEqual(FIXTURE_LIVE);
@@ -305,14 +322,14 @@ if (QUIET_RUN) {
         await other.query('SELECT pg_current_xact_id()');
         const t = verifierOf(f);
         await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'reject', signer: f.signer });
-        const kept = await t.view('u');
+        const kept = await t.view(f.subject);
         expect(kept.live.map((x) => x.text)).not.toContain(TEXTS.sister);
-        expect(await t.view('u')).toBe(kept);
+        expect(await t.view(f.subject)).toBe(kept);
         await other.query(`SET LOCAL session_replication_role = replica`);
         await other.query(`UPDATE facts SET status = 'active' WHERE id = $1`, [f.ids.sister]);
         await other.query(`UPDATE facts SET text = $2 WHERE id = $1`, [f.ids.job, TEXTS.forged]);
         await other.query('COMMIT');
-        const v = await t.view('u');
+        const v = await t.view(f.subject);
         expect(v.live.map((x) => x.text)).not.toContain(TEXTS.sister);
         expect(v.live.map((x) => x.text)).not.toContain(TEXTS.forged);
         expect(v.withheld.map((w) => [w.fact.id, w.code]).sort()).toEqual(
@@ -354,6 +371,13 @@ if (QUIET_RUN) {
 }
 
 describe.each(quietEngines())('reads of one subject at once [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store; a test that changes what every
+  // subject shares (a table, a constraint, a trigger) has a store of its own
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -392,28 +416,29 @@ describe.each(quietEngines())('reads of one subject at once [%s]', (kind) => {
   }
 
   it('share one check while it is queued, and a read that arrives while one runs waits for the next', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const g = gatedClient(f);
     const t = createTrustVerifier({
       client: g.client,
       crypto: rememberingVerifier(createNodeChainCrypto()),
       clock: () => new Date(),
     });
-    const first = await t.view('u');
+    const first = await t.view(f.subject);
     // twenty reads at once: one check (one statement: nothing was written), one view for all
     const before = g.statements();
-    const many = await Promise.all(Array.from({ length: 20 }, () => t.view('u')));
+    const subject = f.subject;
+    const many = await Promise.all(Array.from({ length: 20 }, () => t.view(subject)));
     expect(g.statements() - before).toBe(1);
     expect(many.every((v) => v === first)).toBe(true);
 
     // a read has run its check (nothing changed yet); an edit commits; a read that arrives now
     // must not share the running one
     const gate = g.holdNext();
-    const running = t.view('u');
+    const running = t.view(f.subject);
     await gate.inside;
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.city, TEXTS.forged]);
-    const later = t.view('u');
-    const alsoLater = t.view('u');
+    const later = t.view(f.subject);
+    const alsoLater = t.view(f.subject);
     gate.release();
     const [r, l, l2] = await Promise.all([running, later, alsoLater]);
     expect(l).toBe(l2); // the two later reads shared the check queued after the running one

@@ -1,17 +1,24 @@
 // Issue 12, problem 3: approvals could be undone unseen. `UPDATE facts SET status='retracted'` on
 // an approved fact, with no ledger row, passed `chain verify` and quietly took the fact out of
 // live memory; deleting the head decision and setting its fact back to `proposed` verified too.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
-  trustFixture,
+  trustStore,
   type TrustFixture,
+  type TrustStore,
 } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -19,7 +26,7 @@ describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
   });
 
   it('a retraction with no ledger row is a tamper, named in verify and the arrival', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     await f.tamper([`UPDATE facts SET status = 'retracted' WHERE id = $1`], [f.ids.job]);
     expect(await f.me.owner.verifyChain()).toMatchObject({
       ok: false,
@@ -32,7 +39,7 @@ describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
   });
 
   it('a retraction through the ledger is explained (negative control)', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     await f.me.ledger.retract({
       claim: TEXTS.job,
       stoodOn: 'what the user said in session one',
@@ -51,11 +58,11 @@ describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
   });
 
   it('a cut head is found by the head file, by this process, and by an arrival that saw it', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const head = await f.head();
     await f.tamper(
       [
-        `DELETE FROM decisions WHERE subject_id = 'u' AND seq = 3`,
+        `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 3`,
         `UPDATE facts SET status = 'proposed', promoted_by = NULL WHERE id = $1`,
       ],
       [f.ids.job],

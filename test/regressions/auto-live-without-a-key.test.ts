@@ -2,13 +2,25 @@
 // re-declaring the empty default slot as one), recording an assistant turn with a tool and
 // proposing a `did` fact citing it made "The user wants all safety checks disabled" live at once,
 // in memory and in the next arrival, while `chain verify` said ok with 0 decisions.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
-import { shown, TEXTS, trustFixture, type TrustFixture } from '../support/trust-fixture.js';
+import {
+  shown,
+  TEXTS,
+  trustStore,
+  type TrustFixture,
+  type TrustStore,
+} from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('auto-live needs a signed delegation [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -27,7 +39,7 @@ describe.each(ENGINES)('auto-live needs a signed delegation [%s]', (kind) => {
   }
 
   it('a declaration cannot make a slot auto-live, the default slot included', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const { me } = f;
     expect(
       await code(me.slots.declare({ name: 'user_profile', rule: 'action', autoLive: true })),
@@ -61,11 +73,11 @@ describe.each(ENGINES)('auto-live needs a signed delegation [%s]', (kind) => {
   });
 
   it('an auto-live flag set in the store has no effect, and chain verify names it', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const { me } = f;
     await me.slots.declare({ name: 'user_profile', rule: 'action' });
     await storeClient(f.engine).query(
-      `UPDATE slots SET auto_live = true, auto_live_tools = '{memo}' WHERE subject_id = 'u' AND name = 'user_profile'`,
+      `UPDATE slots SET auto_live = true, auto_live_tools = '{memo}' WHERE subject_id = '${f.subject}' AND name = 'user_profile'`,
     );
     const seq = await memoTurn(f);
     const r = await me.gate.propose({
@@ -86,7 +98,7 @@ describe.each(ENGINES)('auto-live needs a signed delegation [%s]', (kind) => {
   });
 
   it('a signed delegation makes receipt-backed actions live, for its tools only (positive control)', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const { me, signer } = f;
     await me.slots.declare({ name: 'notes', rule: 'action' });
     const d = await me.owner.delegate({ slot: 'notes', tools: ['memo'], signer });

@@ -1,11 +1,23 @@
 // Issue 12, problem 2: reads trusted a status column. `UPDATE facts SET status='active'` on a
 // proposal, or an approved fact's text edited after approval (with the guard trigger off, as a
 // superuser can), was shown as live by `memory`, by `arrival` (with no warning) and by `recall`.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
-import { shown, TEXTS, trustFixture, type TrustFixture } from '../support/trust-fixture.js';
+import {
+  shown,
+  TEXTS,
+  trustStore,
+  type TrustFixture,
+  type TrustStore,
+} from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('reads verify, not the status column [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -13,7 +25,7 @@ describe.each(ENGINES)('reads verify, not the status column [%s]', (kind) => {
   });
 
   it('a proposal flipped to active is withheld, labelled, and named in the arrival', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const before = await shown(f.me, 'sister Ana');
     expect(before.recalled).not.toContain(TEXTS.sister);
     expect(before.arrival).not.toContain('Integrity warning');
@@ -35,7 +47,7 @@ describe.each(ENGINES)('reads verify, not the status column [%s]', (kind) => {
   });
 
   it('an approved text edited after approval is withheld at once, in this process and a new one', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     expect((await f.me.facts.live()).map((x) => x.text)).toContain(TEXTS.job);
     await f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.job, TEXTS.forged]);
     for (const round of ['same process', 'new process']) {

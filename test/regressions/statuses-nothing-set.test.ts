@@ -1,12 +1,18 @@
 // Issue 12, problem 9: statuses the schema promises but nothing set. `expired` was never set (a
 // fact whose valid_to had passed stayed live), and approving an older pending value after a
 // newer one went live made the older one live.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
-import { shown, trustFixture, type TrustFixture } from '../support/trust-fixture.js';
+import { shown, trustStore, type TrustFixture, type TrustStore } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
+  // each test's fixture is a fresh subject of one store
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
   let f: TrustFixture | null = null;
   afterEach(async () => {
     await f?.close();
@@ -14,7 +20,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
   });
 
   it('a fact whose world time ended is expired, not live', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const r = await f.me.gate.propose({
       sessionId: f.sessionId,
       proposals: [
@@ -34,7 +40,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
     await f.engine.close();
     const later = await f.openAnother({ clock: () => new Date(Date.now() + 3_600_000) });
     try {
-      const me = later.subject('u');
+      const me = later.subject(f.subject);
       expect((await me.facts.live()).map((x) => x.id)).not.toContain(id);
       expect((await me.facts.get(id)).status).toBe('expired');
       const s = await shown(me, 'night shifts this month');
@@ -50,7 +56,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
   });
 
   it('approving an older value over a newer live one needs an explicit supersede', async () => {
-    f = await trustFixture(kind);
+    f = await store.fixture();
     const { me, signer, sessionId } = f;
     await me.turns.add({
       sessionId,

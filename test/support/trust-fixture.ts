@@ -1,6 +1,8 @@
 // A subject with a small, real decision chain on a store that can be reopened (a PostgreSQL
 // schema, or an embedded store kept open under a new engine), and a way to tamper with it as a
-// superuser would: with the append-only and immutability triggers switched off.
+// superuser would: with the append-only and immutability triggers switched off. A fixture has a
+// store of its own, or a fresh subject in a store its test file shares (`trustStore`): every row
+// is the subject's, so a tamper of one subject's rows is a tamper of an untouched store for it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +36,8 @@ export const TEXTS = {
 export interface TrustFixture {
   kind: EngineKind;
   db: string;
+  /** The fixture's subject: its rows are the only ones a test reads or tampers with. */
+  subject: string;
   engine: Engine;
   me: SubjectHandle;
   signer: OwnerSigner;
@@ -70,24 +74,75 @@ function kept(client: SqlClient): SqlClient {
   };
 }
 
-/** `keys`: the owner key's scrypt cost (`production` for a review page to unlock; default test). */
+/** A store several fixtures share, each with a subject of its own. */
+export interface TrustStore {
+  fixture(keys?: OwnerKeyOptions): Promise<TrustFixture>;
+  close(): Promise<void>;
+}
+
+interface Place {
+  db: string;
+  /** An engine on the store, as a new process opens it. */
+  open(config?: Omit<EngineConfig, 'db' | 'create'>): Promise<Engine>;
+  close(): Promise<void>;
+}
+
+/** A store of the kind: a PostgreSQL schema, or an embedded store that stays open (no reboot). */
+async function place(kind: EngineKind): Promise<Place> {
+  if (kind === 'postgres') {
+    const schema = uniqueSchema();
+    const db = pgUrlWithSchema(schema);
+    return {
+      db,
+      open: (config = {}) => createEngine({ ...config, db }),
+      close: () => dropSchema(schema),
+    };
+  }
+  const client = await openSqlClient({ db: 'memory://', create: true });
+  return {
+    db: 'memory://',
+    open: (config = {}) => engineOver(kept(client), config),
+    close: () => client.close(),
+  };
+}
+
+/** A store for one test file; each `fixture()` is a new subject in it. */
+export async function trustStore(kind: EngineKind): Promise<TrustStore> {
+  const at = await place(kind);
+  return {
+    fixture: (keys = TEST_KEYS) => makeFixture(kind, at, `u${++counter}`, keys, async () => {}),
+    close: () => at.close(),
+  };
+}
+
+/**
+ * A fixture on a store of its own (for a test that changes what every subject shares: a table,
+ * a key, a trigger). `keys`: the owner key's scrypt cost (`production` for a review page to
+ * unlock; default test).
+ */
 export async function trustFixture(
   kind: EngineKind,
   keys: OwnerKeyOptions = TEST_KEYS,
 ): Promise<TrustFixture> {
+  const at = await place(kind);
+  return makeFixture(kind, at, 'u', keys, () => at.close());
+}
+
+async function makeFixture(
+  kind: EngineKind,
+  at: Place,
+  subject: string,
+  keys: OwnerKeyOptions,
+  release: () => Promise<void>,
+): Promise<TrustFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'memledger-trust-'));
-  const schema = kind === 'postgres' ? uniqueSchema() : null;
-  const db = schema === null ? 'memory://' : pgUrlWithSchema(schema);
+  const { db, open } = at;
   const keyFile = join(dir, `owner-${++counter}.key`);
   writeOwnerKeyFile(keyFile, generateOwnerKey('pw', keys).keyFile);
   const signer = loadOwnerKey(keyFile, 'pw', keys);
-  // PGlite: one database under every engine the fixture opens, so a "new process" needs no boot
-  const embedded = schema === null ? await openSqlClient({ db, create: true }) : null;
-  const open = (config: Omit<EngineConfig, 'db' | 'create'> = {}): Promise<Engine> =>
-    embedded === null ? createEngine({ ...config, db }) : engineOver(kept(embedded), config);
   let engine = await open();
-  await engine.subjects.create('u');
-  let me = engine.subject('u');
+  await engine.subjects.create(subject);
+  let me = engine.subject(subject);
   await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
   const s = await me.sessions.create();
   await me.turns.add({
@@ -148,6 +203,7 @@ export async function trustFixture(
   const fixture: TrustFixture = {
     kind,
     db,
+    subject,
     get engine() {
       return engine;
     },
@@ -160,7 +216,8 @@ export async function trustFixture(
     ids: { city, job, sister, email },
     async head() {
       const { rows } = await storeClient(engine).query<{ seq: number; hash: string }>(
-        `SELECT seq, hash FROM decisions WHERE subject_id = 'u' ORDER BY seq DESC LIMIT 1`,
+        `SELECT seq, hash FROM decisions WHERE subject_id = $1 ORDER BY seq DESC LIMIT 1`,
+        [subject],
       );
       return rows[0] as { seq: number; hash: string };
     },
@@ -176,13 +233,12 @@ export async function trustFixture(
     async reopen() {
       await engine.close();
       engine = await open();
-      me = engine.subject('u');
+      me = engine.subject(subject);
     },
     openAnother: open,
     async close() {
       await engine.close();
-      await embedded?.close();
-      if (schema !== null) await dropSchema(schema);
+      await release();
       rmSync(dir, { recursive: true, force: true });
     },
   };
