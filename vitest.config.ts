@@ -13,7 +13,9 @@ export const QUIET_FILES = ['test/trust-neutral-writes.test.ts', 'test/trust-vie
  */
 export default defineConfig({
   test: {
-    // Both cores: a file waits on PostgreSQL or PGlite as often as it computes.
+    // Worker threads on both cores: a file waits on PostgreSQL or PGlite as often as it
+    // computes, and a thread starts a test file for less than a process (7 min to 5.7 here)
+    pool: 'threads',
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,

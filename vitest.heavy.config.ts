@@ -10,5 +10,6 @@ delete shared.projects;
  * processes or Chromium, or installs the packed package.
  */
 export default defineConfig({
-  test: { ...shared, include: ['test/heavy/**/*.test.ts'] },
+  // a process per file: these tests start, signal and kill processes of their own
+  test: { ...shared, pool: 'forks', include: ['test/heavy/**/*.test.ts'] },
 });
