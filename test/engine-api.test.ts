@@ -12,7 +12,7 @@ import {
   type OwnerSigner,
   type SubjectHandle,
 } from '../src/index.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { ENGINES, ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
@@ -73,7 +73,7 @@ function makeSigner(name: string): OwnerSigner {
   return loadOwnerKey(file, 'pw', TEST_KEYS);
 }
 
-describe.each(ENGINES)('the subject handle [%s]', (kind) => {
+describe.each(ONE_ENGINE)('the subject handle [%s]', (kind) => {
   it('has exactly the documented namespaces, each a non-empty set of methods', async () => {
     const t = await openTestEngine(kind);
     try {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError, generateOwnerKey, type SubjectHandle } from '../src/index.js';
 import { dumpStore } from './support/dump-store.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
@@ -211,7 +211,7 @@ async function unclean(call: () => Promise<unknown>): Promise<string | null> {
   }
 }
 
-describe.each(ENGINES)('handle inputs of the wrong shape [%s]', (kind) => {
+describe.each(ONE_ENGINE)('handle inputs of the wrong shape [%s]', (kind) => {
   let t: TestEngine;
   let me: SubjectHandle;
   const ids: Ids = { session: '', proposal: '' };

@@ -20,7 +20,14 @@ import { storeClient } from '../src/engine/test-access.js';
 import { resolveProbeConfig } from '../src/probes/probe-config.js';
 import { createProbeModule } from '../src/probes/probe-service.js';
 import type { ReadOnlySql } from '../src/store/read-only-sql.js';
-import { ENGINES, openTestEngine, PG_URL, testStore, type TestEngine } from './support/engines.js';
+import {
+  ENGINES,
+  ONE_ENGINE,
+  openTestEngine,
+  PG_URL,
+  type TestEngine,
+  testStore,
+} from './support/engines.js';
 import { fileContext, tempDir } from './support/probe-fixtures.js';
 import { code } from './support/errors.js';
 
@@ -572,7 +579,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
   });
 });
 
-describe.each(ENGINES)('http probe allowlist, proven by a counting server [%s]', (kind) => {
+describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s]', (kind) => {
   let server: CountingServer;
   beforeAll(async () => {
     server = await countingServer('allowlisted answer\n');

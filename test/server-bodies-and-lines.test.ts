@@ -5,7 +5,7 @@ import { callerForToken } from '../server/access.js';
 import { createMcpServer } from '../server/mcp/mcp-server.js';
 import { createServeApp } from '../server/serve.js';
 import { dumpStore } from './support/dump-store.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
 type App = ReturnType<typeof createServeApp>['app'];
@@ -16,7 +16,7 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as Array<{ text?: string }>)[0]?.text ?? '';
 }
 
-describe.each(ENGINES)('bodies the faces refuse, and lines they show [%s]', (kind) => {
+describe.each(ONE_ENGINE)('bodies the faces refuse, and lines they show [%s]', (kind) => {
   let t: TestEngine;
   let app: App;
   let alice: SubjectWithTokens;

@@ -4,7 +4,7 @@ import { ERROR_CODES, type Engine } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { dumpStore } from './support/dump-store.js';
 import { unstorable } from './support/bad-input-arbitraries.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { ownerWithTokens } from './support/tokens.js';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string } };
@@ -46,7 +46,7 @@ function expectRefused(res: { status: number; json: Json }, code?: string, what 
   if (code !== undefined) expect(res.json.error?.code, what).toBe(code);
 }
 
-describe.each(ENGINES)('HTTP bad input [%s]', (kind) => {
+describe.each(ONE_ENGINE)('HTTP bad input [%s]', (kind) => {
   let t: TestEngine;
   let engine: Engine;
   let app: HttpApp;

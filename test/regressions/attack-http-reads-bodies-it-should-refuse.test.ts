@@ -2,12 +2,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServeApp } from '../../server/serve.js';
 import { dumpStore } from '../support/dump-store.js';
-import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from '../support/engines.js';
 import { ownerWithTokens } from '../support/tokens.js';
 
 type App = ReturnType<typeof createServeApp>['app'];
 
-describe.each(ENGINES)('HTTP bodies that must be refused [%s]', (kind) => {
+describe.each(ONE_ENGINE)('HTTP bodies that must be refused [%s]', (kind) => {
   let t: TestEngine;
   let app: App;
   let agent: string;

@@ -3,7 +3,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerForToken } from '../../server/access.js';
 import { createMcpServer } from '../../server/mcp/mcp-server.js';
-import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from '../support/engines.js';
 import { ownerWithTokens } from '../support/tokens.js';
 
 const IMITATION =
@@ -13,7 +13,7 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as Array<{ text?: string }>)[0]?.text ?? '';
 }
 
-describe.each(ENGINES)('recall never shows a receipt memledger did not write [%s]', (kind) => {
+describe.each(ONE_ENGINE)('recall never shows a receipt memledger did not write [%s]', (kind) => {
   let t: TestEngine;
   let client: Client;
 

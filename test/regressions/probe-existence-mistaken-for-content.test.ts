@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileInstrument, type FileProbeSpec, type ProbeInstrument } from '../../src/index.js';
-import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from '../support/engines.js';
 import { tempDir } from '../support/probe-fixtures.js';
 
 const tmp = tempDir('memledger-reg-existence-');
@@ -19,7 +19,7 @@ const stage1: ProbeInstrument = {
   controls: (ctx) => builtIn.controls(ctx),
 };
 
-describe.each(ENGINES)('probe existence mistaken for content [%s]', (kind) => {
+describe.each(ONE_ENGINE)('probe existence mistaken for content [%s]', (kind) => {
   let t: TestEngine;
   beforeAll(async () => {
     t = await openTestEngine(kind, { probes: { roots: [tmp.dir], instruments: [stage1] } });

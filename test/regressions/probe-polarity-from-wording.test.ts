@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError, type ProbeSpec } from '../../src/index.js';
-import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
+import { ONE_ENGINE, openTestEngine, type TestEngine } from '../support/engines.js';
 import { tempDir } from '../support/probe-fixtures.js';
 
 const tmp = tempDir('memledger-reg-polarity-');
@@ -14,7 +14,7 @@ writeFileSync(
 );
 writeFileSync(join(tmp.dir, 'plain.txt'), 'nothing of note\n');
 
-describe.each(ENGINES)('probe polarity from wording [%s]', (kind) => {
+describe.each(ONE_ENGINE)('probe polarity from wording [%s]', (kind) => {
   let t: TestEngine;
   beforeAll(async () => {
     t = await openTestEngine(kind, { probes: { roots: [tmp.dir] } });

@@ -9,6 +9,13 @@ export const ENGINES = ['pglite', 'postgres'] as const;
 export type EngineKind = (typeof ENGINES)[number];
 
 /**
+ * The one engine a suite runs on when what it asserts is decided before any engine-specific SQL
+ * (validation, rendering, option parsing, role tables, error mapping): PGlite, the default a user
+ * runs. docs/ARCHITECTURE.md (Testing) says which tests run on both.
+ */
+export const ONE_ENGINE = ['pglite'] as const satisfies readonly EngineKind[];
+
+/**
  * The engines a file of QUIET_FILES (vitest.config.ts) runs on in this project: PGlite with the
  * rest of the suite, PostgreSQL in the `quiet` project, alone on the server.
  */
