@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { analyze } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { dumpStore } from './support/dump-store.js';
 import { code } from './support/errors.js';
+import { sharedEngines } from './support/shared-engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-recall-'));
@@ -319,7 +320,10 @@ describe('recall CLI and LoCoMo bench', () => {
       MEMLEDGER_OWNER_PASSPHRASE: 'pw',
       MEMLEDGER_OWNER_KEY: join(root, 'cli-owner.key'),
     };
-    const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env);
+    // the commands share one kept engine on the store, as a long-running host does
+    const engines = sharedEngines();
+    onTestFinished(() => engines.close());
+    const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env, { engines });
     expect((await run('init')).code).toBe(0);
     const s = JSON.parse((await run('session', 'new', '--json')).stdout) as { sessionId: string };
     await run(

@@ -2,7 +2,7 @@
 // starts from a dump of one freshly migrated store instead of initdb. The migrations still run
 // on each, so a template cannot carry a store the code would refuse, and clearing it brings back
 // the plain path.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -105,20 +105,33 @@ describe('embedded stores from the run template [pglite]', () => {
   });
 
   it('a template the code would refuse is refused: an altered migration, a newer store', async () => {
-    setEmbeddedTemplate(
-      await templateWith((c) =>
-        c.exec(`UPDATE schema_migrations SET checksum = 'altered' WHERE version = 1`),
-      ),
-    );
+    const client = await PgliteClient.open({
+      location: 'memory://',
+      create: true,
+      template: runTemplate(),
+    });
+    let altered: Blob;
+    let newer: Blob;
+    try {
+      const first = `SELECT checksum FROM schema_migrations WHERE version = 1`;
+      const { rows } = await client.query<{ checksum: string }>(first);
+      await client.exec(`UPDATE schema_migrations SET checksum = 'altered' WHERE version = 1`);
+      altered = await client.dump();
+      await client.query(`UPDATE schema_migrations SET checksum = $1 WHERE version = 1`, [
+        rows[0]?.checksum,
+      ]);
+      await client.exec(
+        `INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'future', 'x')`,
+      );
+      newer = await client.dump();
+    } finally {
+      await client.close();
+    }
+    setEmbeddedTemplate(altered);
     expect(await openCode('memory://', true)).toBe('MIGRATION_MISMATCH');
     expect(await openCode(join(tmp, 'altered'), true)).toBe('MIGRATION_MISMATCH');
-    setEmbeddedTemplate(
-      await templateWith((c) =>
-        c.exec(
-          `INSERT INTO schema_migrations (version, name, checksum) VALUES (9999, 'future', 'x')`,
-        ),
-      ),
-    );
+    expect(existsSync(join(tmp, 'altered'))).toBe(false);
+    setEmbeddedTemplate(newer);
     expect(await openCode('memory://', true)).toBe('STORE_TOO_NEW');
   });
 });
