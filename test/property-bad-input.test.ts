@@ -16,7 +16,7 @@ import { storeClient } from '../src/engine/test-access.js';
 import { createEngine, EngineError, type Engine, type ProbeSpec } from '../src/index.js';
 import { parseProbeSpec } from '../src/rules.js';
 import { encodeJson, renderBounded } from '../src/domain/dropped-proposal.js';
-import { badCommandLine } from './support/bad-cli-arbitraries.js';
+import { badCommandLine, RETRACT_ARGV } from './support/bad-cli-arbitraries.js';
 import {
   badItem,
   badShape,
@@ -384,23 +384,6 @@ describe('the CLI on a store: bad flags and files are refused and change nothing
     await dropSchema(schema);
   });
 
-  const RETRACT = [
-    'retract',
-    '--claim',
-    'c',
-    '--stood-on',
-    's',
-    '--why-wrong',
-    'w',
-    '--corrected',
-    'k',
-    '--procedure',
-    'p',
-    '--pass-obs',
-    'fails',
-    '--overturn-if',
-    'passes',
-  ];
   const badArgv: fc.Arbitrary<string[]> = fc.oneof(
     fc
       .oneof(
@@ -442,11 +425,19 @@ describe('the CLI on a store: bad flags and files are refused and change nothing
         fc.constantFrom('--claim', '--why-wrong', '--surface', '--tags'),
         fc.oneof(unstorable, longer(16_384)),
       )
-      .map(([flag, v]) => [...RETRACT, flag, v]),
-    fc.integer({ min: 36_501, max: 10_000_000 }).map((d) => [...RETRACT, '--due-days', String(d)]),
+      .map(([flag, v]) => [...RETRACT_ARGV, flag, v]),
+    fc
+      .integer({ min: 36_501, max: 10_000_000 })
+      .map((d) => [...RETRACT_ARGV, '--due-days', String(d)]),
     fc
       .integer({ min: 1, max: 36_500 })
-      .map((d) => [...RETRACT, '--corrected-at', '9999-12-31T00:00:00Z', '--due-days', String(d)]),
+      .map((d) => [
+        ...RETRACT_ARGV,
+        '--corrected-at',
+        '9999-12-31T00:00:00Z',
+        '--due-days',
+        String(d),
+      ]),
     fc
       .bigInt({ min: 2n ** 31n, max: 2n ** 53n - 1n })
       .map((n) => ['history', '--session', session, '--last', String(n)]),

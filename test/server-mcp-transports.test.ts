@@ -14,28 +14,14 @@ import { createMcpServer, MCP_TOOLS } from '../server/mcp/mcp-server.js';
 import { startServe, type RunningServe } from '../server/serve.js';
 import { parseListen } from '../cli/commands/serve.js';
 import { dumpStore } from './support/dump-store.js';
+import { ENGINES, testStore } from './support/engines.js';
 import { codeOf } from './support/mcp.js';
-import {
-  dropSchema,
-  ENGINES,
-  pgUrlWithSchema,
-  uniqueSchema,
-  type EngineKind,
-} from './support/engines.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-mcp-transports-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const owner = makeOwnerSigner();
 let counter = 0;
-
-/** A store another process can open: a PGlite directory (closed before the child opens it) or a schema. */
-function storeFor(kind: EngineKind): { db: string; cleanup: () => Promise<void> } {
-  if (kind === 'pglite')
-    return { db: join(tmp, `db-${++counter}`), cleanup: async () => undefined };
-  const schema = uniqueSchema();
-  return { db: pgUrlWithSchema(schema), cleanup: () => dropSchema(schema) };
-}
 
 /** A raw HTTP request, so the Host header can be anything. */
 function rawPost(
@@ -77,7 +63,7 @@ const MCP_HEADERS = {
 };
 
 describe.each(ENGINES)('memledger serve: MCP over Streamable HTTP [%s]', (kind) => {
-  const store = storeFor(kind);
+  const store = testStore(kind, tmp);
   let engine: Engine;
   let running: RunningServe;
   let mine: SubjectWithTokens;
@@ -269,7 +255,7 @@ describe.each(ENGINES)('bad input over MCP changes nothing [%s]', (kind) => {
   let engine: Engine;
   let client: Client;
   let valid: Record<string, Record<string, unknown>>;
-  const store = storeFor(kind);
+  const store = testStore(kind, tmp);
 
   beforeAll(async () => {
     engine = await createEngine({ db: kind === 'pglite' ? 'memory://' : store.db });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../src/index.js';
+import { RETRACT_ARGV } from '../support/bad-cli-arbitraries.js';
 import { QUOTE } from '../support/bad-input-arbitraries.js';
 import { BUILT_CLI } from '../support/cli.js';
 import { digests } from '../support/dump-store.js';
@@ -30,24 +31,6 @@ describe('the built CLI on a store: bad flags and files are refused and change n
     await dropSchema(schema);
     rmSync(tmp, { recursive: true, force: true });
   });
-
-  const RETRACT = [
-    'retract',
-    '--claim',
-    'c',
-    '--stood-on',
-    's',
-    '--why-wrong',
-    'w',
-    '--corrected',
-    'k',
-    '--procedure',
-    'p',
-    '--pass-obs',
-    'fails',
-    '--overturn-if',
-    'passes',
-  ];
 
   it('refuses bad input in real memledger processes, the store unchanged', async () => {
     const write = (name: string, body: unknown) => {
@@ -95,7 +78,7 @@ describe('the built CLI on a store: bad flags and files are refused and change n
         2,
         'INVALID_ARGUMENT',
       ],
-      [[...RETRACT, '--due-days', '99999999'], 2, 'INVALID_ARGUMENT'],
+      [[...RETRACT_ARGV, '--due-days', '99999999'], 2, 'INVALID_ARGUMENT'],
       [['history', '--session', session, '--last', '99999999999'], 2, 'INVALID_ARGUMENT'],
       [
         [

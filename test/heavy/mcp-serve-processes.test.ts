@@ -12,13 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/index.js';
 import { MCP_TOOLS } from '../../server/mcp/mcp-server.js';
 import { BUILT_CLI as MAIN, runBuiltCli } from '../support/cli.js';
-import {
-  dropSchema,
-  ENGINES,
-  pgUrlWithSchema,
-  uniqueSchema,
-  type EngineKind,
-} from '../support/engines.js';
+import { ENGINES, testStore } from '../support/engines.js';
 import { codeOf } from '../support/mcp.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
 
@@ -27,19 +21,11 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const owner = makeOwnerSigner();
 let counter = 0;
 
-/** A store another process can open: a PGlite directory (closed before the child opens it) or a schema. */
-function storeFor(kind: EngineKind): { db: string; cleanup: () => Promise<void> } {
-  if (kind === 'pglite')
-    return { db: join(tmp, `db-${++counter}`), cleanup: async () => undefined };
-  const schema = uniqueSchema();
-  return { db: pgUrlWithSchema(schema), cleanup: () => dropSchema(schema) };
-}
-
 /** Runs `memledger …` to its end. */
 const runCli = (args: string[]) => runBuiltCli(args, {});
 
 describe.each(ENGINES)('memledger mcp over stdio, a child process [%s]', (kind) => {
-  const store = storeFor(kind);
+  const store = testStore(kind, tmp);
   let tokens: SubjectWithTokens;
   let tokenFile: string;
   let subject: string;
@@ -157,7 +143,7 @@ describe.each(ENGINES)('memledger mcp over stdio, a child process [%s]', (kind) 
 });
 
 describe.each(ENGINES)('the memledger serve command [%s]', (kind) => {
-  const store = storeFor(kind);
+  const store = testStore(kind, tmp);
   beforeAll(async () => {
     const engine = await createEngine({ db: store.db });
     await engine.close();

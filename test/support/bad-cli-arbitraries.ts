@@ -8,6 +8,25 @@ import { unstorable } from './bad-input-arbitraries.js';
  * error code the parser must refuse it with.
  */
 
+/** `memledger retract` with every required option, each a one-letter value; a test adds the bad one. */
+export const RETRACT_ARGV: readonly string[] = [
+  'retract',
+  '--claim',
+  'c',
+  '--stood-on',
+  's',
+  '--why-wrong',
+  'w',
+  '--corrected',
+  'k',
+  '--procedure',
+  'p',
+  '--pass-obs',
+  'fails',
+  '--overturn-if',
+  'passes',
+];
+
 /** A value each kind of option accepts, to fill in the required ones. */
 export function goodValue(spec: OptionSpec): string[] {
   switch (spec.kind) {

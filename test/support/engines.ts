@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createEngine, EngineError, type Engine, type EngineConfig } from '../../src/index.js';
 
@@ -51,9 +52,17 @@ export interface TestStore {
   cleanup(): Promise<void>;
 }
 
-/** A fresh store location of the given kind (a PostgreSQL schema, or `memory://`). */
-export function testStore(kind: EngineKind): TestStore {
-  if (kind === 'pglite') return { kind, db: 'memory://', cleanup: async () => undefined };
+let storeDirs = 0;
+
+/**
+ * A fresh store location of the given kind: a PostgreSQL schema, or `memory://`; with `under`, a
+ * new PGlite directory there instead, one another process can open once this one closes it.
+ */
+export function testStore(kind: EngineKind, under?: string): TestStore {
+  if (kind === 'pglite') {
+    const db = under === undefined ? 'memory://' : join(under, `db-${++storeDirs}`);
+    return { kind, db, cleanup: async () => undefined };
+  }
   const schema = uniqueSchema();
   return { kind, db: pgUrlWithSchema(schema), cleanup: () => dropSchema(schema) };
 }
