@@ -6,6 +6,7 @@ import {
   type SubjectHandle,
 } from '../src/index.js';
 import type { CliIo, LeasedEngine } from './io.js';
+import { cliAnchor } from './owner-key-options.js';
 import type { OptionSpecs, OptionValues } from './options.js';
 import type { GlobalValues } from './parse-options.js';
 
@@ -63,7 +64,8 @@ export function makeContext<O extends OptionSpecs>(
     fn: (engine: Engine) => Promise<T>,
     extra: EngineExtras = {},
   ): Promise<T> => {
-    const config = { ...extra, db, create };
+    // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor")
+    const config = { ...extra, db, create, anchor: cliAnchor({ io, values }) };
     const leased = await (io.openEngine ?? openForCommand)(config);
     try {
       return await fn(leased.engine);

@@ -3,7 +3,12 @@ import { isEngineError, type ErrorCode } from '../src/index.js';
 /**
  * Codes only the CLI raises (the engine never does); documented in docs/ERRORS.md, section CLI.
  */
-export const CLI_ERROR_CODES = ['UNKNOWN_COMMAND', 'NO_TERMINAL', 'SERVER_UNREACHABLE'] as const;
+export const CLI_ERROR_CODES = [
+  'UNKNOWN_COMMAND',
+  'NO_TERMINAL',
+  'SERVER_UNREACHABLE',
+  'NOT_ANCHORED',
+] as const;
 /** A code only the CLI raises. */
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
 

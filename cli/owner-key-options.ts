@@ -4,6 +4,8 @@ import {
   EngineError,
   loadOwnerKey,
   readOwnerPublicKey,
+  keyFileAnchor,
+  type OwnerAnchor,
   type OwnerKeyOptions,
   type OwnerSigner,
   type SubjectHandle,
@@ -17,7 +19,7 @@ export const KEY_OPTIONS = {
   key: {
     kind: 'text',
     value: 'F',
-    help: 'the owner key file (else $MEMLEDGER_OWNER_KEY, else the key file in ~/.config/memledger whose key the store holds, owner-<subject>.key first)',
+    help: 'the owner key file (else $MEMLEDGER_OWNER_KEY, else ~/.config/memledger/owner-<subject>.key): it anchors every read, and signs',
   },
   'passphrase-file': {
     kind: 'text',
@@ -30,12 +32,12 @@ export type KeyContext = CommandContext<Pick<typeof KEY_OPTIONS, 'key'>>;
 type PassphraseContext = CommandContext<Pick<typeof KEY_OPTIONS, 'passphrase-file'>>;
 
 /** ~/.config/memledger: where owner key files live unless a path is named. */
-export function defaultKeyDir(ctx: CommandContext): string {
+export function defaultKeyDir(ctx: Pick<CommandContext, 'io'>): string {
   return join(ctx.io.homeDir, '.config', 'memledger');
 }
 
 /** The default key file of `subject`: ~/.config/memledger/owner-<subject>.key. */
-export function defaultKeyPath(ctx: CommandContext, subject: string): string {
+export function defaultKeyPath(ctx: Pick<CommandContext, 'io'>, subject: string): string {
   return join(defaultKeyDir(ctx), `owner-${subject}.key`);
 }
 
@@ -141,10 +143,57 @@ export function keyNotFoundMessage(lookup: OwnerKeyLookup): string {
   );
 }
 
+/**
+ * The key file that anchors `subject` for every read this process makes: the one named by --key,
+ * else MEMLEDGER_OWNER_KEY when that file exists, else owner-<subject>.key in ~/.config/memledger
+ * when it exists; null when there is none. Chosen by the subject the owner asked for, never by a
+ * key id the store holds, so a store cannot pick the key it is checked against.
+ */
+export function anchorKeyFile(
+  ctx: Pick<CommandContext, 'io' | 'values'>,
+  subject: string,
+): { path: string; explicit: boolean } | null {
+  const given = (ctx.values as { key?: unknown }).key;
+  if (typeof given === 'string') return { path: given, explicit: true };
+  const fromEnv = ctx.io.env.MEMLEDGER_OWNER_KEY;
+  if (fromEnv !== undefined && existsSync(fromEnv)) return { path: fromEnv, explicit: true };
+  const path = defaultKeyPath(ctx, subject);
+  return existsSync(path) ? { path, explicit: false } : null;
+}
+
+/** The engine's anchor source for a command: `anchorKeyFile`'s key file, read for each subject. */
+export function cliAnchor(
+  ctx: Pick<CommandContext, 'io' | 'values'>,
+): (subject: string) => OwnerAnchor | null {
+  return (subject) => {
+    const file = anchorKeyFile(ctx, subject);
+    return file === null ? null : keyFileAnchor(file.path, subject);
+  };
+}
+
 /** The `chain verify` anchor: the key file whose public key the chain is checked against. */
 export async function chainAnchor(ctx: KeyContext, me: SubjectHandle): Promise<OwnerKeyLookup> {
   const stored = await me.owner.key();
-  return findOwnerKey(ctx, me.id, stored?.keyId ?? null);
+  const lookup: OwnerKeyLookup = {
+    subject: me.id,
+    wanted: stored?.keyId ?? null,
+    keyFile: null,
+    publicKey: null,
+    explicit: false,
+    seen: [],
+    defaultFile: defaultKeyPath(ctx, me.id),
+    defaultDir: defaultKeyDir(ctx),
+  };
+  const file = anchorKeyFile(ctx, me.id);
+  if (file === null) return lookup;
+  const publicKey = readOwnerPublicKey(file.path);
+  return {
+    ...lookup,
+    keyFile: file.path,
+    publicKey,
+    explicit: file.explicit,
+    seen: [{ path: file.path, keyId: publicKey.keyId }],
+  };
 }
 
 /** One line saying what anchored a `chain verify`, for its text output. */
@@ -152,17 +201,9 @@ export function anchorLine(lookup: OwnerKeyLookup): string {
   if (lookup.keyFile !== null) {
     return `anchored by key file ${lookup.keyFile} (key id ${lookup.publicKey?.keyId ?? '?'})`;
   }
-  if (lookup.wanted === null) {
-    return `not anchored: subject "${lookup.subject}" has no owner key in the store yet (memledger init stores one)`;
-  }
-  // The subject's default key file holding another key is how a swapped store key looks too.
-  const other = lookup.seen.find((s) => s.path === lookup.defaultFile && s.keyId !== null);
   return (
-    `not anchored: no key file for key id ${lookup.wanted} found; the store's own copy of the public ` +
-    `key was used (looked at ${lookup.defaultFile} and ${lookup.defaultDir}/*.key; pass --key F to anchor)` +
-    (other === undefined
-      ? ''
-      : `; note: ${other.path} holds another key (${String(other.keyId)}): unless this store was made with another key file, its owner key was replaced`)
+    `not anchored: no owner key file at ${lookup.defaultFile}, and none named by --key or MEMLEDGER_OWNER_KEY; ` +
+    `the store's own copy of the public key (${lookup.wanted ?? 'none'}) was used, so a store whose key was replaced would pass`
   );
 }
 

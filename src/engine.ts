@@ -21,6 +21,7 @@ import { checkRecallIndex, reindexRecall, reindexRequired } from './store/recall
 import type { SqlClient } from './store/sql-client.js';
 import { SubjectSql } from './store/subject-sql.js';
 import type { LlmClient } from './reflection/llm-client.js';
+import type { OwnerAnchor } from './domain/trust.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
 export const DEFAULT_SUBJECT = 'owner';
@@ -57,6 +58,13 @@ export interface EngineConfig {
    * REINDEX_REQUIRED; with `reindex: true` it is rebuilt while opening instead.
    */
   reindex?: boolean;
+  /**
+   * The owner's key (and the heads the owner signed) for a subject, from outside the store: every
+   * read checks the store against it, so a store whose key was replaced shows nothing it signed.
+   * `keyFileAnchor(path)` reads one from an owner key file; return null for a subject with none.
+   * Without an anchor, reads trust the store's own copy of the key, and say so (docs/TRUST.md).
+   */
+  anchor?: (subjectId: string) => OwnerAnchor | null;
   /** Progress of a rebuild asked for by `reindex`. */
   onReindexProgress?: (progress: { done: number; total: number }) => void;
 }
@@ -128,6 +136,7 @@ async function assemble(
     ...(config.arrival === undefined ? {} : { arrival: config.arrival }),
     ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
     ...(config.llm === undefined ? {} : { llm: config.llm }),
+    ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
   });
   const subjects = new SubjectSql(client);
 

@@ -202,5 +202,9 @@ export type { HttpExchange, HttpFailureCode, HttpRequestOptions } from './probes
 // The owner's key: made, kept encrypted, loaded to sign decisions.
 export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
 export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
+// The owner's anchor: the key and signed heads every read checks the store against.
+export { headFilePath, keyFileAnchor, recordKeyFileHead } from './crypto/owner-anchor.js';
+export { anchoredHead } from './domain/trust.js';
+export type { AnchoredHead, OwnerAnchor } from './domain/trust.js';
 export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';
 export type { KdfCost } from './crypto/owner-key-format.js';

@@ -1,7 +1,16 @@
 // Issue 12's tamper matrix: each tamper a process with the store's SQL can make, on both engines,
 // with the owner's key file (and head file) at hand and without it (a fresh process that knows
 // only the store). For each: what live memory, the arrival, recall and `chain verify` say.
-import { generateOwnerKey, loadOwnerKey, type ChainReport } from '../src/index.js';
+import {
+  generateOwnerKey,
+  loadOwnerKey,
+  recordKeyFileHead,
+  type ChainReport,
+} from '../src/index.js';
+import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { nextLinkFields, sealLink } from '../src/domain/decision-chain.js';
+import { UNANCHORED_LINE } from '../src/domain/trust.js';
+import { storeClient } from '../src/engine/test-access.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.js';
 import {
@@ -27,11 +36,21 @@ interface Case {
   /** Which text stays live (the tamper must not take down what is still backed); null: none. */
   kept: string | null;
   tamper(f: TrustFixture): Promise<void>;
-  /** The chain verify code with the key file at hand, and without it (a fresh process). */
-  withKey: BreakCode;
-  withoutKey: BreakCode | 'ok';
-  /** Whether a fresh process (no key file) still shows the integrity block. */
+  /**
+   * The chain verify code in a process that holds the owner's anchor (the key file and the head
+   * file beside it), and in a fresh one that knows only the store ('ok': the store alone cannot
+   * tell).
+   */
+  anchored: BreakCode;
+  unanchored: BreakCode | 'ok';
+  /** Whether a fresh process without the anchor shows the integrity warning. */
   freshIntegrity: boolean;
+  /**
+   * Whether a fresh process without the anchor still withholds `hidden` (default true). A store
+   * re-signed under another key agrees with itself: only the anchor tells, and an unanchored read
+   * says it is unanchored.
+   */
+  unanchoredHides?: boolean;
   /**
    * An in-place edit of a link this process verified (its hash column kept): the very next read
    * finds it, since every read compares the verified links' row versions.
@@ -45,38 +64,39 @@ const CASES: Case[] = [
     hidden: TEXTS.sister,
     kept: TEXTS.city,
     tamper: (f) => f.tamper([`UPDATE facts SET status = 'active' WHERE id = $1`], [f.ids.sister]),
-    withKey: 'MISSING_DECISION',
-    withoutKey: 'MISSING_DECISION',
+    anchored: 'MISSING_DECISION',
+    unanchored: 'MISSING_DECISION',
     freshIntegrity: true,
   },
   {
     name: 'an approved text edited',
     hidden: TEXTS.forged,
-    kept: TEXTS.city,
+    kept: TEXTS.email,
     tamper: (f) =>
       f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.job, TEXTS.forged]),
-    withKey: 'CONTENT_CHANGED',
-    withoutKey: 'CONTENT_CHANGED',
+    anchored: 'CONTENT_CHANGED',
+    unanchored: 'CONTENT_CHANGED',
     freshIntegrity: true,
   },
   {
     // the gate's verdict is part of what the owner signed: a reworded reason is an edit
     name: "an approved fact's attestation reason edited",
     hidden: TEXTS.job,
-    kept: TEXTS.city,
+    kept: TEXTS.email,
     tamper: (f) =>
       f.tamper(
         [`UPDATE facts SET attestation_reason = $2 WHERE id = $1 AND attestation IS NOT NULL`],
         [f.ids.job, 'the user states it, twice over'],
       ),
-    withKey: 'CONTENT_CHANGED',
-    withoutKey: 'CONTENT_CHANGED',
+    anchored: 'CONTENT_CHANGED',
+    unanchored: 'CONTENT_CHANGED',
     freshIntegrity: true,
   },
   {
+    // a link past the verified prefix could have replaced any keyed value: only the email stays
     name: 'a decision inserted (forged approval of the pending proposal)',
     hidden: TEXTS.sister,
-    kept: TEXTS.city,
+    kept: TEXTS.email,
     async tamper(f) {
       const forger = forgerKey();
       await f.tamper(
@@ -89,32 +109,32 @@ const CASES: Case[] = [
         [f.ids.sister, forger.sign('forged')],
       );
     },
-    withKey: 'HASH_MISMATCH',
-    withoutKey: 'HASH_MISMATCH',
+    anchored: 'HASH_MISMATCH',
+    unanchored: 'HASH_MISMATCH',
     freshIntegrity: true,
   },
   {
     name: 'a decision deleted (the middle one)',
     hidden: TEXTS.city,
-    kept: TEXTS.email,
+    kept: null,
     tamper: (f) =>
       f.tamper([`DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 2`]),
-    withKey: 'SEQ_GAP',
-    withoutKey: 'SEQ_GAP',
+    anchored: 'SEQ_GAP',
+    unanchored: 'SEQ_GAP',
     freshIntegrity: true,
   },
   {
     name: 'decisions reordered',
     hidden: TEXTS.city,
-    kept: TEXTS.email,
+    kept: null,
     tamper: (f) =>
       f.tamper([
         `UPDATE decisions SET seq = 100 WHERE subject_id = '${f.subject}' AND seq = 2`,
         `UPDATE decisions SET seq = 2 WHERE subject_id = '${f.subject}' AND seq = 3`,
         `UPDATE decisions SET seq = 3 WHERE subject_id = '${f.subject}' AND seq = 100`,
       ]),
-    withKey: 'PREV_HASH_MISMATCH',
-    withoutKey: 'PREV_HASH_MISMATCH',
+    anchored: 'PREV_HASH_MISMATCH',
+    unanchored: 'PREV_HASH_MISMATCH',
     freshIntegrity: true,
   },
   {
@@ -125,15 +145,15 @@ const CASES: Case[] = [
       f.tamper([
         `UPDATE decisions SET decision = 'reject' WHERE subject_id = '${f.subject}' AND seq = 3`,
       ]),
-    withKey: 'HASH_MISMATCH',
-    withoutKey: 'HASH_MISMATCH',
+    anchored: 'HASH_MISMATCH',
+    unanchored: 'HASH_MISMATCH',
     freshIntegrity: true,
     inPlace: true,
   },
   {
     name: 'the head cut and its fact set back to proposed',
     hidden: TEXTS.job,
-    kept: TEXTS.city,
+    kept: TEXTS.email,
     tamper: (f) =>
       f.tamper(
         [
@@ -144,8 +164,8 @@ const CASES: Case[] = [
       ),
     // the head file beside the key file names link 3; a fresh process with no head file and no
     // arrival that saw link 3 cannot tell (docs/TRUST.md says so)
-    withKey: 'HEAD_CUT',
-    withoutKey: 'ok',
+    anchored: 'HEAD_CUT',
+    unanchored: 'ok',
     freshIntegrity: false,
   },
   {
@@ -153,8 +173,8 @@ const CASES: Case[] = [
     hidden: TEXTS.job,
     kept: TEXTS.city,
     tamper: (f) => f.tamper([`UPDATE facts SET status = 'retracted' WHERE id = $1`], [f.ids.job]),
-    withKey: 'UNEXPLAINED_STATUS',
-    withoutKey: 'UNEXPLAINED_STATUS',
+    anchored: 'UNEXPLAINED_STATUS',
+    unanchored: 'UNEXPLAINED_STATUS',
     freshIntegrity: true,
   },
   {
@@ -176,8 +196,8 @@ const CASES: Case[] = [
         [TEXTS.forged],
       );
     },
-    withKey: 'UNSIGNED_DELEGATION',
-    withoutKey: 'UNSIGNED_DELEGATION',
+    anchored: 'UNSIGNED_DELEGATION',
+    unanchored: 'UNSIGNED_DELEGATION',
     freshIntegrity: true,
   },
   {
@@ -191,11 +211,181 @@ const CASES: Case[] = [
         [other.publicKeyPem, other.keyId],
       );
     },
-    withKey: 'KEY_MISMATCH',
-    withoutKey: 'KEY_MISMATCH',
+    anchored: 'KEY_MISMATCH',
+    unanchored: 'KEY_MISMATCH',
     freshIntegrity: true,
   },
+  {
+    name: 'the owner key swapped, its key id kept, the chain and token grants re-signed, and the pending proposal approved',
+    hidden: TEXTS.sister,
+    kept: null,
+    tamper: (f) => rekey(f, { keepKeyId: true }),
+    anchored: 'KEY_MISMATCH',
+    unanchored: 'ok',
+    freshIntegrity: false,
+    unanchoredHides: false,
+  },
+  {
+    name: 'the owner key swapped under a new key id, everything re-signed',
+    hidden: TEXTS.sister,
+    kept: null,
+    tamper: (f) => rekey(f, { keepKeyId: false }),
+    anchored: 'KEY_MISMATCH',
+    unanchored: 'ok',
+    freshIntegrity: false,
+    unanchoredHides: false,
+  },
+  {
+    name: 'the owner key swapped under a new key id, and the arrival manifests deleted',
+    hidden: TEXTS.sister,
+    kept: null,
+    async tamper(f) {
+      // an arrival saw the owner's head; its manifest would name the re-signed chain a cut one
+      await f.me.arrival.assemble({ surface: 'chat' });
+      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
+      await rekey(f, { keepKeyId: false });
+    },
+    anchored: 'KEY_MISMATCH',
+    unanchored: 'ok',
+    freshIntegrity: false,
+    unanchoredHides: false,
+  },
+  {
+    // the value the owner replaced comes back when the replacing link is cut and the rows reverted
+    name: 'the head cut over a superseding approval, an arrival having seen it',
+    hidden: TEXTS.city,
+    kept: TEXTS.email,
+    async tamper(f) {
+      await supersedeCity(f);
+      await f.me.arrival.assemble({ surface: 'chat' });
+      await unsupersede(f);
+    },
+    anchored: 'HEAD_CUT',
+    unanchored: 'HEAD_CUT',
+    freshIntegrity: true,
+  },
+  {
+    name: 'the head cut over a superseding approval, and the arrival manifests deleted',
+    hidden: TEXTS.city,
+    kept: TEXTS.email,
+    async tamper(f) {
+      await supersedeCity(f);
+      await f.me.arrival.assemble({ surface: 'chat' });
+      await unsupersede(f);
+      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
+    },
+    anchored: 'HEAD_CUT',
+    unanchored: 'ok',
+    freshIntegrity: false,
+    unanchoredHides: false,
+  },
 ];
+
+const MOVED = 'The user lives in Porto.';
+
+/**
+ * The owner replaces the city: a new user turn, a proposal quoting it, its approval (link 4,
+ * which supersedes Lisbon), and the head recorded beside the key file as the CLI records it.
+ */
+async function supersedeCity(f: TrustFixture): Promise<void> {
+  await f.me.turns.add({
+    sessionId: f.sessionId,
+    role: 'user',
+    content: 'We moved to Porto last spring.',
+  });
+  const r = await f.me.gate.propose({
+    sessionId: f.sessionId,
+    proposals: [
+      {
+        slot: 'what_i_know_about_user',
+        key: 'city',
+        text: MOVED,
+        origin: 'saw',
+        evidence: { turn: 3, quote: 'We moved to Porto' },
+      },
+    ],
+  });
+  const id = r.proposed[0]?.id as string;
+  const head = await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
+  recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, head);
+  expect((await f.me.facts.live()).map((x) => x.text)).toContain(MOVED);
+}
+
+/** The attacker cuts link 4 and sets the rows back: Lisbon live again, Porto pending. */
+async function unsupersede(f: TrustFixture): Promise<void> {
+  await f.tamper(
+    [
+      `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND seq = 4`,
+      `UPDATE facts SET status = 'proposed', promoted_by = NULL, supersedes_id = NULL
+       WHERE subject_id = '${f.subject}' AND text = $1`,
+      `UPDATE facts SET status = 'active', superseded_by_id = NULL WHERE id = '${f.ids.city}'`,
+    ],
+    [MOVED],
+  );
+}
+
+/**
+ * The attacker's own key in the store (under the owner's key id, or its own), every link and token
+ * grant re-signed with it, and the pending proposal approved with it: a store that agrees with
+ * itself, which only the owner's key file tells apart.
+ */
+async function rekey(f: TrustFixture, options: { keepKeyId: boolean }): Promise<void> {
+  const forger = forgerKey();
+  const keyId = options.keepKeyId ? f.signer.keyId : forger.keyId;
+  const signer = { keyId, publicKeyPem: forger.publicKeyPem, sign: (d: string) => forger.sign(d) };
+  const client = storeClient(f.engine);
+  const { rows } = await client.query<{ seq: number }>(
+    `SELECT seq FROM decisions WHERE subject_id = $1 ORDER BY seq`,
+    [f.subject],
+  );
+  const links = [];
+  let prev: { subjectId: string; seq: number; hash: string } | null = null;
+  for (const { seq } of rows) {
+    const { rows: r } = await client.query<Record<string, unknown>>(
+      `SELECT proposal_id, content_hash, decision, decided_at, note FROM decisions
+       WHERE subject_id = $1 AND seq = $2`,
+      [f.subject, seq],
+    );
+    const row = r[0] as {
+      proposal_id: string;
+      content_hash: string;
+      decision: 'approve';
+      decided_at: Date | string;
+      note: string;
+    };
+    const link = sealLink(
+      nextLinkFields(prev, {
+        subjectId: f.subject,
+        proposalId: row.proposal_id,
+        contentHash: row.content_hash,
+        decision: row.decision,
+        decidedAt: new Date(row.decided_at).toISOString(),
+        note: row.note,
+        keyId,
+      }),
+      nodeChainCrypto,
+      signer,
+    );
+    links.push(link);
+    prev = link;
+  }
+  await f.tamper(
+    [
+      `UPDATE subjects SET owner_public_key = $1, owner_key_id = $2 WHERE id = '${f.subject}'`,
+      ...links.map(
+        (l) =>
+          `UPDATE decisions SET prev_hash = '${l.prevHash}', hash = '${l.hash}', key_id = '${keyId}',
+           signature = '${l.signature}', decided_at = '${l.decidedAt}'
+           WHERE subject_id = '${f.subject}' AND seq = ${l.seq}`,
+      ),
+    ],
+    [forger.publicKeyPem, keyId],
+  );
+  // the forger approves the pending proposal: a decide the store accepts, as its key is now his
+  await f.reopen({ anchored: false });
+  await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'approve', signer });
+  expect((await f.me.facts.live()).map((x) => x.text)).toContain(TEXTS.sister);
+}
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-forger-'));
 let forgers = 0;
@@ -235,6 +425,13 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     expect(s.recalled).not.toContain(TEXTS.sister);
     await f.reopen();
     expect((await f.me.owner.verifyChain()).ok).toBe(true);
+    // a process without the owner's key file trusts the store's key, and says so, once
+    await f.reopen({ anchored: false });
+    const u = await shown(f.me, 'Lisbon nurse sister rota');
+    expect(u.live.sort()).toEqual([TEXTS.city, TEXTS.email, TEXTS.job].sort());
+    expect(u.arrival).not.toContain('Integrity warning');
+    expect(u.arrival).toContain(`[Integrity note (written by memledger)] ${UNANCHORED_LINE}`);
+    expect((await f.me.facts.integrity()).ok).toBe(true);
   });
 
   it('a cut head is found by a fresh process when an arrival saw it', async () => {
@@ -257,34 +454,48 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
   for (const c of CASES) {
     it(`${c.name}: never shown, and chain verify names it`, async () => {
       f = await store.fixture();
-      const head = await f.head();
       await c.tamper(f);
 
-      // with the key file (and its head file) at hand, in the process that saw the chain
-      const withKey = await f.me.owner.verifyChain({ ownerKey: anchorOf(f), signedHead: head });
-      expect(withKey).toMatchObject({ ok: false, code: c.withKey });
-      const s = await shown(f.me, `${c.hidden} ${c.kept ?? ''}`);
-      expect(s.live).not.toContain(c.hidden);
-      if (c.kept !== null) expect(s.live).toContain(c.kept);
-      expect(s.arrival).not.toContain(c.hidden);
-      expect(s.arrival).toContain('Integrity warning');
-      expect(s.recalled).not.toContain(c.hidden);
-      for (const item of s.history.filter((i) => i.text === c.hidden)) {
-        expect(item.passport.status).not.toBe('active');
-      }
+      // the process that made the chain, holding the owner's anchor (key file and head file)
+      if (c.anchored !== 'KEY_MISMATCH') await expectWithheld(c, c.anchored);
+      // a fresh process that holds the anchor
+      await f.reopen();
+      await expectWithheld(c, c.anchored);
 
       // a fresh process that knows only the store: no key file, no memory of the head
-      await f.reopen();
+      await f.reopen({ anchored: false });
       const fresh = await f.me.owner.verifyChain();
-      if (c.withoutKey === 'ok') expect(fresh.ok).toBe(true);
-      else expect(fresh).toMatchObject({ ok: false, code: c.withoutKey });
+      if (c.unanchored === 'ok') expect(fresh.ok).toBe(true);
+      else expect(fresh).toMatchObject({ ok: false, code: c.unanchored });
       const t = await shown(f.me, `${c.hidden} ${c.kept ?? ''}`);
-      expect(t.live).not.toContain(c.hidden);
-      expect(t.arrival).not.toContain(c.hidden);
-      expect(t.recalled).not.toContain(c.hidden);
+      if (c.unanchoredHides ?? true) {
+        expect(t.live).not.toContain(c.hidden);
+        expect(t.arrival).not.toContain(c.hidden);
+        expect(t.recalled).not.toContain(c.hidden);
+      }
       if (c.freshIntegrity) expect(t.arrival).toContain('Integrity warning');
       else expect(t.arrival).not.toContain('Integrity warning');
+      // and it says it is not anchored, once
+      expect(t.arrival.split(UNANCHORED_LINE.slice(0, 60)).length - 1).toBe(1);
     });
+  }
+
+  /** What every read of the fixture shows after `c`'s tamper, to a process with the anchor. */
+  async function expectWithheld(c: Case, code: BreakCode): Promise<void> {
+    if (f === null) throw new Error('no fixture');
+    expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code });
+    const s = await shown(f.me, `${c.hidden} ${c.kept ?? ''} ${TEXTS.city} ${TEXTS.job}`);
+    expect(s.live).not.toContain(c.hidden);
+    if (c.kept !== null) expect(s.live).toContain(c.kept);
+    else expect(s.live).toEqual([]);
+    expect(s.arrival).not.toContain(c.hidden);
+    expect(s.arrival).toContain('Integrity warning');
+    expect(s.arrival).toContain(code);
+    expect(s.arrival).not.toContain(UNANCHORED_LINE.slice(0, 60));
+    expect(s.recalled).not.toContain(c.hidden);
+    for (const item of s.history.filter((i) => i.text === c.hidden)) {
+      expect(item.passport.status).not.toBe('active');
+    }
   }
 });
 

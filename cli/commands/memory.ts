@@ -1,5 +1,6 @@
 import { renderFactLine } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
+import { CliError } from '../errors.js';
 import { factToJson } from '../fact-json.js';
 import { SUBJECT_OPTION } from '../options.js';
 import { verifyAnchored } from '../head-file.js';
@@ -21,9 +22,11 @@ export const memoryCommand = defineCommand({
       integrity: await me.facts.integrity(),
     }));
     // the same warning the arrival's integrity block gives: what was withheld, and why
-    const warning = integrity.ok
-      ? ''
-      : `INTEGRITY WARNING: part of the stored memory failed verification and is not shown as live; run \`memledger chain verify\`\n${integrity.warning.join('\n')}\n\n`;
+    const warning = !integrity.ok
+      ? `INTEGRITY WARNING: part of the stored memory failed verification and is not shown as live; run \`memledger chain verify\`\n${integrity.warning.join('\n')}\n\n`
+      : integrity.warning.length > 0
+        ? `note: ${integrity.warning.join(' ')}\n\n`
+        : '';
     ctx.print(
       {
         facts: facts.map((f) => factToJson(f)),
@@ -43,13 +46,28 @@ export const memoryCommand = defineCommand({
 export const chainVerifyCommand = defineCommand({
   path: ['chain', 'verify'],
   summary: 'Verifies the subject’s owner-decision chain; exits 3 when it is broken.',
-  options: { ...SUBJECT_OPTION, key: KEY_OPTIONS.key },
+  options: {
+    ...SUBJECT_OPTION,
+    key: KEY_OPTIONS.key,
+    unanchored: {
+      kind: 'flag',
+      help: "check against the store's own copy of the owner key when no key file is at hand",
+    },
+  },
   async run(ctx) {
-    // The key file's public half anchors the check outside the store, when it is at hand: the
-    // named one, else the owner's key file whose id is the store's (owner-key-options.ts).
+    // The key file's public half anchors the check outside the store: the named one, else the
+    // subject's default key file (owner-key-options.ts, anchorKeyFile). Without one, the check
+    // proves only that the store agrees with itself: refused unless --unanchored says so.
     const { anchor, report, signedHead } = await ctx.withSubject(ctx.values.subject, (me) =>
       verifyAnchored(ctx, me),
     );
+    if (anchor.keyFile === null && ctx.values.unanchored !== true) {
+      throw new CliError(
+        'NOT_ANCHORED',
+        `${anchorLine(anchor)}. Pass --key F (or set MEMLEDGER_OWNER_KEY) with the owner's key file, ` +
+          'or --unanchored to check the chain against the key the store holds',
+      );
+    }
     const doc = report.ok
       ? {
           ok: true,

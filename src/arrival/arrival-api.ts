@@ -17,7 +17,12 @@ import {
   type ArrivalBlock,
   type BlockContext,
 } from './blocks.js';
-import { integrityLines, type TrustReader, type TrustView } from '../domain/trust.js';
+import {
+  hasIntegrityProblem,
+  integrityLines,
+  type TrustReader,
+  type TrustView,
+} from '../domain/trust.js';
 import { builtinBlocks, RECENT_SESSIONS, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
@@ -130,7 +135,8 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       return { lines: [...lines], total: view.live.length };
     },
     async integrity(ctx) {
-      return integrityLines(await viewOf(ctx));
+      const view = await viewOf(ctx);
+      return { lines: integrityLines(view), problem: hasIntegrityProblem(view) };
     },
     relevantLines: (ctx, message, limit) =>
       relevantLines(ctx, message, limit, {

@@ -13,8 +13,11 @@ import { formatSettledFacts } from './settled-facts.js';
 export interface ArrivalReader {
   /** The newest `limit` verified live facts, rendered, and how many verify in all. */
   liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: string[]; total: number }>;
-  /** One line per integrity problem (a broken or cut chain, withheld facts); none when clean. */
-  integrity(ctx: BlockContext): Promise<string[]>;
+  /**
+   * One line per integrity problem (a broken or cut chain, withheld facts), and the line saying the
+   * read was not anchored; none when clean and anchored. `problem`: whether anything failed.
+   */
+  integrity(ctx: BlockContext): Promise<{ lines: string[]; problem: boolean }>;
   /**
    * The lines of the `limit` memories (turns and verified live facts) recall ranks highest for
    * the message, each with its passport; turns of the arrival's own session left out.
@@ -115,8 +118,9 @@ export function builtinBlocks(
       'volatile',
       "[Integrity warning (written by memledger)] The check of memory against the owner's signatures did not finish this turn: treat what I know as unverified.",
       async (ctx) => {
-        const lines = await reader.integrity(ctx);
+        const { lines, problem } = await reader.integrity(ctx);
         if (lines.length === 0) return '';
+        if (!problem) return `[Integrity note (written by memledger)] ${lines.join(' ')}`;
         return `[Integrity warning (written by memledger)] Part of the stored memory failed verification against the owner's signatures; it is withheld from this context and must not be relied on. The owner should run \`memledger chain verify\`.\n${lines.join('\n')}`;
       },
     ),

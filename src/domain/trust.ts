@@ -49,8 +49,12 @@ export interface DelegationEntry {
  */
 export class ChainState {
   tip: ChainTip = GENESIS_TIP;
+  /** When the tip was decided (null before link 1). */
+  tipDecidedAt: Date | null = null;
   /** The hash of link 1, once verified. */
   rootHash: string | null = null;
+  /** Every verified link's hash, by seq - 1 (to check a head recorded outside the store). */
+  readonly hashes: string[] = [];
   broken: ChainBreak | null = null;
   readonly decided = new Map<string, { seq: number; decision: 'approve' | 'reject' }>();
   readonly approved = new Map<string, ApprovedEntry>();
@@ -129,6 +133,8 @@ export class ChainState {
       this.apply(link, fact);
       if (link.seq === 1) this.rootHash = link.hash;
       this.tip = { seq: link.seq, hash: link.hash };
+      this.tipDecidedAt = new Date(link.decidedAt);
+      this.hashes.push(link.hash);
     }
   }
 
@@ -447,17 +453,57 @@ export function judgeDeparted(
   };
 }
 
-/** Sorts the stored-as-live facts into live, expired and withheld. */
+/**
+ * Where the trusted chain ends before the owner's: links past the verified prefix that are stored
+ * but fail (a broken chain), or were recorded outside the store and are gone (a cut head). What
+ * those links decided is unknown, so a fact they could have taken down is not shown as it was.
+ */
+export interface PrefixEnd {
+  code: ChainBreakCode;
+  /** The links the chain is trusted up to. */
+  verified: number;
+}
+
+/**
+ * Why a fact the verified prefix backs may not stand past its end, or null when no later link
+ * could change it: a later approval for its slot and key would have replaced a keyed fact, and a
+ * later delegation link could have revoked the slot a receipt fact recorded since went live in.
+ */
+export function beyondPrefix(e: ActiveFactEvidence, state: ChainState, end: PrefixEnd): Verdict {
+  const f = e.fact;
+  const past = `a decision after link ${end.verified}, which the chain no longer proves`;
+  if (f.key !== null) {
+    return no(
+      end.code,
+      `${past}, may have replaced its value for slot "${f.slot}", key "${f.key}"`,
+    );
+  }
+  const tipAt = state.tipDecidedAt?.getTime() ?? -Infinity;
+  if (e.promotedBy === 'receipt' && f.recordedAt.getTime() > tipAt) {
+    return no(end.code, `${past}, may have revoked the delegation of slot "${f.slot}"`);
+  }
+  return { ok: true };
+}
+
+/**
+ * Sorts the stored-as-live facts into live, expired and withheld. `end`: where the trusted chain
+ * stops short of the owner's (a break or a cut head); facts whose standing rests on the missing
+ * links are withheld (`beyondPrefix`).
+ */
 export function judgeFacts(
   state: ChainState,
   active: readonly ActiveFactEvidence[],
   departed: readonly DepartedFactEvidence[],
   now: Date,
   crypto: ChainCrypto,
+  end: PrefixEnd | null = state.broken === null
+    ? null
+    : { code: state.broken.code, verified: state.length },
 ): TrustJudgement {
   const out: TrustJudgement = { live: [], expired: [], withheld: [], unexplained: [] };
   for (const e of active) {
-    const v = judgeActive(state, e, crypto);
+    let v = judgeActive(state, e, crypto);
+    if (v.ok && end !== null) v = beyondPrefix(e, state, end);
     if (!v.ok) out.withheld.push({ fact: e.fact, code: v.code, reason: v.reason });
     else if (isExpired(e.fact, now)) out.expired.push(e.fact);
     else out.live.push(e.fact);
@@ -473,6 +519,100 @@ export function judgeFacts(
 /** A fact whose world time has ended is expired, not live. */
 export const isExpired = (f: Pick<Fact, 'validTo'>, now: Date): boolean =>
   f.validTo !== null && f.validTo.getTime() <= now.getTime();
+
+/**
+ * The owner's key and signed heads as the process that reads holds them, from outside the store:
+ * the key file's public half and the head file beside it, or a key id pinned in a server's
+ * configuration. A store whose owner key differs is tampered, and nothing it signed is shown; a
+ * chain that ends before an anchored head was cut. See docs/TRUST.md ("The anchor").
+ */
+export interface OwnerAnchor {
+  /** The owner key id (`ed25519:` and 16 hex digits): a pinned fingerprint is this alone. */
+  keyId: string;
+  /** The public key (PEM); absent when only the key id is pinned. */
+  publicKeyPem?: string;
+  /** Heads the owner's decisions recorded outside the store (the head file). */
+  heads?: readonly AnchoredHead[];
+  /** Where the anchor came from, in words, for the integrity block ("the key file …"). */
+  source: string;
+}
+
+/** A chain head a decision signed, recorded outside the store. */
+export interface AnchoredHead {
+  seq: number;
+  hash: string;
+  /** The chain's link 1: names the chain even if the store's id is changed under it. */
+  root?: string;
+  /** The store it was recorded for (`Engine.storeId`); absent: any store. */
+  storeId?: string;
+}
+
+/** Why the store's owner key is not the anchor's; null when it is (or the store holds none). */
+export function anchorKeyMismatch(
+  anchor: OwnerAnchor,
+  stored: { keyId: string | null; publicKeyPem: string | null },
+  crypto: Pick<ChainCrypto, 'keyIdOf'>,
+): string | null {
+  if (stored.keyId === null && stored.publicKeyPem === null) return null;
+  const same =
+    stored.keyId === anchor.keyId &&
+    (anchor.publicKeyPem === undefined
+      ? stored.publicKeyPem !== null && crypto.keyIdOf(stored.publicKeyPem) === anchor.keyId
+      : stored.publicKeyPem === anchor.publicKeyPem);
+  if (same) return null;
+  const storedId =
+    stored.keyId === null
+      ? 'none'
+      : stored.keyId === anchor.keyId
+        ? `${stored.keyId} in name only`
+        : stored.keyId;
+  return `the store's owner key (${storedId}) is not the owner's key ${anchor.keyId} (from ${anchor.source}): the store's key was replaced, so nothing signed with it is trusted`;
+}
+
+/**
+ * The anchored head that applies to this store's chain: the longest recorded for the store's id
+ * (or for no store in particular), else the longest recorded for a chain with this first link.
+ */
+export function anchoredHead(
+  anchor: OwnerAnchor | null,
+  storeId: string,
+  rootHash: string | null,
+): AnchoredHead | null {
+  const heads = anchor?.heads ?? [];
+  const mine = heads.filter((h) => h.storeId === undefined || h.storeId === storeId);
+  const pool =
+    mine.length > 0 ? mine : heads.filter((h) => rootHash !== null && h.root === rootHash);
+  let best: AnchoredHead | null = null;
+  for (const h of pool) if (best === null || h.seq > best.seq) best = h;
+  return best;
+}
+
+/** Whether the verified chain still holds an anchored head: null when it does. */
+export function anchoredHeadCut(
+  state: ChainState,
+  head: AnchoredHead,
+  found: number,
+  source: string,
+): HeadCut | null {
+  const cut = (reason: string): HeadCut => ({
+    source: 'owner',
+    expected: { seq: head.seq, hash: head.hash },
+    found,
+    reason,
+  });
+  if (head.root !== undefined && state.rootHash !== null && state.rootHash !== head.root) {
+    return cut(`${source} records another first link than the chain holds`);
+  }
+  if (state.length < head.seq) {
+    return cut(
+      `${source} records link ${head.seq}, and the chain's verified links end at ${state.length}`,
+    );
+  }
+  if (state.hashes[head.seq - 1] !== head.hash) {
+    return cut(`${source} records another link ${head.seq} than the chain holds`);
+  }
+  return null;
+}
 
 /** A chain head recorded somewhere the store's tables cannot rewrite it, and what became of it. */
 export interface HeadCut {
@@ -494,6 +634,11 @@ export interface TrustView {
     headHash: string;
     broken: ChainBreak | null;
     headCut: HeadCut | null;
+    /**
+     * What the owner's key was checked against: the anchor's source, or null when the process
+     * reading holds no anchor and trusted the store's own copy of the key.
+     */
+    anchor: string | null;
   };
   live: Fact[];
   expired: Fact[];
@@ -523,6 +668,14 @@ export function viewIndex(v: TrustView): TrustViewIndex {
   }
   return i;
 }
+
+/**
+ * The line that says a read was not anchored: the process holds no owner key from outside the
+ * store, so a store whose key was replaced (and everything re-signed) would look the same.
+ */
+export const UNANCHORED_LINE =
+  "This memory was checked against the owner key stored with it, not against the owner's key file: " +
+  'a process that replaced that key could go unnoticed. The owner should anchor it (their key file, or a pinned key id).';
 
 /** Whether anything failed verification. */
 export const hasIntegrityProblem = (v: TrustView): boolean =>
@@ -554,7 +707,10 @@ export interface TrustReader {
   view(subjectId: string, taken?: Promise<ServerSnapshot>): Promise<TrustView>;
 }
 
-/** The integrity warning, one line per problem (empty when the view is clean). */
+/**
+ * The integrity block's lines: one per problem, then, when the read held no anchor, the line that
+ * says so (UNANCHORED_LINE). Empty when the view is clean and anchored.
+ */
 export function integrityLines(v: TrustView, limit = 20): string[] {
   const lines: string[] = [];
   const b = v.chain.broken;
@@ -571,6 +727,7 @@ export function integrityLines(v: TrustView, limit = 20): string[] {
   ];
   for (const item of items.slice(0, limit)) lines.push(`- ${item}`);
   if (items.length > limit) lines.push(`- …and ${items.length - limit} more`);
+  if (v.chain.anchor === null) lines.push(UNANCHORED_LINE);
   return lines.map(shownSafely);
 }
 

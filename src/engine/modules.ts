@@ -2,7 +2,7 @@ import { createArrivalModule, type ArrivalConfig } from '../arrival/arrival-modu
 import { nodeChainCrypto } from '../crypto/chain-crypto.js';
 import { rememberingVerifier } from '../domain/decision-chain.js';
 import { createGateModule } from '../gate/gate-module.js';
-import { createTrustVerifier } from '../gate/trust-verifier.js';
+import { createTrustVerifier, type AnchorSource } from '../gate/trust-verifier.js';
 import type { GateConfig } from '../gate/proposal-gate.js';
 import { createHistoryModule } from '../history/history-module.js';
 import { createLedgerModule } from '../ledger/retraction-ledger.js';
@@ -27,16 +27,22 @@ export interface ModulesConfig {
   arrival?: ArrivalConfig;
   embedder?: Embedder;
   llm?: LlmClient;
+  anchor?: AnchorSource;
 }
 
-export function createModules(deps: ModuleDeps, config: ModulesConfig) {
+export function createModules(deps: ModuleDeps & { storeId: string }, config: ModulesConfig) {
   const { client } = deps;
   const probes = createProbeModule({ ...deps, config: config.probes });
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
   // the engine's own turns and manifests: a kept trust view outlives them (no re-check)
   const neutral = new NeutralWrites();
-  const trust = createTrustVerifier({ ...deps, crypto, neutral });
+  const trust = createTrustVerifier({
+    ...deps,
+    crypto,
+    neutral,
+    ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
+  });
   const recall = createRecallModule({
     client,
     trust,

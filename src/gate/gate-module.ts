@@ -10,7 +10,15 @@ import {
   optionalWhole,
   pageOf,
 } from '../domain/input.js';
-import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
+import {
+  anchoredHead,
+  anchorKeyMismatch,
+  hasIntegrityProblem,
+  integrityLines,
+  viewIndex,
+  type OwnerAnchor,
+  type TrustView,
+} from '../domain/trust.js';
 import {
   DEFAULT_SLOTS,
   SLOT_RULES,
@@ -38,6 +46,8 @@ import { ProposalGate, type GateConfig } from './proposal-gate.js';
 
 export interface GateModuleDeps extends ModuleDeps {
   crypto: ChainCrypto;
+  /** The store's id: the anchored head recorded for it is the one checked. */
+  storeId: string;
   /** What reads may show: one verifier per engine, shared with arrival and recall. */
   trust: TrustVerifier;
   config?: Partial<GateConfig>;
@@ -280,7 +290,40 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           );
         }
       },
-      async verifyChain(options = {}) {
+      async verifyChain(raw = {}) {
+        let options = raw;
+        const given =
+          options.anchor ??
+          (options.ownerKey === undefined && options.signedHead === undefined
+            ? (trust.anchor(subjectId) ?? undefined)
+            : undefined);
+        if (given !== undefined) {
+          const a = given as Partial<OwnerAnchor> | null;
+          if (
+            typeof a !== 'object' ||
+            a === null ||
+            typeof a.keyId !== 'string' ||
+            (a.publicKeyPem !== undefined && typeof a.publicKeyPem !== 'string') ||
+            (a.heads !== undefined && !Array.isArray(a.heads))
+          ) {
+            throw invalidField('anchor', 'must be an owner anchor (keyFileAnchor)');
+          }
+          const anchor = given;
+          const stored = await subjects.get(subjectId);
+          const mismatch = anchorKeyMismatch(
+            anchor,
+            { keyId: stored?.ownerKeyId ?? null, publicKeyPem: stored?.ownerPublicKey ?? null },
+            deps.crypto,
+          );
+          if (mismatch !== null) {
+            const length = (await decisions.verify(subjectId)).length;
+            return { ok: false, length, brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
+          }
+          const first = await decisions.verify(subjectId);
+          if (!first.ok) return first;
+          const head = anchoredHead(anchor, deps.storeId, first.rootHash ?? null);
+          options = head === null ? {} : { signedHead: head };
+        }
         const head = options.signedHead;
         if (
           head !== undefined &&

@@ -1,3 +1,4 @@
+import type { OwnerAnchor } from '../domain/trust.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
@@ -89,6 +90,12 @@ export interface OwnerApi {
      * file): a chain that no longer holds it fails with HEAD_CUT.
      */
     signedHead?: { seq: number; hash: string; root?: string };
+    /**
+     * The owner's anchor (`keyFileAnchor`): its key as `ownerKey`, and the head it recorded for
+     * this store (or for a chain with the same first link) as `signedHead`. With none of these
+     * options, the engine's own `anchor` is used, when it was given one.
+     */
+    anchor?: OwnerAnchor;
   }): Promise<ChainReport>;
 }
 

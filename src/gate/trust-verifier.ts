@@ -1,6 +1,9 @@
 import type { ChainCrypto } from '../domain/decision-chain.js';
 import type { Fact } from '../domain/fact.js';
 import {
+  anchoredHead,
+  anchoredHeadCut,
+  anchorKeyMismatch,
   ChainState,
   factContentHash,
   judgeFacts,
@@ -8,6 +11,7 @@ import {
   type ActiveFactEvidence,
   type DepartedFactEvidence,
   type HeadCut,
+  type OwnerAnchor,
   type ServerSnapshot,
   type TrustReader,
   type TrustView,
@@ -36,6 +40,8 @@ export interface TrustVerifier extends TrustReader {
    * meanwhile, so a caller in a transaction can read (through `tx`) and then act on it.
    */
   withSubject<T>(subjectId: string, fn: (held: HeldTrust) => Promise<T>): Promise<T>;
+  /** The owner's anchor for the subject, as this process holds it; null when it holds none. */
+  anchor(subjectId: string): OwnerAnchor | null;
 }
 
 /** The trust state of one subject, held by `withSubject`. */
@@ -76,6 +82,9 @@ interface CachedView {
 
 interface SubjectCache {
   state: ChainState | null;
+  /** The anchor `state` and `view` were judged against, and its JSON (to see it change). */
+  anchor: OwnerAnchor | null;
+  anchorKey: string;
   keyId: string | null;
   publicKeyPem: string | null;
   /** pg_postmaster_start_time when `state` was built. */
@@ -120,10 +129,17 @@ export const NEUTRAL_PROBE_AFTER_MS = 5_000;
  */
 const recentEnough = (age: number): boolean => Number.isFinite(age) && age >= 0 && age < 2 ** 30;
 
+/** The owner's anchor for a subject, as the process reading holds it (null: none). */
+export type AnchorSource = (subjectId: string) => OwnerAnchor | null;
+
 export function createTrustVerifier(deps: {
   client: SqlClient;
   crypto: ChainCrypto;
   clock: () => Date;
+  /** The store's id, to pick the anchored head recorded for it. */
+  storeId?: string;
+  /** The owner's key and heads from outside the store; asked on every read. */
+  anchor?: AnchorSource;
   /** LINK_REBASE_AFTER, for tests. */
   rebaseAfter?: number;
   /** The engine's own transactions that write nothing a view reads (turns, manifests). */
@@ -138,6 +154,8 @@ export function createTrustVerifier(deps: {
     if (c === undefined) {
       c = {
         state: null,
+        anchor: null,
+        anchorKey: '',
         keyId: null,
         publicKeyPem: null,
         started: null,
@@ -154,6 +172,20 @@ export function createTrustVerifier(deps: {
       caches.set(subjectId, c);
     }
     return c;
+  };
+
+  /**
+   * Asks for the subject's anchor (every read: the owner may decide, and the head file grow, while
+   * this process runs). An anchor that changed drops what was judged against the old one.
+   */
+  const syncAnchor = (c: SubjectCache, subjectId: string): void => {
+    const anchor = deps.anchor?.(subjectId) ?? null;
+    const key = anchor === null ? '' : JSON.stringify(anchor);
+    if (key === c.anchorKey) return;
+    c.anchor = anchor;
+    c.anchorKey = key;
+    c.state = null;
+    c.view = null;
   };
 
   /** Whether the verified links are exactly the row versions `state` verified. */
@@ -186,6 +218,7 @@ export function createTrustVerifier(deps: {
     db: SqlExecutor,
     markSince?: string | 'snapshot',
   ): Promise<{ state: ChainState; probe: ChainProbe | null }> {
+    syncAnchor(c, subjectId);
     const sql = new TrustSql(db, parallelOn(db));
     const before = c.state;
     const probe = await sql.probe(subjectId, {
@@ -201,6 +234,18 @@ export function createTrustVerifier(deps: {
         publicKeyPem: probe.publicKeyPem ?? '',
         keyId: probe.keyId ?? '',
       });
+      const anchor = c.anchor;
+      const mismatch =
+        anchor === null
+          ? null
+          : anchorKeyMismatch(
+              anchor,
+              { keyId: probe.keyId, publicKeyPem: probe.publicKeyPem },
+              crypto,
+            );
+      // a store whose key is not the owner's: nothing signed with it is trusted
+      if (mismatch !== null)
+        c.state.broken = { brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
       c.keyId = probe.keyId;
       c.publicKeyPem = probe.publicKeyPem;
       c.started = probe.started;
@@ -271,6 +316,13 @@ export function createTrustVerifier(deps: {
   function headCutOf(c: SubjectCache, state: ChainState, probe: ChainProbe | null): HeadCut | null {
     const hw = c.highWater;
     const found = probe?.count ?? state.length;
+    const anchor = c.anchor;
+    const head =
+      state.broken === null ? anchoredHead(anchor, deps.storeId ?? '', state.rootHash) : null;
+    if (anchor !== null && head !== null) {
+      const cut = anchoredHeadCut(state, head, found, anchor.source);
+      if (cut !== null) return cut;
+    }
     if (
       hw !== null &&
       (state.length < hw.seq || (state.length === hw.seq && state.tip.hash !== hw.hash))
@@ -307,6 +359,7 @@ export function createTrustVerifier(deps: {
     db: SqlExecutor,
     taken?: Promise<ServerSnapshot>,
   ): Promise<TrustView> {
+    syncAnchor(c, subjectId);
     const cached = c.view;
     if (cached !== null) {
       const timely = (now: number) => now >= cached.at && now < cached.until;
@@ -422,7 +475,16 @@ export function createTrustVerifier(deps: {
     const now = deps.clock();
     const unsigned = await sql.unsignedDeparted(subjectId);
     let departed: DepartedFactEvidence[] = [];
+    let headCut: HeadCut | null = null;
     const judge = async (s: ChainState) => {
+      headCut = headCutOf(c, s, probe);
+      // a chain that stops short of the owner's (broken, or its head cut) proves nothing past it
+      const end =
+        s.broken !== null
+          ? { code: s.broken.code, verified: s.length }
+          : headCut !== null
+            ? { code: 'HEAD_CUT' as const, verified: s.length }
+            : null;
       departed = [
         ...(await sql.departed(
           subjectId,
@@ -430,7 +492,7 @@ export function createTrustVerifier(deps: {
         )),
         ...unsigned.filter((u) => wasBacked(s, u, subjectId, crypto)),
       ];
-      return judgeFacts(s, active, departed, now, crypto);
+      return judgeFacts(s, active, departed, now, crypto, end);
     };
     let judged = await judge(state);
     // Outside one snapshot the chain was read before the live rows: a decision another process
@@ -457,7 +519,8 @@ export function createTrustVerifier(deps: {
         stored: probe?.count ?? state.length,
         headHash: state.tip.hash,
         broken: state.broken,
-        headCut: headCutOf(c, state, probe),
+        headCut,
+        anchor: c.anchor?.source ?? null,
       }),
       live: Object.freeze(judged.live) as Fact[],
       expired: Object.freeze(judged.expired) as Fact[],
@@ -532,5 +595,5 @@ export function createTrustVerifier(deps: {
     return read;
   }
 
-  return { view, withSubject };
+  return { view, withSubject, anchor: (subjectId) => deps.anchor?.(subjectId) ?? null };
 }

@@ -38,12 +38,19 @@ function needsOf(config: EngineConfig): string | null {
  * sandbox than the kept engine's reopens it with its own; one with an embedder, a model or a
  * reindex gets an engine of its own, opened and closed around it, after the kept one on that store
  * is closed (an embedded store has one opener). `clock` is the engines' clock, so tests that
- * compare times need not wait on the wall.
+ * compare times need not wait on the wall. Each command's anchor (its key file) is the one a kept
+ * engine checks reads against while that command runs.
  */
 export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngines {
   const kept = new Map<string, { engine: Engine; sandbox: string }>();
-  const withClock = (config: EngineConfig): EngineConfig =>
-    options.clock === undefined ? config : { ...config, clock: options.clock };
+  // a kept engine serves many commands, each with its own anchor (--key, the environment): the
+  // engine asks the one of the command that opened it last
+  let anchor: EngineConfig['anchor'];
+  const withClock = (config: EngineConfig): EngineConfig => ({
+    ...config,
+    anchor: (subject) => anchor?.(subject) ?? null,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   async function drop(key: string): Promise<void> {
     const entry = kept.get(key);
     kept.delete(key);
@@ -55,6 +62,7 @@ export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngin
       if (db === 'memory://') throw new Error('a memory:// store does not outlive its command');
       const key = keyOf(db);
       const needs = needsOf(config);
+      anchor = config.anchor;
       const entry = kept.get(key);
       if (entry !== undefined && (needs === 'any' || needs === entry.sandbox)) {
         return { engine: entry.engine, release: async () => undefined };

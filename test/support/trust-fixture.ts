@@ -11,8 +11,11 @@ import {
   createEngine,
   type EngineConfig,
   generateOwnerKey,
+  keyFileAnchor,
   loadOwnerKey,
   readOwnerPublicKey,
+  recordKeyFileHead,
+  type OwnerAnchor,
   writeOwnerKeyFile,
   type Engine,
   type OwnerKeyOptions,
@@ -49,8 +52,14 @@ export interface TrustFixture {
   head(): Promise<{ seq: number; hash: string }>;
   /** Runs statements with the store's triggers off (a superuser's session_replication_role). */
   tamper(statements: string[], params?: unknown[]): Promise<void>;
-  /** Closes this engine and opens a new one on the same store (a new process, no memory). */
-  reopen(): Promise<void>;
+  /**
+   * Closes this engine and opens a new one on the same store (a new process, no memory). It holds
+   * the owner's anchor (the key file and its head file) unless `anchored: false`: a process that
+   * knows only the store.
+   */
+  reopen(options?: { anchored?: boolean }): Promise<void>;
+  /** The anchor source an engine of this fixture is given: the key file, for this subject. */
+  anchor(subjectId: string): OwnerAnchor | null;
   /**
    * Another engine on the same store, as a new process opens it (on PGlite, over the same
    * database: close this fixture's engine first, as a second process could not open it either).
@@ -140,7 +149,10 @@ async function makeFixture(
   const keyFile = join(dir, `owner-${++counter}.key`);
   writeOwnerKeyFile(keyFile, generateOwnerKey('pw', keys).keyFile);
   const signer = loadOwnerKey(keyFile, 'pw', keys);
-  let engine = await open();
+  // the owner's anchor, as the CLI reads it: the key file's public half and its head file
+  const anchor = (id: string): OwnerAnchor | null =>
+    id === subject ? keyFileAnchor(keyFile, id) : null;
+  let engine = await open({ anchor });
   await engine.subjects.create(subject);
   let me = engine.subject(subject);
   await me.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
@@ -198,7 +210,9 @@ async function makeFixture(
     string,
   ];
   await me.owner.decide({ proposalId: city, decision: 'approve', signer });
-  await me.owner.decide({ proposalId: job, decision: 'approve', signer });
+  const last = await me.owner.decide({ proposalId: job, decision: 'approve', signer });
+  // recorded beside the key file, as each CLI decision records the head it signed
+  recordKeyFileHead(keyFile, engine.storeId, subject, last);
 
   const fixture: TrustFixture = {
     kind,
@@ -230,11 +244,12 @@ async function makeFixture(
         }
       });
     },
-    async reopen() {
+    async reopen(options = {}) {
       await engine.close();
-      engine = await open();
+      engine = await open(options.anchored === false ? {} : { anchor });
       me = engine.subject(subject);
     },
+    anchor,
     openAnother: open,
     async close() {
       await engine.close();
