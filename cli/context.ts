@@ -6,7 +6,7 @@ import {
   type SubjectHandle,
 } from '../src/index.js';
 import type { CliIo, LeasedEngine } from './io.js';
-import { cliAnchor } from './owner-key-options.js';
+import { cliAnchor } from './anchor.js';
 import type { OptionSpecs, OptionValues } from './options.js';
 import type { GlobalValues } from './parse-options.js';
 

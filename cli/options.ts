@@ -113,9 +113,15 @@ export const GLOBAL_OPTIONS = {
   help: { kind: 'flag', short: 'h', help: 'print this help' },
 } as const satisfies OptionSpecs;
 
-/** `--subject S`, declared once for every command that acts on one subject. */
+/** `--subject S` and the `--key F` that anchors its reads, for every command that acts on one subject. */
 export const SUBJECT_OPTION = {
   subject: { kind: 'text', value: 'S', help: 'the subject (default owner)' },
+  // every command that reads a subject's memory checks it against the owner's key file
+  key: {
+    kind: 'text',
+    value: 'F',
+    help: "the owner's key file every read is checked against (else $MEMLEDGER_OWNER_KEY, else ~/.config/memledger/owner-<subject>.key)",
+  },
 } as const satisfies OptionSpecs;
 
 /** `--session S` for the commands that need one (SESSION_REQUIRED without it). */

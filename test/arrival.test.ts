@@ -38,6 +38,8 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   beforeAll(async () => {
     t = await openTestEngine(kind, {
       clock: () => now,
+      // the owner's key from outside the store, as the CLI reads it from the key file
+      anchor: () => ({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem, source: 'a test' }),
       arrival: {
         identity: 'You are Luna, a long-running companion.',
         timeZone: 'Europe/Stockholm',

@@ -161,11 +161,12 @@ function cliOn(db: string, env: Env, engines: SharedEngines) {
     return ['decide', id, decision, '--key', key, '--passphrase-file', pass];
   }
 
-  async function memory(all = false, subject?: string): Promise<FactJson[]> {
+  async function memory(all = false, subject?: string, key?: string): Promise<FactJson[]> {
     const args = [
       'memory',
       ...(all ? ['--all'] : []),
       ...(subject === undefined ? [] : ['--subject', subject]),
+      ...(key === undefined ? [] : ['--key', key]),
     ];
     return (await ok<{ facts: FactJson[] }>(args)).facts;
   }
@@ -697,12 +698,15 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     expect(r.stdout).toContain('»I live in Bergen«');
     expect(r.stdout).toContain('2 decided, 2 left in the pile.');
 
-    const all = await cli.memory(true, 'rev');
+    // the subject's own key file anchors its reads (the environment names the owner's)
+    const all = await cli.memory(true, 'rev', reviewKey);
     expect(byId(all, yes)?.status).toBe('active');
     expect(byId(all, reject)?.status).toBe('rejected');
     expect(byId(all, skip)?.status).toBe('proposed');
     expect(byId(all, lowercase)?.status).toBe('proposed');
-    expect((await cli.memory(false, 'rev')).map((f) => f.id)).toEqual([yes]);
+    expect((await cli.memory(false, 'rev', reviewKey)).map((f) => f.id)).toEqual([yes]);
+    // anchored by another owner's key file, nothing the store signed is live
+    expect(await cli.memory(false, 'rev')).toEqual([]);
     expect((await cli.pile('rev')).map((p) => p.id)).toEqual([skip, lowercase]);
     const chain = await cli.verify('--subject', 'rev', '--key', reviewKey);
     expect(chain).toEqual({

@@ -6,6 +6,7 @@ import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { ENGINE_WINDOW, pageOf, windowFor } from '../server/http/route-kit.js';
 import { request } from './support/http.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { UNANCHORED_LINE } from '../src/domain/trust.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
@@ -249,7 +250,12 @@ describe.each(ENGINES)('HTTP API resources [%s]', (kind) => {
       json: { error: { code: 'FACT_NOT_FOUND' } },
     });
     const integrity = await call(app, 'GET', '/v1/facts/integrity', alice.reader);
-    expect(integrity.json).toMatchObject({ ok: true, warning: [] });
+    // the server holds no anchor for alice: it says it trusted the store's own key
+    expect(integrity.json).toMatchObject({
+      ok: true,
+      chain: { anchor: null, unanchored: true },
+      warning: [UNANCHORED_LINE],
+    });
     const slots = await call(app, 'GET', '/v1/slots', alice.reader);
     expect(slots.json.slots).toContainEqual(
       expect.objectContaining({

@@ -224,6 +224,12 @@ export const IntegrityReport = z
           reason: z.string(),
         })
         .nullable(),
+      anchor: z.string().nullable().openapi({
+        description: "what the store's owner key was checked against (the owner's key file); null: nothing from outside the store",
+      }),
+      unanchored: z.boolean().openapi({
+        description: "the store holds an owner key and the server holds no anchor: it trusted the store's own copy",
+      }),
     }),
     withheld: z.array(z.object({ factId: z.string(), code: z.string(), reason: z.string() })),
     unexplained: z.array(

@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { AnchoredHead, OwnerAnchor } from '../domain/trust.js';
 import { readOwnerPublicKey } from './owner-key-file.js';
 
@@ -87,7 +88,7 @@ export function keyFileAnchor(path: string, subjectId: string): OwnerAnchor {
     keyId: pub.keyId,
     publicKeyPem: pub.publicKeyPem,
     heads: subjectHeads(readHeadFile(headFilePath(path)), subjectId),
-    source: `the key file ${path}`,
+    source: `the owner's key file ${basename(path)}`,
   };
   read.set(key, { stamp: now, anchor });
   return anchor;

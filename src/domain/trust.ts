@@ -634,11 +634,13 @@ export interface TrustView {
     headHash: string;
     broken: ChainBreak | null;
     headCut: HeadCut | null;
-    /**
-     * What the owner's key was checked against: the anchor's source, or null when the process
-     * reading holds no anchor and trusted the store's own copy of the key.
-     */
+    /** What the owner's key was checked against: the anchor's source; null when none. */
     anchor: string | null;
+    /**
+     * The store holds an owner key and the process reading holds no anchor: it trusted the
+     * store's own copy of the key, and says so (UNANCHORED_LINE).
+     */
+    unanchored: boolean;
   };
   live: Fact[];
   expired: Fact[];
@@ -727,7 +729,7 @@ export function integrityLines(v: TrustView, limit = 20): string[] {
   ];
   for (const item of items.slice(0, limit)) lines.push(`- ${item}`);
   if (items.length > limit) lines.push(`- …and ${items.length - limit} more`);
-  if (v.chain.anchor === null) lines.push(UNANCHORED_LINE);
+  if (v.chain.unanchored) lines.push(UNANCHORED_LINE);
   return lines.map(shownSafely);
 }
 

@@ -182,9 +182,12 @@ export function createTrustVerifier(deps: {
     const anchor = deps.anchor?.(subjectId) ?? null;
     const key = anchor === null ? '' : JSON.stringify(anchor);
     if (key === c.anchorKey) return;
+    // another key is another verdict on every link; other heads change only the view
+    if (anchor?.keyId !== c.anchor?.keyId || anchor?.publicKeyPem !== c.anchor?.publicKeyPem) {
+      c.state = null;
+    }
     c.anchor = anchor;
     c.anchorKey = key;
-    c.state = null;
     c.view = null;
   };
 
@@ -521,6 +524,7 @@ export function createTrustVerifier(deps: {
         broken: state.broken,
         headCut,
         anchor: c.anchor?.source ?? null,
+        unanchored: c.anchor === null && probe !== null && probe.keyId !== null,
       }),
       live: Object.freeze(judged.live) as Fact[],
       expired: Object.freeze(judged.expired) as Fact[],

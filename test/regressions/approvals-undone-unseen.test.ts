@@ -74,9 +74,13 @@ describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
     // this process verified link 3 before
     expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code: 'HEAD_CUT' });
     expect((await shown(f.me, 'nurse')).arrival).toContain('HEAD_CUT');
-    // that arrival recorded the head it saw (the cut one); a new process without the head file
-    // and without an arrival that saw link 3 cannot know (docs/TRUST.md)
+    // that arrival recorded the head it saw (the cut one); a new process holding the owner's
+    // anchor finds the cut by the head file; one without it, and without an arrival that saw
+    // link 3, cannot know (docs/TRUST.md), and says it is not anchored
     await f.reopen();
+    expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code: 'HEAD_CUT' });
+    await f.reopen({ anchored: false });
     expect((await f.me.owner.verifyChain()).ok).toBe(true);
+    expect((await f.me.facts.integrity()).chain.unanchored).toBe(true);
   });
 });

@@ -57,7 +57,11 @@ describe.each(ENGINES)('reads verify, not the status column [%s]', (kind) => {
       expect(s.recalled, round).not.toContain(TEXTS.forged);
       expect(s.arrival, round).not.toContain(TEXTS.forged);
       expect(s.arrival, round).toContain('CONTENT_CHANGED');
-      expect(s.live, round).toContain(TEXTS.city);
+      // the process that verified link 3 before the edit knows what it decided; a new one finds
+      // link 3 broken (its fact no longer hashes to what was signed), and withholds every keyed
+      // value a link from 3 on could have replaced
+      if (round === 'same process') expect(s.live, round).toContain(TEXTS.city);
+      else expect(s.live, round).toEqual([TEXTS.email]);
     }
     expect(await f.me.owner.verifyChain()).toMatchObject({
       ok: false,

@@ -1,6 +1,9 @@
 // A second store on one machine: `init` refused because the default key file existed; a store
 // made with `--key second.key` then failed `chain verify` (KEY_MISMATCH, on zero decisions) and
-// `decide` (WRONG_KEY, no hint) without --key, and text verify never said what anchored it.
+// `decide` (WRONG_KEY, no hint) without --key, and text verify never said what anchored it. Since
+// issue 33 such a store is checked against the subject's key file all the same (a key the store's
+// own key id chose would let a swapped key choose its checker), and every message says how to
+// name its own key file.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,62 +157,66 @@ describe.each(ENGINES)('one owner key serving many stores [%s]', (kind) => {
     }
   });
 
-  it('a store anchored by another key: no false alarm, and a hint naming the key it wants', async () => {
+  it("a store made with another key is checked against the subject's key file, and says how to name its own", async () => {
     const made = await ok<InitOutput>(third, ['init', '--key', secondKey]);
     expect(made.ownerKey).toMatchObject({ keyFile: secondKey, created: true, reused: false });
     const thirdId = made.ownerKey.keyId;
     expect(thirdId).not.toBe(keyId);
 
-    // Zero decisions and the default key file beside it: the chain is not broken, only unanchored.
-    const unanchored = await verify(third);
-    expect(unanchored).toEqual({
-      code: 0,
+    // Without --key, the subject's default key file anchors it: it holds another key, which is
+    // what a store whose key was replaced looks like (issue 33: never a file the store's key id
+    // chooses). The text says which key the store holds and how to name its own file.
+    const mismatch = await verify(third);
+    expect(mismatch).toEqual({
+      code: 3,
       report: expect.objectContaining({
-        ok: true,
-        length: 0,
-        anchored: false,
-        anchor: { keyFile: null, keyId: null, storeKeyId: thirdId },
+        ok: false,
+        brokenAt: 1,
+        code: 'KEY_MISMATCH',
+        anchored: true,
+        anchor: { keyFile: defaultKey, keyId, storeKeyId: thirdId },
       }),
     });
     const text = await run(third, ['chain', 'verify']);
+    expect(text.stdout).toContain(`anchored by key file ${defaultKey} (key id ${keyId})`);
     expect(text.stdout).toContain(
-      `not anchored: no key file for key id ${thirdId} found; the store's own copy of the public key was used`,
+      `the store holds key ${thirdId}: if this store was made with another key file, name it with --key F`,
     );
-    expect(text.stdout).toContain(`${defaultKey} holds another key (${keyId})`);
 
     const id = await pending(third, 'The user keeps bees');
+    // decide looks in the same one place: the default file holds another key
     const lost = await fail(third, ['decide', id, 'approve']);
     expect(lost.errorCode()).toBe('WRONG_KEY');
     const message = (JSON.parse(lost.stderr) as { error: { message: string } }).error.message;
-    for (const part of [thirdId, defaultKey, keyDir, '--key']) expect(message).toContain(part);
-
-    // A key named that is not the store's: which key the store wants, and which was given.
-    const given = await fail(third, ['decide', id, 'approve', '--key', defaultKey]);
-    expect(given.errorCode()).toBe('WRONG_KEY');
-    const why = (JSON.parse(given.stderr) as { error: { message: string } }).error.message;
-    expect(why).toContain(`holds key ${keyId}`);
-    expect(why).toContain(`anchored by key ${thirdId}`);
-    // Named on verify, the other key is still a mismatch: a swapped store key is caught this way.
-    const named = await verify(third, '--key', defaultKey);
-    expect(named.code).toBe(3);
-    expect(named.report).toMatchObject({ ok: false, brokenAt: 1, code: 'KEY_MISMATCH' });
+    for (const part of [thirdId, keyId, defaultKey, '--key']) expect(message).toContain(part);
+    // its key file in the key directory under another name is not looked for by its id
+    copyFileSync(secondKey, join(keyDir, 'work.key'));
+    expect((await fail(third, ['decide', id, 'approve'])).errorCode()).toBe('WRONG_KEY');
+    rmSync(join(keyDir, 'work.key'));
     expect(await ok(third, ['pile'])).toMatchObject({ pending: [{ id }] });
 
-    // Its key file in the key directory (under any name) is found by its id; junk there is skipped.
-    writeFileSync(join(keyDir, 'broken.key'), 'not a key file\n');
-    copyFileSync(secondKey, join(keyDir, 'work.key'));
-    const found = await verify(third);
-    expect(found.report).toMatchObject({
-      ok: true,
-      anchored: true,
-      anchor: { keyFile: join(keyDir, 'work.key'), keyId: thirdId },
+    // Named, the store's own key file anchors it, and decides.
+    expect(await ok(third, ['decide', id, 'approve', '--key', secondKey])).toMatchObject({
+      status: 'active',
     });
-    expect(await ok(third, ['decide', id, 'approve'])).toMatchObject({ status: 'active' });
-    expect((await verify(third)).report).toMatchObject({ ok: true, length: 1, anchored: true });
-    // The default-key stores still find theirs first.
+    expect((await verify(third, '--key', secondKey)).report).toMatchObject({
+      ok: true,
+      length: 1,
+      anchored: true,
+      anchor: { keyFile: secondKey, keyId: thirdId },
+    });
+    // and so does the environment, for every command
+    const viaEnv = await run(third, ['memory', '--json'], {
+      ...env,
+      MEMLEDGER_OWNER_KEY: secondKey,
+    });
+    expect((viaEnv.json() as { facts: Array<{ text: string }> }).facts.map((f) => f.text)).toEqual([
+      'The user keeps bees',
+    ]);
+    // read against the default key file, nothing the store signed is live
+    expect(await ok(third, ['memory'])).toMatchObject({ facts: [] });
+    // The default-key stores still find theirs.
     expect((await verify(first)).report.anchor.keyFile).toBe(defaultKey);
-    rmSync(join(keyDir, 'work.key'));
-    rmSync(join(keyDir, 'broken.key'));
   });
 
   it('init with a file at the key path that is no key file refuses and leaves it alone', async () => {
