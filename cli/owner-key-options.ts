@@ -25,6 +25,18 @@ export const KEY_OPTIONS = {
   },
 } as const satisfies OptionSpecs;
 
+/**
+ * `--key-id ID`, for the long-running faces: pins the owner key id of their subject, so a server
+ * that cannot read the owner's key file still checks the store's key against one from outside it.
+ */
+export const KEY_ID_OPTION = {
+  'key-id': {
+    kind: 'text',
+    value: 'ID',
+    help: "pin the subject's owner key id (ed25519:…, as chain verify shows it) instead of reading the key file",
+  },
+} as const satisfies OptionSpecs;
+
 export type KeyContext = CommandContext<Pick<typeof KEY_OPTIONS, 'key'>>;
 type PassphraseContext = CommandContext<Pick<typeof KEY_OPTIONS, 'passphrase-file'>>;
 

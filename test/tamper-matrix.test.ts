@@ -480,6 +480,27 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     });
   }
 
+  it("a pinned key id anchors as the key file does: the owner's store passes, a swapped key under the same id fails", async () => {
+    f = await store.fixture();
+    const pinned = { anchor: () => ({ keyId: f?.signer.keyId ?? '', source: 'a pinned key id' }) };
+    const server = await f.openAnother(pinned);
+    const me = server.subject(f.subject);
+    const before = await shown(me, TEXTS.city);
+    expect(before.live).toContain(TEXTS.city);
+    expect(before.arrival).not.toContain('Integrity');
+    await server.close();
+    await rekey(f, { keepKeyId: true });
+    const after = await f.openAnother(pinned);
+    const t = await shown(after.subject(f.subject), `${TEXTS.city} ${TEXTS.sister}`);
+    expect(t.live).toEqual([]);
+    expect(t.arrival).toContain('KEY_MISMATCH');
+    expect(t.arrival).toContain('in name only');
+    expect(await after.subject(f.subject).owner.verifyChain()).toMatchObject({
+      code: 'KEY_MISMATCH',
+    });
+    await after.close();
+  });
+
   /** What every read of the fixture shows after `c`'s tamper, to a process with the anchor. */
   async function expectWithheld(c: Case, code: BreakCode): Promise<void> {
     if (f === null) throw new Error('no fixture');

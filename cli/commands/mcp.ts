@@ -1,6 +1,7 @@
 import { EngineError, type Engine } from '../../src/index.js';
 import { callerForToken, localCaller, type Caller } from '../../server/access.js';
 import { defineCommand } from '../command.js';
+import { KEY_ID_OPTION, KEY_OPTIONS } from '../owner-key-options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 import { untilSignal } from './serve.js';
 import { readTokenFile } from '../token-file.js';
@@ -51,6 +52,8 @@ export const mcpCommand = defineCommand({
       value: 'S',
       help: 'no token: act as the agent of subject S of this local store (the owner’s own desktop)',
     },
+    key: KEY_OPTIONS.key,
+    ...KEY_ID_OPTION,
     ...PROBE_CONFIG_OPTIONS,
   },
   notes: [

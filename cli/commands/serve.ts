@@ -5,7 +5,13 @@ import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { recordSignedHead, verifyAnchored } from '../head-file.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
-import { anchorLine, findOwnerKey, KEY_OPTIONS, keyNotFoundMessage } from '../owner-key-options.js';
+import {
+  anchorLine,
+  findOwnerKey,
+  KEY_ID_OPTION,
+  KEY_OPTIONS,
+  keyNotFoundMessage,
+} from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
@@ -60,6 +66,7 @@ export const serveCommand = defineCommand({
     },
     ...SUBJECT_OPTION,
     key: KEY_OPTIONS.key,
+    ...KEY_ID_OPTION,
     'idle-lock': {
       kind: 'int',
       value: 'MIN',
@@ -75,7 +82,8 @@ export const serveCommand = defineCommand({
     ...LLM_OPTIONS,
   },
   notes: [
-    'The owner review page is at / : the subject’s pile (--subject, default owner), unlocked in the browser with the owner key’s passphrase (--key F, else the key file found as `decide` finds it).',
+    'The owner review page is at / : the subject’s pile (--subject, default owner), unlocked in the browser with the owner key’s passphrase (--key F, else $MEMLEDGER_OWNER_KEY, else ~/.config/memledger/owner-<subject>.key).',
+    'Every read is checked against the owner’s key from outside the store: that key file for --subject (or the key id pinned with --key-id), and ~/.config/memledger/owner-<subject>.key for any other subject a token names.',
     'File probes read only the --root directories ($MEMLEDGER_PROBE_ROOTS); none by default, so a token holder reads no file the owner did not name.',
     'Every API and MCP request carries `Authorization: Bearer <token>` (memledger token create); the review page refuses any token.',
     'A non-loopback --listen is refused (REMOTE_NOT_ALLOWED) without --allow-remote.',
