@@ -172,6 +172,8 @@ async function assemble(
       storeId,
       defaultSubject: DEFAULT_SUBJECT,
       assertOpen: () => ctx.assertOpen(),
+      revokeOnChain: (input) => modules.gate.revokeToken(input),
+      ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
     }),
     addArrivalBlock(def) {
       ctx.assertOpen();

@@ -9,6 +9,8 @@ import {
 } from '../src/index.js';
 import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { nextLinkFields, sealLink } from '../src/domain/decision-chain.js';
+import { tokenGrantPayload } from '../src/domain/token.js';
+import { code } from './support/errors.js';
 import { UNANCHORED_LINE } from '../src/domain/trust.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -329,7 +331,11 @@ async function unsupersede(f: TrustFixture): Promise<void> {
  * grant re-signed with it, and the pending proposal approved with it: a store that agrees with
  * itself, which only the owner's key file tells apart.
  */
-async function rekey(f: TrustFixture, options: { keepKeyId: boolean }): Promise<void> {
+async function rekey(
+  f: TrustFixture,
+  options: { keepKeyId: boolean },
+  also: { grants?: boolean } = {},
+): Promise<void> {
   const forger = forgerKey();
   const keyId = options.keepKeyId ? f.signer.keyId : forger.keyId;
   const signer = { keyId, publicKeyPem: forger.publicKeyPem, sign: (d: string) => forger.sign(d) };
@@ -381,6 +387,36 @@ async function rekey(f: TrustFixture, options: { keepKeyId: boolean }): Promise<
     ],
     [forger.publicKeyPem, keyId],
   );
+  if (also.grants === true) {
+    // every token grant of the subject signed again, under the forger's key
+    const { rows: grants } = await client.query<{
+      id: string;
+      role: string;
+      name: string | null;
+      token_hash: string;
+      created_at: string;
+    }>(`SELECT id, role, name, token_hash, created_at FROM access_tokens WHERE subject_id = $1`, [
+      f.subject,
+    ]);
+    for (const g of grants) {
+      const signature = forger.sign(
+        tokenGrantPayload({
+          storeId: f.engine.storeId,
+          id: g.id,
+          subject: f.subject,
+          role: g.role as 'agent',
+          name: g.name,
+          tokenHash: g.token_hash,
+          keyId,
+          createdAt: g.created_at,
+        }),
+      );
+      await f.tamper(
+        [`UPDATE access_tokens SET key_id = $1, signature = $2 WHERE id = '${g.id}'`],
+        [keyId, signature],
+      );
+    }
+  }
   // the forger approves the pending proposal: a decide the store accepts, as its key is now his
   await f.reopen({ anchored: false });
   await f.me.owner.decide({ proposalId: f.ids.sister, decision: 'approve', signer });
@@ -499,6 +535,52 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
       code: 'KEY_MISMATCH',
     });
     await after.close();
+  });
+
+  it('a revoked token stays revoked when its row is cleared; a grant re-signed under a swapped key is refused where the anchor is held', async () => {
+    f = await store.fixture();
+    const made = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'agent',
+      signer: f.signer,
+    });
+    const kept = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'reader',
+      signer: f.signer,
+    });
+    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    // recorded beside the key file, as `memledger token revoke` records it
+    if (revoked.head !== undefined) {
+      recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, revoked.head);
+    }
+    await f.tamper([`UPDATE access_tokens SET revoked_at = NULL WHERE id = $1`], [made.info.id]);
+    expect((await f.engine.tokens.list({ subject: f.subject }))[0]?.revokedAt ?? null).toBeNull();
+    expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
+    // negative control: the token never revoked still authenticates
+    expect((await f.engine.tokens.authenticate(kept.token)).role).toBe('reader');
+    // the revocation is a link of the chain: deleting it is a cut the anchored reads name
+    await f.tamper([
+      `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND decision = 'revoke'`,
+    ]);
+    await f.reopen();
+    expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code: 'HEAD_CUT' });
+    expect((await shown(f.me, TEXTS.city)).arrival).toContain('HEAD_CUT');
+
+    // the owner key swapped and every grant re-signed: the store agrees with itself...
+    const other = await store.fixture();
+    f = other;
+    const reader = await other.engine.tokens.create({
+      subject: other.subject,
+      role: 'reader',
+      signer: other.signer,
+    });
+    await rekey(other, { keepKeyId: true }, { grants: true });
+    await other.reopen({ anchored: false });
+    expect((await other.engine.tokens.authenticate(reader.token)).role).toBe('reader');
+    // ...but not with the owner's key file
+    await other.reopen();
+    expect(await code(other.engine.tokens.authenticate(reader.token))).toBe('TOKEN_INVALID');
   });
 
   /** What every read of the fixture shows after `c`'s tamper, to a process with the anchor. */

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { EngineError, TOKEN_ROLES, type TokenInfo } from '../../src/index.js';
 import { defineCommand } from '../command.js';
+import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
 
@@ -102,8 +103,12 @@ export const tokenRevokeCommand = defineCommand({
       if (found === undefined) {
         throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${id}"`);
       }
-      const { signer } = await ownerSigner(ctx, engine.subject(found.subject));
-      return engine.tokens.revoke({ id, signer });
+      const me = engine.subject(found.subject);
+      const { signer, keyFile } = await ownerSigner(ctx, me);
+      const result = await engine.tokens.revoke({ id, signer });
+      // the revocation is a link of the chain: its head is recorded beside the key file
+      if (result.head !== undefined) recordSignedHead(ctx, keyFile, me, result.head);
+      return result;
     });
     ctx.print(infoJson(revoked), () => `revoked ${infoLine(revoked)}`);
   },

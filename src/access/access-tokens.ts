@@ -3,6 +3,7 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import { invalidField, optionalString } from '../domain/input.js';
+import { anchorKeyMismatch, type OwnerAnchor } from '../domain/trust.js';
 import {
   hasTokenShape,
   TOKEN_PREFIX,
@@ -35,13 +36,29 @@ export interface TokensApi {
     signer: OwnerSigner;
   }): Promise<CreatedToken>;
   list(options?: { subject?: string }): Promise<TokenInfo[]>;
-  revoke(input: { id: string; signer: OwnerSigner }): Promise<TokenInfo>;
+  /**
+   * Revokes with a signed link in the subject's chain. `head`: the chain head that link made (for
+   * the owner's head file), absent when the token was revoked on the chain already.
+   */
+  revoke(input: {
+    id: string;
+    signer: OwnerSigner;
+  }): Promise<TokenInfo & { head?: { seq: number; hash: string; root: string } }>;
   /** The token's record when the secret is a live, owner-signed token; TOKEN_INVALID or TOKEN_REVOKED otherwise. */
   authenticate(secret: string): Promise<TokenInfo>;
 }
 
 export interface TokensDeps extends ModuleDeps {
   crypto: ChainCrypto;
+  /** The owner's anchor for a subject (EngineConfig.anchor): a grant verifies only under it. */
+  anchor?: (subjectId: string) => OwnerAnchor | null;
+  /** Appends the owner's signed revocation link (OwnerDecisions.revokeToken). */
+  revokeOnChain(input: {
+    subjectId: string;
+    tokenId: string;
+    tokenHash: string;
+    signer: OwnerSigner;
+  }): Promise<{ seq: number; hash: string; root: string }>;
   storeId: string;
   defaultSubject: string;
   /** ENGINE_CLOSED once the engine is closed. */
@@ -110,12 +127,26 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
     }
   }
 
-  /** Whether a row's grant carries a valid signature by its subject's current owner key. */
+  /**
+   * Whether a row's grant carries a valid signature by its subject's owner key, as the store holds
+   * it and, when this engine holds the owner's anchor, only when the two agree.
+   */
   function signedByOwner(
     row: TokenRow,
     subject: { ownerPublicKey: string | null; ownerKeyId: string | null },
   ): boolean {
     if (subject.ownerPublicKey === null || subject.ownerKeyId !== row.keyId) return false;
+    const anchor = deps.anchor?.(row.subjectId) ?? null;
+    if (
+      anchor !== null &&
+      anchorKeyMismatch(
+        anchor,
+        { keyId: subject.ownerKeyId, publicKeyPem: subject.ownerPublicKey },
+        crypto,
+      ) !== null
+    ) {
+      return false;
+    }
     const payload = tokenGrantPayload({
       storeId,
       id: row.id,
@@ -178,10 +209,19 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
         throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${input.id}"`);
       }
       await ownerOf(row.subjectId, signer);
-      if (row.revokedAt !== null) return info(row);
-      const revoked = await tokens.revoke(row.id, clock());
-      // revoked by another process in between: read the row as it is now
-      return info(revoked ?? ((await tokens.get(row.id)) as TokenRow));
+      const [now] = await tokens.byHash(row.tokenHash);
+      if (now?.revokedOnChain === true) return info(now);
+      // a signed link in the subject's chain (a token revoked before links existed gets one now)
+      const link = await deps.revokeOnChain({
+        subjectId: row.subjectId,
+        tokenId: row.id,
+        tokenHash: row.tokenHash,
+        signer,
+      });
+      return {
+        ...info((await tokens.get(row.id)) as TokenRow),
+        head: { seq: link.seq, hash: link.hash, root: link.root },
+      };
     },
 
     async authenticate(secret) {
@@ -195,7 +235,8 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
       if (!signedByOwner(row, row)) {
         throw invalid('its grant is not signed by its subject\u2019s owner key');
       }
-      if (row.revokedAt !== null) {
+      // the owner's signed revocation stands whatever the row says (a cleared revoked_at)
+      if (row.revokedAt !== null || row.revokedOnChain) {
         throw new EngineError('TOKEN_REVOKED', `token ${row.id} was revoked`, {
           data: { id: row.id },
         });

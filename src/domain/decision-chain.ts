@@ -12,15 +12,37 @@ export const DECISIONS = ['approve', 'reject'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
 /**
- * What a link can record: a decision on a proposal, or a slot delegation (which tools' receipts
- * may make a did fact live in an action slot with no decision of its own).
+ * What a link can record: a decision on a proposal, a slot delegation (which tools' receipts may
+ * make a did fact live in an action slot with no decision of its own), or a token's revocation.
  */
-export const LINK_KINDS = ['approve', 'reject', 'delegate'] as const;
+export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke'] as const;
 /** One of `LINK_KINDS`. */
 export type LinkKind = (typeof LINK_KINDS)[number];
 
+/** Whether a link decides a proposal (approve or reject), not a slot or a token. */
+export const decidesProposal = (link: Pick<DecisionFields, 'decision'>): boolean =>
+  link.decision === 'approve' || link.decision === 'reject';
+
 /** The proposalId a delegation link names: its slot, prefixed so no proposal id can equal it. */
 export const delegationTarget = (slot: string): string => `slot:${slot}`;
+
+/** The proposalId a revocation link names: the token's id, prefixed likewise. */
+export const revocationTarget = (tokenId: string): string => `token:${tokenId}`;
+
+/** What a revocation link's content hash covers: the token, by id and by its secret's hash. */
+export function tokenRevocationPayload(r: {
+  subjectId: string;
+  tokenId: string;
+  tokenHash: string;
+}): string {
+  return canonicalEncode({
+    v: 1,
+    kind: 'memledger.token-revocation',
+    subjectId: r.subjectId,
+    tokenId: r.tokenId,
+    tokenHash: r.tokenHash,
+  });
+}
 
 /** The prevHash of the first link. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -337,7 +359,7 @@ export function checkLink(
   if (!(LINK_KINDS as readonly string[]).includes(link.decision)) {
     return { code: 'HASH_MISMATCH', reason: 'the link records an unknown decision' };
   }
-  if (link.decision === 'delegate') return null;
+  if (!decidesProposal(link)) return null;
   if (opts.currentContentHash !== undefined) {
     const current = opts.currentContentHash(link.proposalId);
     if (current === null) {
@@ -373,7 +395,7 @@ export function verifyChain(links: readonly DecisionLink[], opts: VerifyChainOpt
       const brokenAt = Number.isSafeInteger(link.seq) ? link.seq : index + 1;
       return { ok: false, length: links.length, brokenAt, ...broken };
     }
-    if (link.decision !== 'delegate') decided.set(link.proposalId, link.seq);
+    if (decidesProposal(link)) decided.set(link.proposalId, link.seq);
     tip = { seq: link.seq, hash: link.hash };
   }
   return {

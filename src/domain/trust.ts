@@ -1,5 +1,6 @@
 import {
   checkLink,
+  decidesProposal,
   delegationPayload,
   GENESIS_TIP,
   proposalContentHash,
@@ -60,6 +61,8 @@ export class ChainState {
   readonly approved = new Map<string, ApprovedEntry>();
   /** Approved facts a later approval for the same slot and key replaced, with that link's seq. */
   readonly superseded = new Map<string, number>();
+  /** The tokens the owner revoked, with the link that did. */
+  readonly revokedTokens = new Map<string, number>();
   /** Each slot's current delegation (its last delegation link). */
   readonly delegations = new Map<string, DelegationEntry>();
   /** Every delegation link of each slot, oldest first. */
@@ -115,7 +118,7 @@ export class ChainState {
   ): void {
     for (const link of links) {
       if (this.broken !== null) return;
-      const fact = link.decision === 'delegate' ? null : factOf(link.proposalId);
+      const fact = decidesProposal(link) ? factOf(link.proposalId) : null;
       const check = checkLink(
         link,
         this.tip,
@@ -139,6 +142,10 @@ export class ChainState {
   }
 
   private apply(link: DecisionLink, fact: Fact | null): void {
+    if (link.decision === 'revoke') {
+      this.revokedTokens.set(link.proposalId.slice('token:'.length), link.seq);
+      return;
+    }
     if (link.decision === 'delegate') {
       const slot = link.proposalId.slice('slot:'.length);
       const entry: DelegationEntry = {

@@ -62,6 +62,8 @@ export interface GateModule {
   facts(subjectId: string): FactsApi;
   /** The gate itself, for engine modules that propose in a transaction of their own making. */
   readonly proposalGate: ProposalGate;
+  /** Appends the owner's signed revocation of a token (the tokens module's `revoke`). */
+  revokeToken: OwnerDecisions['revokeToken'];
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -190,6 +192,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
 
   return {
     proposalGate: gate,
+    revokeToken: (input) => decisions.revokeToken(input),
     gate: (subjectId) => ({
       async propose(input) {
         const sessionId = requireId(input.sessionId, 'session');

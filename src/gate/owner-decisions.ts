@@ -1,8 +1,11 @@
 import {
   checkLink,
+  decidesProposal,
   delegationPayload,
   delegationTarget,
   nextLinkFields,
+  revocationTarget,
+  tokenRevocationPayload,
   sealLink,
   verifyChain,
   type ChainBreakCode,
@@ -13,6 +16,7 @@ import {
   type LinkSigner,
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
+import { TokenSql } from '../store/token-sql.js';
 import type { Fact } from '../domain/fact.js';
 import {
   ChainState,
@@ -128,7 +132,7 @@ export class OwnerDecisions {
     };
     const trustSql = new TrustSql(db);
     const decidedIds = [
-      ...new Set(links.filter((l) => l.decision !== 'delegate').map((l) => l.proposalId)),
+      ...new Set(links.filter((l) => decidesProposal(l)).map((l) => l.proposalId)),
     ];
     const facts = new Map((await trustSql.facts(subjectId, decidedIds)).map((f) => [f.id, f]));
     const report = verifyChain(links, {
@@ -240,9 +244,7 @@ export class OwnerDecisions {
     state: ChainState,
     facts: FactSql,
   ): Promise<ChainReport | null> {
-    const last = new Map(
-      links.filter((l) => l.decision !== 'delegate').map((l) => [l.proposalId, l]),
-    );
+    const last = new Map(links.filter((l) => decidesProposal(l)).map((l) => [l.proposalId, l]));
     const rows = await facts.decisionAudit(subjectId);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const delegated = (slot: string, tool: string | null, at: Date) => {
@@ -409,6 +411,49 @@ export class OwnerDecisions {
         };
       });
       // this process now knows the new head: a later cut of it is found here
+      await held.chain(this.client);
+      return result;
+    });
+  }
+
+  /**
+   * Revokes a token with a signed link: the token's id and secret hash, which every
+   * authentication checks against the verified chain (an un-revoked row is still revoked). Also
+   * marks the row, in the same transaction, for listings.
+   */
+  async revokeToken(input: {
+    subjectId: string;
+    tokenId: string;
+    tokenHash: string;
+    signer: OwnerSigner;
+  }): Promise<{ seq: number; hash: string; root: string; revokedAt: Date }> {
+    const { subjectId } = input;
+    return this.trust.withSubject(subjectId, async (held) => {
+      const result = await this.client.transaction(async (tx) => {
+        const state = await this.ready(tx, held, subjectId, input.signer);
+        const at = this.clock();
+        const link = await this.append(
+          tx,
+          state,
+          subjectId,
+          {
+            proposalId: revocationTarget(input.tokenId),
+            contentHash: this.crypto.sha256Hex(
+              tokenRevocationPayload({
+                subjectId,
+                tokenId: input.tokenId,
+                tokenHash: input.tokenHash,
+              }),
+            ),
+            decision: 'revoke',
+            note: '',
+          },
+          input.signer,
+          at,
+        );
+        await new TokenSql(tx).revoke(input.tokenId, at);
+        return { seq: link.seq, hash: link.hash, root: state.rootHash ?? link.hash, revokedAt: at };
+      });
       await held.chain(this.client);
       return result;
     });

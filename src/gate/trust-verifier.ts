@@ -1,4 +1,4 @@
-import type { ChainCrypto } from '../domain/decision-chain.js';
+import { decidesProposal, type ChainCrypto } from '../domain/decision-chain.js';
 import type { Fact } from '../domain/fact.js';
 import {
   anchoredHead,
@@ -269,9 +269,7 @@ export function createTrustVerifier(deps: {
           reason: 'the subject has decisions but no owner key',
         };
       } else {
-        const ids = links
-          .filter((l) => l.link.decision !== 'delegate')
-          .map((l) => l.link.proposalId);
+        const ids = links.filter((l) => decidesProposal(l.link)).map((l) => l.link.proposalId);
         const facts = new Map((await sql.facts(subjectId, ids)).map((f) => [f.id, f]));
         state.extend(
           links.map((l) => l.link),

@@ -60,17 +60,31 @@ export class TokenSql {
    * Every row with this hash (the unique constraint makes it one; a copy of the table may not),
    * with its subject's owner key as the store holds it now: one statement per authentication.
    */
-  byHash(
-    tokenHash: string,
-  ): Promise<Array<TokenRow & { ownerPublicKey: string | null; ownerKeyId: string | null }>> {
+  byHash(tokenHash: string): Promise<
+    Array<
+      TokenRow & {
+        ownerPublicKey: string | null;
+        ownerKeyId: string | null;
+        /** A revocation link naming it is stored in its subject's chain (verified or not). */
+        revokedOnChain: boolean;
+      }
+    >
+  > {
     return guard('reading a token', async () => {
       const { rows } = await this.db.query<
-        Row & { owner_public_key: string | null; owner_key_id: string | null }
+        Row & {
+          owner_public_key: string | null;
+          owner_key_id: string | null;
+          revoked_on_chain: boolean;
+        }
       >(
         `SELECT ${COLUMNS.split(', ')
           .map((c) => `t.${c}`)
           .join(', ')},
-                s.owner_public_key, s.owner_key_id
+                s.owner_public_key, s.owner_key_id,
+                EXISTS (SELECT 1 FROM decisions d
+                        WHERE d.subject_id = t.subject_id AND d.decision = 'revoke'
+                          AND d.proposal_id = 'token:' || t.id) AS revoked_on_chain
          FROM access_tokens t LEFT JOIN subjects s ON s.id = t.subject_id
          WHERE t.token_hash = $1`,
         [tokenHash],
@@ -79,6 +93,7 @@ export class TokenSql {
         ...toRow(r),
         ownerPublicKey: r.owner_public_key,
         ownerKeyId: r.owner_key_id,
+        revokedOnChain: r.revoked_on_chain,
       }));
     });
   }
