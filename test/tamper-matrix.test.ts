@@ -218,10 +218,34 @@ const CASES: Case[] = [
     freshIntegrity: true,
   },
   {
+    // the approved city moved out of live memory behind a superseder nothing backed
+    name: 'an approved fact hidden behind a fake superseder (receipt-promoted, expired)',
+    hidden: TEXTS.city,
+    kept: TEXTS.job,
+    async tamper(f) {
+      await f.tamper(
+        [
+          `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+             evidence_session_id, evidence_seq, evidence_tool, proposed_by, recorded_at, status_at,
+             promoted_by, supersedes_id, valid_to, terms)
+           SELECT '${f.subject}', 'fake-1', 'what_i_know_about_user', 'city', $1, 'did', 'expired', true,
+                  id, session_id, seq, 'send_email', 'agent', now(), now(), 'receipt', '${f.ids.city}',
+                  now() - interval '1 day', ARRAY['move']
+           FROM turns WHERE subject_id = '${f.subject}' AND seq = 2`,
+          `UPDATE facts SET status = 'superseded', superseded_by_id = 'fake-1' WHERE id = '${f.ids.city}'`,
+        ],
+        ['The user moved away.'],
+      );
+    },
+    anchored: 'UNEXPLAINED_STATUS',
+    unanchored: 'UNEXPLAINED_STATUS',
+    freshIntegrity: true,
+  },
+  {
     name: 'the owner key swapped, its key id kept, the chain and token grants re-signed, and the pending proposal approved',
     hidden: TEXTS.sister,
     kept: null,
-    tamper: (f) => rekey(f, { keepKeyId: true }),
+    tamper: (f) => rekey(f, { keepKeyId: true }, { grants: true }),
     anchored: 'KEY_MISMATCH',
     unanchored: 'ok',
     freshIntegrity: false,

@@ -277,6 +277,11 @@ export interface DepartedFactEvidence {
     supersedesId: string | null;
     status: FactStatus;
     promotedBy: string | null;
+    /** What backed it, when it went live with no decision of its own (`wasBacked`). */
+    origin: string;
+    tool: string | null;
+    recordedAt: Date;
+    restoredFrom: string | null;
   } | null;
 }
 
@@ -424,12 +429,16 @@ export function judgeActive(
   );
 }
 
-/** Why a fact the chain keeps live is no longer live in the store, or null when that is explained. */
+/**
+ * Why a fact the chain keeps live is no longer live in the store, or null when that is explained.
+ * `backed`: whether its superseder went live on something the owner signed (an approval, or a
+ * receipt or restoration `wasBacked` accepts); a superseder nothing backed never was live.
+ */
 export function judgeDeparted(
   d: DepartedFactEvidence,
   now: Date,
   liveIds: ReadonlySet<string>,
-  approved: (id: string) => boolean = () => false,
+  backed: (by: NonNullable<DepartedFactEvidence['supersededBy']>) => boolean = () => false,
 ): UnexplainedFact | null {
   if (d.status === 'retracted' && d.ledgerRetracted) return null;
   if (d.status === 'expired' && d.validTo !== null && d.validTo.getTime() <= now.getTime())
@@ -447,8 +456,7 @@ export function judgeDeparted(
     by.key === d.key &&
     by.supersedesId === d.id &&
     (liveIds.has(by.id) ||
-      (['superseded', 'retracted', 'expired'].includes(by.status) &&
-        (by.promotedBy === 'receipt' || by.promotedBy === 'restoration' || approved(by.id))))
+      (['superseded', 'retracted', 'expired'].includes(by.status) && backed(by)))
   ) {
     return null;
   }
@@ -516,8 +524,12 @@ export function judgeFacts(
     else out.live.push(e.fact);
   }
   const liveIds = new Set(out.live.map((f) => f.id));
+  const backed = (by: NonNullable<DepartedFactEvidence['supersededBy']>): boolean =>
+    state.approved.has(by.id) ||
+    ((by.promotedBy === 'receipt' || by.promotedBy === 'restoration') &&
+      wasBacked(state, { ...by, promotedBy: by.promotedBy }, state.subjectId, crypto));
   for (const d of departed) {
-    const u = judgeDeparted(d, now, liveIds, (id) => state.approved.has(id));
+    const u = judgeDeparted(d, now, liveIds, backed);
     if (u !== null) out.unexplained.push(u);
   }
   return out;

@@ -560,13 +560,19 @@ export class TrustSql {
       n_supersedes_id: string | null;
       n_status: FactStatus | null;
       n_promoted_by: string | null;
+      n_origin: string | null;
+      n_tool: string | null;
+      n_recorded_at: Date | null;
+      n_restored_from_id: string | null;
     }>(
       `SELECT f.id, f.slot, f.key, f.status, f.valid_to, f.promoted_by, f.origin, f.evidence_tool,
               f.recorded_at, f.restored_from_id,
               EXISTS (SELECT 1 FROM retractions r WHERE r.subject_id = f.subject_id
                       AND r.fact_id = f.id AND r.id = f.retraction_id) AS ledger_retracted,
               n.id AS n_id, n.slot AS n_slot, n.key AS n_key, n.supersedes_id AS n_supersedes_id,
-              n.status AS n_status, n.promoted_by AS n_promoted_by
+              n.status AS n_status, n.promoted_by AS n_promoted_by, n.origin AS n_origin,
+              n.evidence_tool AS n_tool, n.recorded_at AS n_recorded_at,
+              n.restored_from_id AS n_restored_from_id
        FROM facts f
        LEFT JOIN facts n ON n.subject_id = f.subject_id AND n.id = f.superseded_by_id
        WHERE f.subject_id = $1 AND f.status <> 'active' AND ${where}`,
@@ -590,6 +596,13 @@ export class TrustSql {
               supersedesId: r.n_supersedes_id,
               status: r.n_status ?? 'proposed',
               promotedBy: r.n_promoted_by,
+              origin: r.n_origin ?? '',
+              tool: r.n_tool,
+              recordedAt:
+                r.n_recorded_at instanceof Date && Number.isFinite(r.n_recorded_at.getTime())
+                  ? r.n_recorded_at
+                  : new Date(0),
+              restoredFrom: r.n_restored_from_id,
             },
       promotedBy: r.promoted_by,
       origin: r.origin,
