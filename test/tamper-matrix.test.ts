@@ -218,6 +218,20 @@ const CASES: Case[] = [
     freshIntegrity: true,
   },
   {
+    // the delegation decides what is live, not the row: nothing changes but the warning
+    name: "a delegated slot's tools widened in its row",
+    hidden: TEXTS.forged,
+    kept: TEXTS.email,
+    tamper: (f) =>
+      f.tamper([
+        `UPDATE slots SET auto_live_tools = '{send_email,wire_money}'
+         WHERE subject_id = '${f.subject}' AND name = 'emails'`,
+      ]),
+    anchored: 'DELEGATION_CHANGED',
+    unanchored: 'DELEGATION_CHANGED',
+    freshIntegrity: true,
+  },
+  {
     // the approved city moved out of live memory behind a superseder nothing backed
     name: 'an approved fact hidden behind a fake superseder (receipt-promoted, expired)',
     hidden: TEXTS.city,
@@ -514,6 +528,8 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
   for (const c of CASES) {
     it(`${c.name}: never shown, and chain verify names it`, async () => {
       f = await store.fixture();
+      // a view kept from before the tamper must not outlive it (no arrival: it records a head)
+      await f.me.facts.live();
       await c.tamper(f);
 
       // the process that made the chain, holding the owner's anchor (key file and head file)

@@ -225,15 +225,25 @@ export const IntegrityReport = z
         })
         .nullable(),
       anchor: z.string().nullable().openapi({
-        description: "what the store's owner key was checked against (the owner's key file); null: nothing from outside the store",
+        description:
+          "what the store's owner key was checked against (the owner's key file); null: nothing from outside the store",
       }),
       unanchored: z.boolean().openapi({
-        description: "the store holds an owner key and the server holds no anchor: it trusted the store's own copy",
+        description:
+          "the store holds an owner key and the server holds no anchor: it trusted the store's own copy",
       }),
     }),
     withheld: z.array(z.object({ factId: z.string(), code: z.string(), reason: z.string() })),
     unexplained: z.array(
       z.object({ factId: z.string(), status: z.string(), code: z.string(), reason: z.string() }),
+    ),
+    delegations: z.array(
+      z.object({
+        slot: z.string(),
+        seq: z.number().int().nullable(),
+        code: z.string(),
+        reason: z.string(),
+      }),
     ),
     warning: z.array(z.string()),
   })

@@ -195,6 +195,54 @@ function parseDelegationNote(link: DecisionLink): { autoLive: boolean; tools: re
   }
 }
 
+/** A slot whose stored auto-live setting no signed delegation accounts for. */
+export interface DelegationProblem {
+  slot: string;
+  /** The delegation link it differs from; null: the slot has none. */
+  seq: number | null;
+  code: ChainBreakCode;
+  reason: string;
+}
+
+/**
+ * Slots whose stored auto-live setting is not what their last verified delegation link signed:
+ * auto-live (or naming tools) with no delegation, or another setting than the link's. Such a row
+ * has no effect on what is live (the links decide), but it is a tamper, and every read names it.
+ * `slots`: the rows as stored; a delegated slot with no row counts as not auto-live.
+ */
+export function delegationProblems(
+  state: ChainState,
+  slots: ReadonlyArray<{ name: string; autoLive: boolean; tools?: readonly string[] | null }>,
+): DelegationProblem[] {
+  const rows = new Map(slots.map((s) => [s.name, s]));
+  const names = [...new Set([...rows.keys(), ...state.delegations.keys()])].sort();
+  const out: DelegationProblem[] = [];
+  for (const name of names) {
+    const row = rows.get(name);
+    const autoLive = row?.autoLive ?? false;
+    const tools = [...new Set(row?.tools ?? [])].sort();
+    const d = state.delegations.get(name);
+    if (d === undefined) {
+      if (autoLive || tools.length > 0) {
+        out.push({
+          slot: name,
+          seq: null,
+          code: 'UNSIGNED_DELEGATION',
+          reason: `slot "${name}" is auto-live with no signed delegation`,
+        });
+      }
+    } else if (d.autoLive !== autoLive || d.tools.join('\u0000') !== tools.join('\u0000')) {
+      out.push({
+        slot: name,
+        seq: d.seq,
+        code: 'DELEGATION_CHANGED',
+        reason: `slot "${name}" differs from its delegation at link ${d.seq}`,
+      });
+    }
+  }
+  return out;
+}
+
 /** The note a delegation link carries (see parseDelegationNote). */
 export function delegationNote(autoLive: boolean, tools: readonly string[]): string {
   return JSON.stringify({ autoLive, tools: [...new Set(tools)].sort() });
@@ -665,6 +713,8 @@ export interface TrustView {
   expired: Fact[];
   withheld: WithheldFact[];
   unexplained: UnexplainedFact[];
+  /** Slots whose stored auto-live setting no verified delegation accounts for. */
+  delegations: DelegationProblem[];
 }
 
 /** A view's facts by id (made once per view: a kept view is read by many reads). */
@@ -703,7 +753,8 @@ export const hasIntegrityProblem = (v: TrustView): boolean =>
   v.chain.broken !== null ||
   v.chain.headCut !== null ||
   v.withheld.length > 0 ||
-  v.unexplained.length > 0;
+  v.unexplained.length > 0 ||
+  v.delegations.length > 0;
 
 /**
  * The server's snapshot as one statement saw it (pg_current_snapshot), the server's run it was
@@ -745,6 +796,7 @@ export function integrityLines(v: TrustView, limit = 20): string[] {
   const items = [
     ...v.withheld.map((w) => `withheld ${w.fact.id} (${w.code}): ${w.reason}`),
     ...v.unexplained.map((u) => `missing ${u.id} (${u.code}): ${u.reason}`),
+    ...v.delegations.map((d) => `slot ${d.slot} (${d.code}): ${d.reason}`),
   ];
   for (const item of items.slice(0, limit)) lines.push(`- ${item}`);
   if (items.length > limit) lines.push(`- …and ${items.length - limit} more`);

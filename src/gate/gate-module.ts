@@ -471,6 +471,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             code: u.code,
             reason: u.reason,
           })),
+          delegations: view.delegations.map((d) => ({ ...d })),
           warning: integrityLines(view),
         };
       },

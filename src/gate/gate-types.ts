@@ -123,7 +123,12 @@ export interface IntegrityReport {
   chain: TrustView['chain'];
   withheld: Array<{ factId: string; code: string; reason: string }>;
   unexplained: Array<{ factId: string; status: string; code: string; reason: string }>;
-  /** One line per problem; empty when ok. */
+  /** Slots whose stored auto-live setting no verified delegation accounts for. */
+  delegations: Array<{ slot: string; seq: number | null; code: string; reason: string }>;
+  /**
+   * One line per problem, then the line saying the read held no anchor when it did not
+   * (`chain.unanchored`); empty when ok and anchored.
+   */
   warning: string[];
 }
 

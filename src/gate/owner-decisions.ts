@@ -22,6 +22,7 @@ import {
   ChainState,
   delegationNote,
   factContentHash,
+  delegationProblems,
   judgeFacts,
   wasBacked,
 } from '../domain/trust.js';
@@ -181,24 +182,9 @@ export class OwnerDecisions {
     }
 
     // delegations: a slot's stored auto-live setting must be what its last delegation signed
-    for (const slot of await new SlotSql(db).list(subjectId)) {
-      const d = state.delegations.get(slot.name);
-      const tools = [...new Set(slot.tools ?? [])].sort();
-      if (d === undefined) {
-        if (slot.autoLive || tools.length > 0) {
-          return broken(
-            length + 1,
-            'UNSIGNED_DELEGATION',
-            `slot "${slot.name}" is auto-live with no signed delegation`,
-          );
-        }
-      } else if (d.autoLive !== slot.autoLive || d.tools.join('\u0000') !== tools.join('\u0000')) {
-        return broken(
-          d.seq,
-          'DELEGATION_CHANGED',
-          `slot "${slot.name}" differs from its delegation at link ${d.seq}`,
-        );
-      }
+    const slotProblem = delegationProblems(state, await new SlotSql(db).list(subjectId))[0];
+    if (slotProblem !== undefined) {
+      return broken(slotProblem.seq ?? length + 1, slotProblem.code, slotProblem.reason);
     }
 
     // every stored-as-live fact must be backed, and every approved fact's departure explained

@@ -5,6 +5,7 @@ import {
   anchoredHeadCut,
   anchorKeyMismatch,
   ChainState,
+  delegationProblems,
   factContentHash,
   judgeFacts,
   wasBacked,
@@ -352,7 +353,7 @@ export function createTrustVerifier(deps: {
 
   /** The probe's answers a view shows: a view holds only while they are the same. */
   const probeKey = (p: ChainProbe | null): string =>
-    p === null ? '' : JSON.stringify([p.count, p.maxSeq, p.seen, p.keyId, p.started]);
+    p === null ? '' : JSON.stringify([p.count, p.maxSeq, p.seen, p.keyId, p.started, p.slots]);
 
   async function viewOf(
     c: SubjectCache,
@@ -528,6 +529,9 @@ export function createTrustVerifier(deps: {
       expired: Object.freeze(judged.expired) as Fact[],
       withheld: Object.freeze(judged.withheld) as TrustView['withheld'],
       unexplained: Object.freeze(judged.unexplained) as TrustView['unexplained'],
+      delegations: Object.freeze(
+        delegationProblems(state, probe?.slots ?? []),
+      ) as TrustView['delegations'],
     });
     if (
       snapshot &&

@@ -37,6 +37,11 @@ export interface ChainProbe {
    * then: a view put in a table's place could make up an `xmin` column.
    */
   plainTables: boolean;
+  /**
+   * The subject's action slots and any slot auto-live or naming tools, as stored (sorted by
+   * name): what reads compare with the signed delegations.
+   */
+  slots: StoredSlotDelegation[];
   /** The links check asked for (`links`), or null. */
   links: LinkCheck | null;
   /** The store mark asked for (`markSince`), or null; and the xid it counts from. */
@@ -46,6 +51,24 @@ export interface ChainProbe {
   markRecent: number;
   /** How many transactions ago `markSince` was. */
   markSinceAge: number | null;
+}
+
+/** A slot's auto-live setting as its row says. */
+export interface StoredSlotDelegation {
+  name: string;
+  autoLive: boolean;
+  tools: string[];
+}
+
+/** The probe's `slots` column: [[name, auto_live, tools], …] as JSON text. */
+function parseSlots(text: string | null): StoredSlotDelegation[] {
+  if (text === null) return [];
+  const rows = JSON.parse(text) as Array<[string, boolean, string[] | null]>;
+  return rows.map(([name, autoLive, tools]) => ({
+    name,
+    autoLive: autoLive === true,
+    tools: Array.isArray(tools) ? tools : [],
+  }));
 }
 
 /** The links up to `len`: how many, and the row versions of those written since `since`. */
@@ -146,7 +169,11 @@ function baseSql(subject: string): string {
       ${SERVER_RUN} AS started,
       (SELECT bool_and(c.relkind = 'r') FROM pg_class c
        WHERE c.oid IN ('facts'::regclass, 'decisions'::regclass, 'retractions'::regclass))
-        AS plain
+        AS plain,
+      (SELECT coalesce(json_agg(json_build_array(name, auto_live, auto_live_tools) ORDER BY name),
+                       '[]')::text
+       FROM slots WHERE subject_id = ${subject}
+         AND (auto_live OR cardinality(auto_live_tools) > 0 OR rule = 'action')) AS slots
     FROM subjects s
     LEFT JOIN LATERAL (
       SELECT chain_length, chain_head FROM arrival_manifests
@@ -177,6 +204,7 @@ interface BaseRow {
   snapshot: string;
   started: string;
   plain: boolean;
+  slots: string | null;
 }
 
 interface LinksRow {
@@ -286,6 +314,7 @@ export class TrustSql {
         snapshot: r.snapshot,
         started: r.started,
         plainTables: r.plain === true,
+        slots: parseSlots(r.slots),
         links:
           ask.links === undefined
             ? null
