@@ -1,5 +1,5 @@
 import type { Attestation, Fact } from '../src/index.js';
-import { renderFactLine } from '../src/rules.js';
+import { renderFactLine, shownJson } from '../src/rules.js';
 
 /**
  * A proposal's attestation as the CLI prints it after the proposal: its verdict and reason on a
@@ -13,8 +13,9 @@ export function verdictLine(p: { attested: boolean; attestation?: Attestation | 
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
+/** A fact as the CLI prints it in JSON: its strings shown as a model is shown stored text. */
 export function factToJson(f: Fact): Record<string, unknown> {
-  return {
+  return shownJson({
     id: f.id,
     subject: f.subjectId,
     slot: f.slot,
@@ -36,5 +37,5 @@ export function factToJson(f: Fact): Record<string, unknown> {
     retractionId: f.retractionId,
     restoredFromId: f.restoredFromId,
     line: renderFactLine(f),
-  };
+  }) as Record<string, unknown>;
 }

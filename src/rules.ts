@@ -11,8 +11,17 @@ export { receiptReportFromBlocks } from './history/response-receipt.js';
 export { historyMessages, renderHistory } from './history/render-history.js';
 export { detectUtility } from './domain/utility.js';
 
-// Showing text memledger did not write in front of a model: on one line, receipt markers defanged.
-export { defangReceiptMarkers, oneLine, shownInline } from './domain/shown-text.js';
+// Showing text memledger did not write in front of a model (shownText, in a layout): receipt
+// markers defanged, look-alikes too; line breaks laid out; what does not show as code points.
+export {
+  defangReceiptMarkers,
+  oneLine,
+  SHOWN_LAYOUTS,
+  shownInline,
+  shownJson,
+  shownText,
+} from './domain/shown-text.js';
+export type { ShownLayout } from './domain/shown-text.js';
 
 // Ids: what a subject or session id may look like (INVALID_ARGUMENT otherwise).
 export { requireId } from './domain/turn.js';

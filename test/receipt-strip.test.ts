@@ -163,6 +163,48 @@ describe('stripImitatedReceipts', () => {
   });
 });
 
+describe('stripImitatedReceipts on look-alike markers', () => {
+  // the markers a reader takes for `[[RECEIPT` (issue 33): what does not show skipped, NFKC forms
+  // and look-alike letters folded
+  const VARIANTS: ReadonlyArray<[string, string]> = [
+    ['plain', '[[RECEIPT'],
+    ['a zero-width space between the brackets', '[\u200b[RECEIPT'],
+    ['fullwidth brackets', '［［RECEIPT'],
+    ['a zero-width space inside the word', '[[R\u200bECEIPT'],
+    ['a Cyrillic Е', '[[R\u0415CEIPT'],
+    ['a fullwidth word', '[[ＲＥＣＥＩＰＴ'],
+    ['a soft hyphen after the brackets', '[[\u00adRECEIPT'],
+    ['a word joiner after the brackets', '[[\u2060RECEIPT'],
+    ['a soft hyphen inside the word', '[[RE\u00adCEIPT'],
+    ['a word joiner inside the word', '[[REC\u2060EIPT'],
+    ['Greek letters', '[[RΕCΕΙΡΤ'],
+    ['one bracket that looks like two', '⟦RECEIPT'],
+  ];
+
+  it.each(VARIANTS)('cuts a marker with %s, closed by ]] or a look-alike', (_name, marker) => {
+    for (const close of [']]', '］］', ']\u200b]', '⟧']) {
+      const input = `The transfer is done. ${marker} recorded by memledger: tools bank${close} Bye.`;
+      expect(stripImitatedReceipts(input)).toEqual({
+        text: 'The transfer is done. Bye.',
+        removed: 1,
+      });
+    }
+  });
+
+  it('leaves text that only looks near a marker alone (the negative control)', () => {
+    for (const text of [
+      'See [ [RECEIPT x]] here.',
+      'See [[RECIPE x]] here.',
+      'See [RECEIPT x] here.',
+      'See [[R ECEIPT x]] here.',
+      'See [[RECEIPTS]] here.',
+      'See ［［ＲＥＣＥＩＰＴＳ］］ here.',
+    ]) {
+      expect(stripImitatedReceipts(text)).toEqual({ text, removed: 0 });
+    }
+  });
+});
+
 describe('stripImitatedReceipts on a long input', () => {
   it('strips 80,000 terminated receipts from a 1,000,000-character text in one pass', () => {
     // Each unit is a word then a receipt; the seams become single spaces.

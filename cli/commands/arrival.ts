@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { anthropicSystem, EngineError } from '../../src/index.js';
+import { shownText } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -76,11 +77,13 @@ export const arrivalCommand = defineCommand({
       ctx.print({ manifestId: arrival.manifestId, text: arrival.text }, () => arrival.text);
       return;
     }
+    // the blocks are rendered; the tool names are stored strings, shown here
+    const tools = arrival.tools.map((tool) => shownText(tool, 'lines'));
     const doc =
       format === 'anthropic'
         ? {
             system: anthropicSystem(arrival.blocks),
-            tools: arrival.tools,
+            tools,
             manifestId: arrival.manifestId,
           }
         : {
@@ -91,7 +94,7 @@ export const arrivalCommand = defineCommand({
               sha256: b.sha256,
               degraded: b.degraded,
             })),
-            tools: arrival.tools,
+            tools,
             manifestId: arrival.manifestId,
           };
     ctx.io.stdout(JSON.stringify(doc) + '\n');

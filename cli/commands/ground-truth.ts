@@ -4,22 +4,24 @@ import {
   EngineError,
   type Commitment,
 } from '../../src/index.js';
+import { shownInline, shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { SUBJECT_OPTION } from '../options.js';
 
+/** A commitment as the CLI prints it in JSON: its strings shown as stored text is. */
 function commitmentJson(c: Commitment) {
-  return {
+  return shownJson({
     id: c.id,
     subject: c.subjectId,
     title: c.title,
     due: c.due,
     status: c.status,
     createdAt: c.createdAt.toISOString(),
-  };
+  });
 }
 
 const commitmentLine = (c: Commitment) =>
-  `[${c.id}] ${c.status.toUpperCase()} ${c.title}${c.due === null ? '' : ` (due ${c.due})`}`;
+  `[${shownInline(c.id)}] ${c.status.toUpperCase()} ${shownInline(c.title)}${c.due === null ? '' : ` (due ${shownInline(c.due)})`}`;
 
 /** `commitment add`: something the agent promised. */
 export const commitmentAddCommand = defineCommand({
@@ -110,15 +112,16 @@ export const actionRecordCommand = defineCommand({
       }),
     );
     ctx.print(
-      {
+      shownJson({
         id: a.id,
         tool: a.tool,
         surface: a.surface,
         target: a.target,
         status: a.status,
         completedAt: a.completedAt?.toISOString() ?? null,
-      },
-      () => `recorded action ${a.tool} on ${a.surface} → ${a.target} (${a.status})`,
+      }),
+      () =>
+        `recorded action ${shownInline(a.tool)} on ${shownInline(a.surface)} → ${shownInline(a.target)} (${a.status})`,
     );
   },
 });

@@ -1,12 +1,16 @@
 import { EngineError, type Turn } from '../../src/index.js';
+import { shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 
 const FORMATS = ['text', 'json', 'messages'] as const;
 
-/** A turn as `history --format json` prints it. */
+/**
+ * A turn as `history --format json` prints it: its strings shown as a model is shown stored text
+ * (`shownJson`), as history's other formats show them.
+ */
 export function turnToJson(t: Turn): Record<string, unknown> {
-  return {
+  return shownJson({
     turnId: t.id,
     seq: t.seq,
     role: t.role,
@@ -14,7 +18,7 @@ export function turnToJson(t: Turn): Record<string, unknown> {
     corrective: t.corrective,
     receipt: t.receipt,
     recordedAt: t.recordedAt.toISOString(),
-  };
+  }) as Record<string, unknown>;
 }
 
 /** `history`: one session's turns, as text with receipts, as rows, or as chat messages. */

@@ -1,4 +1,4 @@
-import { renderFactLine } from '../../src/rules.js';
+import { renderFactLine, shownInline } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { CliError } from '../errors.js';
 import { factToJson } from '../fact-json.js';
@@ -21,17 +21,19 @@ export const memoryCommand = defineCommand({
       zone: await me.arrival.timeZone(),
       integrity: await me.facts.integrity(),
     }));
-    // the same warning the arrival's integrity block gives: what was withheld, and why
+    // the same warning the arrival's integrity block gives: what was withheld, and why (its
+    // lines quote stored ids and slots: shown, so what does not show is visible)
+    const lines = integrity.warning.map((line) => shownInline(line));
     const warning = !integrity.ok
-      ? `INTEGRITY WARNING: part of the stored memory failed verification and is not shown as live; run \`memledger chain verify\`\n${integrity.warning.join('\n')}\n\n`
-      : integrity.warning.length > 0
-        ? `note: ${integrity.warning.join(' ')}\n\n`
+      ? `INTEGRITY WARNING: part of the stored memory failed verification and is not shown as live; run \`memledger chain verify\`\n${lines.join('\n')}\n\n`
+      : lines.length > 0
+        ? `note: ${lines.join(' ')}\n\n`
         : '';
     ctx.print(
       {
         facts: facts.map((f) => factToJson(f)),
         timeZone: zone,
-        integrity: { ok: integrity.ok, warning: integrity.warning },
+        integrity: { ok: integrity.ok, warning: lines },
       },
       () =>
         warning +

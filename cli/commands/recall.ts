@@ -1,5 +1,5 @@
 import { EngineError, parseChoice, RECALL_KINDS, type RecallItem } from '../../src/index.js';
-import { renderReceiptLine, shownInline } from '../../src/rules.js';
+import { renderReceiptLine, shownInline, shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -8,8 +8,8 @@ function line(item: RecallItem, rank: number): string {
   const p = item.passport;
   const where =
     item.kind === 'turn'
-      ? `${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}${p.speaker ? ` (${shownInline(p.speaker)})` : ''}`
-      : `${p.slot ?? ''}${p.key ? `/${shownInline(p.key)}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${p.sessionId}#${p.turn ?? '?'}` : ''}`;
+      ? `${shownInline(p.sessionId ?? '?')}#${p.turn ?? '?'} ${shownInline(p.role ?? '')}${p.speaker ? ` (${shownInline(p.speaker)})` : ''}`
+      : `${shownInline(p.slot ?? '')}${p.key ? `/${shownInline(p.key)}` : ''} ${p.origin} ${p.status}${p.sessionId ? `, evidence ${shownInline(p.sessionId)}#${p.turn ?? '?'}` : ''}`;
   const text = item.text.length > 300 ? `${item.text.slice(0, 299)}…` : item.text;
   const receipt = p.receipt ? `\n    ${renderReceiptLine(p.receipt)}` : '';
   return `${String(rank).padStart(2)}. [${item.kind}] ${p.date.slice(0, 10)} ${where}\n    ${shownInline(text).replace(/\s+/g, ' ')}${receipt}`;
@@ -51,7 +51,7 @@ export const recallCommand = defineCommand({
         }),
       embedder === undefined ? {} : { embedder },
     );
-    ctx.print({ query, items }, () =>
+    ctx.print({ query, items: shownJson(items) }, () =>
       items.length === 0 ? '(nothing recalled)' : items.map((it, i) => line(it, i + 1)).join('\n'),
     );
   },

@@ -8,7 +8,7 @@ import {
   type Retraction,
   type RetractInput,
 } from '../../src/index.js';
-import { parseProbeSpec } from '../../src/rules.js';
+import { parseProbeSpec, shownInline, shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
@@ -16,9 +16,9 @@ import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-/** A retraction as the `retract` commands print it. */
+/** A retraction as the `retract` commands print it: its strings shown as stored text is. */
 export function retractionToJson(r: Retraction): Record<string, unknown> {
-  return {
+  return shownJson({
     id: r.id,
     subject: r.subjectId,
     claim: r.claim,
@@ -50,7 +50,7 @@ export function retractionToJson(r: Retraction): Record<string, unknown> {
             probeRecordId: r.settledProbeRecordId,
             restoredFactId: r.restoredFactId,
           },
-  };
+  }) as Record<string, unknown>;
 }
 
 function line(r: Retraction): string {
@@ -58,7 +58,7 @@ function line(r: Retraction): string {
     r.verdict === 'unchecked'
       ? `due ${r.dueAt.toISOString().slice(0, 10)}`
       : `settled by ${r.settledBy ?? '?'}`;
-  return `[${r.id}] ${r.verdict.toUpperCase()} (${settled}) "${r.claim}" → "${r.correctedClaim}"`;
+  return `[${shownInline(r.id)}] ${r.verdict.toUpperCase()} (${shownInline(settled)}) "${shownInline(r.claim)}" → "${shownInline(r.correctedClaim)}"`;
 }
 
 /** `--probe-file spec.json`: `{"probe": {…spec…}, "standsIf": V, "overturnsIf": V}`. */

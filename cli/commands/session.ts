@@ -1,4 +1,5 @@
 import { EngineError } from '../../src/index.js';
+import { shownInline, shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { SUBJECT_OPTION } from '../options.js';
 
@@ -39,8 +40,9 @@ export const sessionListCommand = defineCommand({
     const sessions = await ctx.withSubject(ctx.values.subject, (me) =>
       me.sessions.list(limit === undefined ? {} : { limit }),
     );
+    // titles (and ids) are stored strings: shown as a model is shown them
     ctx.print(
-      {
+      shownJson({
         sessions: sessions.map((s) => ({
           sessionId: s.id,
           subject: s.subjectId,
@@ -48,13 +50,13 @@ export const sessionListCommand = defineCommand({
           turns: s.turnCount,
           createdAt: s.createdAt.toISOString(),
         })),
-      },
+      }),
       () =>
         sessions.length === 0
           ? 'no sessions'
           : sessions
               .map((s) =>
-                `${s.id}  ${s.turnCount} turns  ${s.createdAt.toISOString()}  ${s.title ?? ''}`.trimEnd(),
+                `${shownInline(s.id)}  ${s.turnCount} turns  ${s.createdAt.toISOString()}  ${shownInline(s.title ?? '')}`.trimEnd(),
               )
               .join('\n'),
     );

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { EngineError, type Engine } from '../../src/index.js';
+import { shownJson } from '../../src/rules.js';
 import { authenticateBearer, type Caller } from '../access.js';
 import { requireOperation, type Operation } from '../roles.js';
 import { invalidJson, requireIdentityEncoding } from './http-errors.js';
@@ -140,10 +141,21 @@ export function apiRoute<const R extends ApiRouteConfig>(
 }
 
 /**
- * An answer as its schema says: the value as JSON (dates as ISO strings), then parsed by the
- * schema, which drops anything it does not name.
+ * An answer as its schema says: the value as JSON (dates as ISO strings), every string in it shown
+ * as a model is shown stored text (`shownJson`: receipt markers defanged, what does not show as
+ * code points, line breaks kept as data), then parsed by the schema, which drops anything it does
+ * not name.
  */
 export function send<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  return schema.parse(shownJson(JSON.parse(JSON.stringify(value)) as unknown));
+}
+
+/**
+ * An answer whose text memledger rendered itself (an arrival, history's messages): their stored
+ * strings were shown when they were rendered, and their receipt lines are memledger's own, so
+ * nothing is shown again. Any other stored string in the value must be shown by the caller.
+ */
+export function sendRendered<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return schema.parse(JSON.parse(JSON.stringify(value)) as unknown);
 }
 

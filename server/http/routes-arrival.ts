@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ACTION_STATUSES, COMMITMENT_STATUSES, type Engine } from '../../src/index.js';
+import { shownText } from '../../src/rules.js';
 import { ActionRecord, Arrival, Commitment, ManifestDiff, RegisteredTool } from './entities.js';
 import {
   apiRoute,
@@ -8,6 +9,7 @@ import {
   jsonResponse,
   pageOf,
   send,
+  sendRendered,
   windowFor,
   type HttpApp,
 } from './route-kit.js';
@@ -79,7 +81,10 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
         ...b,
         reason: b.reason === null ? null : b.reason === 'timeout' ? 'timeout' : 'failed',
       }));
-      return c.json(send(Arrival, { ...arrival, blocks }), 200);
+      // the blocks are rendered; the surface and tool names are stored strings, shown here
+      const tools = arrival.tools.map((tool) => shownText(tool, 'lines'));
+      const surface = shownText(arrival.surface, 'lines');
+      return c.json(sendRendered(Arrival, { ...arrival, surface, tools, blocks }), 200);
     },
   );
 

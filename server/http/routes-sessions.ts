@@ -8,6 +8,7 @@ import {
   jsonResponse,
   pageOf,
   send,
+  sendRendered,
   windowFor,
   type HttpApp,
 } from './route-kit.js';
@@ -245,7 +246,8 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
         sessionId,
         last === undefined ? {} : { last },
       );
-      return c.json({ messages: send(z.array(HistoryMessage), messages) }, 200);
+      // rendered by history (contents shown, receipt lines memledger's own)
+      return c.json({ messages: sendRendered(z.array(HistoryMessage), messages) }, 200);
     },
   );
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { SubjectHandle } from '../../src/index.js';
+import { shownJson } from '../../src/rules.js';
 import type { Operation } from '../roles.js';
 import { parseArguments } from './mcp-schemas.js';
 
@@ -25,7 +26,13 @@ export interface McpTool {
   call(handle: SubjectHandle, args: unknown): Promise<ToolAnswer<Record<string, unknown>>>;
 }
 
-/** Declares a tool; the run function is typed from its schemas. */
+/**
+ * Declares a tool; the run function is typed from its schemas. Every string of its structured
+ * content is shown as a model is shown stored text (`shownJson`), unless the tool answers with
+ * text memledger `rendered` (an arrival, a history: their stored strings were shown when they were
+ * rendered, and their receipt lines are memledger's own). Its text answer shows each stored string
+ * itself (`shownInline`).
+ */
 export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: {
   name: string;
   operation: Operation;
@@ -34,15 +41,17 @@ export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: {
   input: I;
   output: O;
   readOnly?: boolean;
+  rendered?: boolean;
   run(handle: SubjectHandle, input: z.output<I>): Promise<ToolAnswer<z.input<O>>>;
 }): McpTool {
-  const { run, readOnly, ...meta } = def;
+  const { run, readOnly, rendered, ...meta } = def;
   return {
     ...meta,
     readOnly: readOnly ?? false,
     async call(handle, args) {
       const answer = await run(handle, parseArguments(def.input, args));
-      return { structured: answer.structured as Record<string, unknown>, text: answer.text };
+      const structured = rendered === true ? answer.structured : shownJson(answer.structured);
+      return { structured: structured as Record<string, unknown>, text: answer.text };
     },
   };
 }

@@ -67,7 +67,7 @@ const listSessions = defineTool({
           : sessions
               .map(
                 (s) =>
-                  `${s.id}: ${s.title === null ? '(untitled)' : shownInline(s.title)}, ${s.turnCount} turns`,
+                  `${shownInline(s.id)}: ${s.title === null ? '(untitled)' : shownInline(s.title)}, ${s.turnCount} turns`,
               )
               .join('\n'),
     };
@@ -138,6 +138,7 @@ const readHistory = defineTool({
     budgetChars: positiveInt().optional().describe('upper bound on the text, in characters'),
   }),
   output: z.object({ sessionId: z.string(), text: z.string() }),
+  rendered: true,
   async run(me, input) {
     const { sessionId, ...options } = input;
     const rendered = await me.history.render(sessionId, compact(options));

@@ -198,7 +198,7 @@ function commitmentJson(c: Commitment): z.input<typeof commitmentSchema> {
 }
 
 const commitmentLine = (c: Commitment) =>
-  `${c.id} [${c.status}] ${shownInline(c.title)}${c.due === null ? '' : ` (due ${c.due})`}`;
+  `${shownInline(c.id)} [${c.status}] ${shownInline(c.title)}${c.due === null ? '' : ` (due ${shownInline(c.due)})`}`;
 
 const listCommitments = defineTool({
   name: 'list_commitments',

@@ -6,7 +6,7 @@ import {
   type RecallItem,
   type SubjectHandle,
 } from '../../src/index.js';
-import { renderReceiptLine, shownInline } from '../../src/rules.js';
+import { renderReceiptLine, shownInline, shownText } from '../../src/rules.js';
 import {
   Attestation as AttestationShape,
   RecallItem as RecallItemEntity,
@@ -107,7 +107,7 @@ function recallLine(item: RecallItem, rank: number): string {
   const p = item.passport;
   const where =
     item.kind === 'turn'
-      ? `turn ${p.sessionId ?? '?'}#${p.turn ?? '?'} ${p.role ?? ''}`
+      ? `turn ${shownInline(p.sessionId ?? '?')}#${p.turn ?? '?'} ${shownInline(p.role ?? '')}`
       : `fact ${shownInline(p.slot ?? '')} (${p.origin}, ${p.status}${p.primary ? '' : ', not primary evidence'})`;
   const flat = shownInline(item.text).replace(/\s+/g, ' ');
   const body = flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
@@ -181,11 +181,12 @@ export async function arrivalJson(
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(message === undefined ? {} : { message }),
   });
+  // the blocks are rendered; the surface and tool names are stored strings, shown here
   return {
     manifestId: a.manifestId,
-    surface: a.surface,
+    surface: shownText(a.surface, 'lines'),
     sessionId: a.sessionId,
-    tools: a.tools,
+    tools: a.tools.map((tool) => shownText(tool, 'lines')),
     blocks: a.blocks.map((b) => ({
       name: b.name,
       tier: b.tier,
@@ -208,6 +209,7 @@ const getArrival = defineTool({
     message: arrivalMessage,
   }),
   output: arrivalSchema,
+  rendered: true,
   async run(me, input) {
     const arrival = await arrivalJson(
       me,

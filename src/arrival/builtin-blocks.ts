@@ -118,7 +118,10 @@ export function builtinBlocks(
       'volatile',
       "[Integrity warning (written by memledger)] The check of memory against the owner's signatures did not finish this turn: treat what I know as unverified.",
       async (ctx) => {
-        const { lines, problem } = await reader.integrity(ctx);
+        const integrity = await reader.integrity(ctx);
+        // they quote stored ids, slots and reasons: on one line, with what does not show visible
+        const lines = integrity.lines.map((line) => shownInline(line));
+        const problem = integrity.problem;
         if (lines.length === 0) return '';
         if (!problem) return `[Integrity note (written by memledger)] ${lines.join(' ')}`;
         return `[Integrity warning (written by memledger)] Part of the stored memory failed verification against the owner's signatures; it is withheld from this context and must not be relied on. The owner should run \`memledger chain verify\`.\n${lines.join('\n')}`;

@@ -1,6 +1,6 @@
 import { EngineError } from './errors.js';
 import { INPUT_LIMITS, stringProblem } from './input.js';
-import { oneLine } from './shown-text.js';
+import { shownText } from './shown-text.js';
 
 /**
  * What the host reports about the tools behind one assistant turn. `none` is evidence that no
@@ -110,12 +110,12 @@ export const RECEIPT_PREFIX = '[[RECEIPT recorded by memledger, not written by t
 
 /**
  * The system-written line that sits beside an assistant turn in rendered history: one line,
- * whatever the stored tool and source names hold.
+ * whatever the stored tool and source names hold (each shown by `shownText`).
  */
 export function renderReceiptLine(receipt: Receipt): string {
   switch (receipt.kind) {
     case 'tools': {
-      const list = (items: readonly string[]) => items.map(oneLine).join(', ');
+      const list = (items: readonly string[]) => items.map((i) => shownText(i)).join(', ');
       const sources = receipt.sources.length > 0 ? list(receipt.sources) : 'none returned';
       return `${RECEIPT_PREFIX} tools ${list(receipt.tools)}; sources ${sources}]]`;
     }

@@ -1,3 +1,5 @@
+import { nextReceiptClose, nextReceiptMarker } from '../domain/receipt-marker.js';
+
 /**
  * A model that reads receipts in its history starts writing its own. Those imitations are cut
  * out of assistant output before it is stored; the stored receipt comes only from the host.
@@ -8,11 +10,14 @@
  * when text precedes it; one with nothing before it, or one followed by another marker, is left
  * alone, because cutting it could erase the answer.
  *
+ * Markers and closes are found as the defanger finds them (`nextReceiptMarker`,
+ * `nextReceiptClose`): after folding look-alikes (fullwidth, Cyrillic, Greek…) and skipping
+ * characters that do not show (zero-width, soft hyphen, word joiner, bidi, tags).
+ *
  * One forward scan: the kept text is collected in pieces, and the input after the scan position
  * is never rewritten, so the time is linear in the length of the input.
  */
-const MARKER = /\[\[\s*RECEIPT\b/gi;
-const CLOSE = ']]';
+
 /** The characters String.prototype.trim removes; the same set as the regex class `\s`. */
 const WHITESPACE = /\s/;
 const PUNCTUATION = /[.,;:!?)]/;
@@ -76,18 +81,18 @@ export function stripImitatedReceipts(input: string): StripResult {
   while (lastContent >= 0 && isWhitespace(input[lastContent] as string)) lastContent -= 1;
 
   // Positions only move forward, so each search result is reused until the scan passes it.
-  let marker: { index: number; length: number } | null | undefined;
+  let marker: { index: number; end: number } | null | undefined;
   const markerFrom = (from: number) => {
     if (marker === undefined || (marker !== null && marker.index < from)) {
-      MARKER.lastIndex = from;
-      const m = MARKER.exec(input);
-      marker = m === null ? null : { index: m.index, length: m[0].length };
+      marker = nextReceiptMarker(input, from, true);
     }
     return marker;
   };
-  let close: number | undefined;
+  let close: { index: number; end: number } | null | undefined;
   const closeFrom = (from: number) => {
-    if (close === undefined || (close >= 0 && close < from)) close = input.indexOf(CLOSE, from);
+    if (close === undefined || (close !== null && close.index < from)) {
+      close = nextReceiptClose(input, from);
+    }
     return close;
   };
 
@@ -99,10 +104,11 @@ export function stripImitatedReceipts(input: string): StripResult {
     const found = markerFrom(scan);
     if (found === null) break;
     const start = found.index;
-    const bodyStart = start + found.length;
+    const bodyStart = found.end;
     const nextStart = markerFrom(bodyStart)?.index ?? -1;
-    const end = closeFrom(bodyStart);
-    const terminated = end >= 0 && (nextStart < 0 || end < nextStart);
+    const closing = closeFrom(bodyStart);
+    const end = closing?.index ?? -1;
+    const terminated = closing !== null && (nextStart < 0 || end < nextStart);
     if (!terminated) {
       // A marker that another marker follows before any "]]" has no knowable extent: leave it.
       if (nextStart >= 0) {
@@ -120,7 +126,7 @@ export function stripImitatedReceipts(input: string): StripResult {
     kept.push(input.slice(copied, start));
     kept.trimEnd(isSpaceOrTab);
     removed += 1;
-    let right = end + CLOSE.length;
+    let right = (closing as { end: number }).end;
     if (!kept.hasContent) {
       // Nothing but whitespace before the receipt: the text starts after it.
       kept.clear();

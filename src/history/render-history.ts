@@ -1,5 +1,5 @@
 import { renderReceiptLine } from '../domain/receipt.js';
-import { shownTurnContent } from '../domain/shown-text.js';
+import { shownText } from '../domain/shown-text.js';
 import type { Turn, TurnRole } from '../domain/turn.js';
 
 export interface RenderHistoryOptions {
@@ -20,7 +20,9 @@ const SNIP = ' […snipped]';
 function snip(body: string, room: number): string {
   if (body.length <= room) return body;
   if (room <= SNIP.length) return SNIP.trimStart();
-  return body.slice(0, room - SNIP.length).trimEnd() + SNIP;
+  let kept = body.slice(0, room - SNIP.length);
+  if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
+  return kept.trimEnd() + SNIP;
 }
 
 interface Piece {
@@ -40,11 +42,15 @@ function renderPiece(p: Piece): string {
 /**
  * Renders a session's turns as labelled lines for a system prompt, each assistant turn followed
  * by its receipt. The receipt is split off before any snipping, so every kept turn keeps it.
+ * Every line memledger writes starts at the margin (`#N role [time]: `, a receipt line,
+ * `[N earlier turns omitted]`); a turn's own line breaks start lines indented by
+ * `CONTINUATION_INDENT` (`shownText`'s `indented` layout), so no turn can start a line that
+ * reads as memledger's, and each line's turn is the nearest header above it.
  */
 export function renderHistory(turns: readonly Turn[], options: RenderHistoryOptions = {}): string {
   const pieces: Piece[] = turns.map((turn) => {
-    // a [[RECEIPT marker inside a user, system or tool turn is not the engine's: shown as quoted
-    const body = shownTurnContent(turn.role, turn.content);
+    // any role's receipt markers are defanged: only the receipt line below is memledger's
+    const body = shownText(turn.content, 'indented');
     return {
       head: header(turn),
       body: options.maxTurnChars === undefined ? body : snip(body, options.maxTurnChars),
@@ -85,19 +91,23 @@ export function renderHistory(turns: readonly Turn[], options: RenderHistoryOpti
   return kept.map(renderPiece).join('\n');
 }
 
-/** Chat-style messages; each receipt follows its turn as a system message, never inside it. */
 /** One chat-completion message rendered from a turn. */
 export interface HistoryMessage {
   role: TurnRole;
   content: string;
 }
 
+/**
+ * Chat-style messages; each receipt follows its turn as a system message, never inside it. A
+ * turn's content keeps its line breaks (`shownText`'s `lines` layout: each message is its own
+ * object), with its receipt markers defanged and what does not show as code points.
+ */
 export function historyMessages(turns: readonly Turn[]): HistoryMessage[] {
   const out: HistoryMessage[] = [];
   for (const turn of turns) {
     out.push({
       role: turn.role,
-      content: shownTurnContent(turn.role, turn.content),
+      content: shownText(turn.content, 'lines'),
     });
     if (turn.receipt !== null)
       out.push({ role: 'system', content: renderReceiptLine(turn.receipt) });

@@ -1,6 +1,6 @@
 import type { Fact, FactOrigin } from '../domain/fact.js';
 import type { RecalledFactRow, RecalledTurn } from '../domain/recall-index.js';
-import { shownTurnContent } from '../domain/shown-text.js';
+import { shownText } from '../domain/shown-text.js';
 import type { RecallItem } from './recall-types.js';
 
 /** An inferred or summarized fact's score is discounted by this much. */
@@ -11,8 +11,9 @@ export const isPrimary = (origin: 'turn' | FactOrigin): boolean =>
   origin === 'turn' || origin === 'did' || origin === 'saw';
 
 /**
- * A recalled turn as a recall item, with its passport. Its text is the turn's content as history
- * shows it: a receipt marker inside a user, system or tool turn is defanged, never a receipt.
+ * A recalled turn as a recall item, with its passport. Its text is the turn's content as history's
+ * messages show it (`shownText`, `lines`): a receipt marker in it is defanged, never a receipt,
+ * and what does not show is shown as code points.
  */
 export function turnItem(
   session: string,
@@ -23,7 +24,7 @@ export function turnItem(
   return {
     kind: 'turn',
     id: row.id,
-    text: shownTurnContent(row.role, row.content),
+    text: shownText(row.content, 'lines'),
     score,
     passport: {
       origin: 'turn',
@@ -39,12 +40,12 @@ export function turnItem(
   };
 }
 
-/** A recalled fact as a recall item, with its passport. */
+/** A recalled fact as a recall item, with its passport; its text shown as a turn's is. */
 export function factItem(row: RecalledFactRow, score: number): RecallItem {
   return {
     kind: 'fact',
     id: row.id,
-    text: row.text,
+    text: shownText(row.text, 'lines'),
     score,
     passport: {
       origin: row.origin,
