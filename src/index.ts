@@ -96,7 +96,7 @@ export type {
   FieldDigest,
 } from './domain/dropped-proposal.js';
 export { DECISIONS } from './domain/decision-chain.js';
-export type { ChainReport, Decision } from './domain/decision-chain.js';
+export type { ChainReport, Decision, DelegationBound } from './domain/decision-chain.js';
 export type { DecideResult } from './gate/owner-decisions.js';
 export {
   CAUGHT_BY,
@@ -204,7 +204,7 @@ export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
 export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
 // The owner's anchor: the key and signed heads every read checks the store against.
 export { headFilePath, keyFileAnchor, recordKeyFileHead } from './crypto/owner-anchor.js';
-export { anchoredHead } from './domain/trust.js';
+export { anchoredHead, boundWords } from './domain/trust.js';
 export type { AnchoredHead, OwnerAnchor } from './domain/trust.js';
 export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';
 export type { KdfCost } from './crypto/owner-key-format.js';

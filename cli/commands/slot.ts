@@ -1,11 +1,32 @@
-import { EngineError, SLOT_RULES, SUMMARY_SCOPES, type SubjectHandle } from '../../src/index.js';
+import {
+  boundWords,
+  EngineError,
+  SLOT_RULES,
+  SUMMARY_SCOPES,
+  type SubjectHandle,
+} from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
-import { SUBJECT_OPTION } from '../options.js';
+import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 import { recordSignedHead } from '../head-file.js';
 
 type KeyCtx = Parameters<typeof ownerSigner>[0] & CommandContext;
+
+/** What a delegation lets a receipt-promoted fact say (signed with it). */
+const BOUND_OPTIONS = {
+  'max-chars': {
+    kind: 'int',
+    value: 'N',
+    min: 1,
+    help: 'the longest text a fact that goes live on a receipt may have (default 200)',
+  },
+  template: {
+    kind: 'text',
+    value: 'T',
+    help: 'the words such a fact must have, {} where up to 80 characters of its own go (e.g. "Emailed {} to {}")',
+  },
+} as const satisfies OptionSpecs;
 
 /** Signs a delegation (or its revocation) with the owner key, and records the new head. */
 async function delegate(
@@ -14,6 +35,7 @@ async function delegate(
   name: string,
   tools: readonly string[] | undefined,
   autoLive: boolean,
+  bound: { maxChars?: number | undefined; template?: string | undefined } = {},
 ) {
   const { signer, keyFile } = await ownerSigner(ctx, me);
   const result = await me.owner.delegate({
@@ -21,6 +43,8 @@ async function delegate(
     autoLive,
     signer,
     ...(tools === undefined ? {} : { tools }),
+    ...(bound.maxChars === undefined ? {} : { maxChars: bound.maxChars }),
+    ...(bound.template === undefined ? {} : { template: bound.template }),
   });
   recordSignedHead(ctx, keyFile, me, result);
   return result;
@@ -53,6 +77,7 @@ export const slotDeclareCommand = defineCommand({
       help: 'also delegate it (signed with the owner key): did facts backed by a receipt of --tools go live',
     },
     tools: { kind: 'list', value: 'a,b', help: 'with --auto-live: the tools whose receipts count' },
+    ...BOUND_OPTIONS,
     scope: {
       kind: 'choice',
       choices: SUMMARY_SCOPES,
@@ -90,7 +115,10 @@ export const slotDeclareCommand = defineCommand({
         ...(scope === undefined ? {} : { scope }),
       });
       if (!autoLive) return declared;
-      const d = await delegate(ctx, me, name, tools, true);
+      const d = await delegate(ctx, me, name, tools, true, {
+        maxChars: ctx.values['max-chars'],
+        template: ctx.values.template,
+      });
       return { ...declared, autoLive: d.autoLive, tools: d.tools };
     });
     ctx.print(slot, () => `slot ${slotLine(slot)}`);
@@ -105,6 +133,7 @@ export const slotDelegateCommand = defineCommand({
     name: { kind: 'text', value: 'N', required: true, help: 'the action slot' },
     tools: { kind: 'list', value: 'a,b', help: 'the tools whose receipts count' },
     revoke: { kind: 'flag', help: 'revoke the delegation: its facts need a decision again' },
+    ...BOUND_OPTIONS,
     ...SUBJECT_OPTION,
     ...KEY_OPTIONS,
   },
@@ -121,11 +150,14 @@ export const slotDelegateCommand = defineCommand({
       });
     }
     const result = await ctx.withSubject(ctx.values.subject, (me) =>
-      delegate(ctx, me, name, tools, revoke !== true),
+      delegate(ctx, me, name, tools, revoke !== true, {
+        maxChars: ctx.values['max-chars'],
+        template: ctx.values.template,
+      }),
     );
     ctx.print(result, () =>
       result.autoLive
-        ? `slot ${result.slot}: auto-live on ${result.tools.join(', ')} (link #${result.seq})`
+        ? `slot ${result.slot}: auto-live on ${result.tools.join(', ')}, ${boundWords(result.bound)} (link #${result.seq})`
         : `slot ${result.slot}: delegation revoked (link #${result.seq})`,
     );
   },

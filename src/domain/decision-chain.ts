@@ -226,6 +226,16 @@ export function proposalContentHash(
   return crypto.sha256Hex(proposalContentPayload(p));
 }
 
+/**
+ * What the owner lets a receipt-promoted fact of a delegated slot say: at most `maxChars`
+ * characters and, when a template is signed, its words with each `{}` filled by 1 to
+ * TEMPLATE_HOLE_MAX characters of one line (`textWithinBound`).
+ */
+export interface DelegationBound {
+  maxChars: number;
+  template: string | null;
+}
+
 /** What a delegation link signs: one action slot, whether it goes live, and on which tools. */
 export interface Delegation {
   subjectId: string;
@@ -233,6 +243,44 @@ export interface Delegation {
   autoLive: boolean;
   /** Sorted and without duplicates (see `normalizeDelegation`). */
   tools: readonly string[];
+  /**
+   * What its facts may say. Encoded only when present: a delegation signed before bounds
+   * existed hashes as it did, and bounds nothing.
+   */
+  bound?: DelegationBound | null;
+}
+
+/** The most characters one `{}` of a delegation's template stands for. */
+export const TEMPLATE_HOLE_MAX = 80;
+
+/** What a `{}` of a template never stands for: a line break, or a brace. */
+const NOT_IN_HOLE = /[\n\r\u2028\u2029{}]/u;
+
+/**
+ * Whether a receipt-promoted fact's text is within what its delegation lets it say: at most
+ * `maxChars` characters, and the template's words in order with each `{}` standing for 1 to
+ * TEMPLATE_HOLE_MAX characters of one line. Linear in the text for a given template (the set of
+ * places each part can end at is carried forward; no backtracking to blow up).
+ */
+export function textWithinBound(text: string, bound: DelegationBound | null | undefined): boolean {
+  if (bound === null || bound === undefined) return true;
+  if ([...text].length > bound.maxChars) return false;
+  if (bound.template === null) return true;
+  const [first, ...rest] = bound.template.split('{}');
+  if (!text.startsWith(first ?? '')) return false;
+  let at = new Set([(first ?? '').length]);
+  for (const literal of rest) {
+    const next = new Set<number>();
+    for (const p of at) {
+      for (let h = 1; h <= TEMPLATE_HOLE_MAX && p + h <= text.length; h++) {
+        if (NOT_IN_HOLE.test(text[p + h - 1] ?? '')) break;
+        if (text.startsWith(literal, p + h)) next.add(p + h + literal.length);
+      }
+    }
+    if (next.size === 0) return false;
+    at = next;
+  }
+  return at.has(text.length);
 }
 
 /** The same delegation with its tools sorted and deduplicated, as it is hashed and compared. */
@@ -250,6 +298,9 @@ export function delegationPayload(d: Delegation): string {
     slot: n.slot,
     autoLive: n.autoLive,
     tools: [...n.tools],
+    ...(n.bound === undefined || n.bound === null
+      ? {}
+      : { bound: { maxChars: n.bound.maxChars, template: n.bound.template } }),
   });
 }
 

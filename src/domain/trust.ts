@@ -2,6 +2,8 @@ import {
   checkLink,
   decidesProposal,
   delegationPayload,
+  textWithinBound,
+  type DelegationBound,
   GENESIS_TIP,
   proposalContentHash,
   type ChainBreakCode,
@@ -38,6 +40,8 @@ export interface DelegationEntry {
   seq: number;
   autoLive: boolean;
   tools: readonly string[];
+  /** What its facts may say; null for a delegation signed before bounds existed (no bound). */
+  bound: DelegationBound | null;
   decidedAt: Date;
   contentHash: string;
 }
@@ -183,15 +187,31 @@ export class ChainState {
  * A delegation link's note carries what it signed, as JSON (the content hash binds it): the
  * slot's auto-live flag and tools. An unreadable note delegates nothing.
  */
-function parseDelegationNote(link: DecisionLink): { autoLive: boolean; tools: readonly string[] } {
+function parseDelegationNote(link: DecisionLink): {
+  autoLive: boolean;
+  tools: readonly string[];
+  bound: DelegationBound | null;
+} {
   try {
-    const parsed = JSON.parse(link.note) as { autoLive?: unknown; tools?: unknown };
+    const parsed = JSON.parse(link.note) as {
+      autoLive?: unknown;
+      tools?: unknown;
+      bound?: { maxChars?: unknown; template?: unknown } | null;
+    };
     const tools = Array.isArray(parsed.tools)
       ? parsed.tools.filter((t): t is string => typeof t === 'string')
       : [];
-    return { autoLive: parsed.autoLive === true, tools };
+    const b = parsed.bound;
+    const bound =
+      typeof b === 'object' && b !== null && Number.isSafeInteger(b.maxChars)
+        ? {
+            maxChars: b.maxChars as number,
+            template: typeof b.template === 'string' ? b.template : null,
+          }
+        : null;
+    return { autoLive: parsed.autoLive === true, tools, bound };
   } catch {
-    return { autoLive: false, tools: [] };
+    return { autoLive: false, tools: [], bound: null };
   }
 }
 
@@ -244,8 +264,16 @@ export function delegationProblems(
 }
 
 /** The note a delegation link carries (see parseDelegationNote). */
-export function delegationNote(autoLive: boolean, tools: readonly string[]): string {
-  return JSON.stringify({ autoLive, tools: [...new Set(tools)].sort() });
+export function delegationNote(
+  autoLive: boolean,
+  tools: readonly string[],
+  bound: DelegationBound | null = null,
+): string {
+  return JSON.stringify({
+    autoLive,
+    tools: [...new Set(tools)].sort(),
+    ...(bound === null ? {} : { bound }),
+  });
 }
 
 /** Answers of delegationMatches, per delegation entry (its fields never change once made). */
@@ -255,15 +283,15 @@ const delegationAnswers = new WeakMap<object, { key: string; matches: boolean }>
 export function delegationMatches(
   subjectId: string,
   slot: string,
-  d: Pick<DelegationEntry, 'autoLive' | 'tools' | 'contentHash'>,
+  d: Pick<DelegationEntry, 'autoLive' | 'tools' | 'contentHash' | 'bound'>,
   crypto: Pick<ChainCrypto, 'sha256Hex'>,
 ): boolean {
-  const key = `${subjectId}\u0000${slot}\u0000${d.contentHash}\u0000${String(d.autoLive)}\u0000${d.tools.join('\u0000')}`;
+  const key = `${subjectId}\u0000${slot}\u0000${d.contentHash}\u0000${String(d.autoLive)}\u0000${d.tools.join('\u0000')}\u0000${JSON.stringify(d.bound)}`;
   const known = delegationAnswers.get(d);
   if (known !== undefined && known.key === key) return known.matches;
   const matches =
     crypto.sha256Hex(
-      delegationPayload({ subjectId, slot, autoLive: d.autoLive, tools: d.tools }),
+      delegationPayload({ subjectId, slot, autoLive: d.autoLive, tools: d.tools, bound: d.bound }),
     ) === d.contentHash;
   delegationAnswers.set(d, { key, matches });
   return matches;
@@ -390,6 +418,12 @@ function approvedVerdict(state: ChainState, f: Fact, crypto: ChainCrypto, hash?:
   return { ok: true };
 }
 
+/** A delegation's bound in words, for a reason: at most 120 characters, as "Emailed {}". */
+export function boundWords(bound: DelegationBound | null): string {
+  if (bound === null) return 'no bound';
+  return `at most ${bound.maxChars} characters${bound.template === null ? '' : `, as "${bound.template}"`}`;
+}
+
 /** Whether something the owner signed backs a fact the store shows as live. */
 export function judgeActive(
   state: ChainState,
@@ -437,6 +471,12 @@ export function judgeActive(
     }
     if (e.receiptTools === null || !e.receiptTools.includes(tool)) {
       return no('MISSING_DECISION', `the cited turn's receipt does not show ${tool} ran`);
+    }
+    if (!textWithinBound(f.text, d.bound)) {
+      return no(
+        'UNSIGNED_DELEGATION',
+        `its text is beyond what the delegation of slot "${f.slot}" lets it say (${boundWords(d.bound)})`,
+      );
     }
     return { ok: true };
   }

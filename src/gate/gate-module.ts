@@ -1,5 +1,5 @@
 import { attest } from '../domain/attestation.js';
-import { DECISIONS, type ChainCrypto } from '../domain/decision-chain.js';
+import { DECISIONS, type ChainCrypto, type DelegationBound } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import {
   checkString,
@@ -67,6 +67,47 @@ export interface GateModule {
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** What a delegation lets a receipt-promoted fact say when the owner names no bound. */
+export const DEFAULT_DELEGATION_MAX_CHARS = 200;
+/** The longest bound a delegation may sign, and the longest template. */
+const MAX_BOUND_CHARS = 2_000;
+const MAX_TEMPLATE_CHARS = 500;
+
+/** A delegation's bound from its input: none for a revocation, the default when not named. */
+function delegationBound(
+  input: { maxChars?: unknown; template?: unknown },
+  autoLive: boolean,
+): DelegationBound | null {
+  if (!autoLive) {
+    if (input.maxChars !== undefined || input.template !== undefined) {
+      throw invalidField('maxChars', 'a revoked delegation bounds nothing');
+    }
+    return null;
+  }
+  const maxChars = input.maxChars ?? DEFAULT_DELEGATION_MAX_CHARS;
+  if (
+    !Number.isSafeInteger(maxChars) ||
+    (maxChars as number) < 1 ||
+    (maxChars as number) > MAX_BOUND_CHARS
+  ) {
+    throw invalidField('maxChars', `must be a whole number from 1 to ${MAX_BOUND_CHARS}`);
+  }
+  const template = input.template ?? null;
+  if (
+    template !== null &&
+    (typeof template !== 'string' ||
+      template.length === 0 ||
+      template.length > MAX_TEMPLATE_CHARS ||
+      /[\n\r\u2028\u2029]/u.test(template))
+  ) {
+    throw invalidField(
+      'template',
+      `must be one line of 1 to ${MAX_TEMPLATE_CHARS} characters, with {} where a fact's own words go`,
+    );
+  }
+  return { maxChars: maxChars as number, template };
+}
 
 /** A fact or proposal id as a caller names it: a non-empty string the store can hold. */
 function requireFactId(id: unknown, field: string): void {
@@ -262,8 +303,16 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         if (!autoLive && tools.length > 0) {
           throw invalidField('tools', 'a revoked delegation names no tools');
         }
+        const bound = delegationBound(input, autoLive);
         requireSigner(input.signer);
-        return decisions.delegate({ subjectId, slot, autoLive, tools, signer: input.signer });
+        return decisions.delegate({
+          subjectId,
+          slot,
+          autoLive,
+          tools,
+          bound,
+          signer: input.signer,
+        });
       },
       async key() {
         const s = await subjects.get(subjectId);

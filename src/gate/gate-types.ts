@@ -73,6 +73,14 @@ export interface OwnerApi {
     slot: string;
     tools?: readonly string[];
     autoLive?: boolean;
+    /**
+     * What a receipt-promoted fact of the slot may say: at most `maxChars` characters (default
+     * DEFAULT_DELEGATION_MAX_CHARS) and, with `template`, its words in order with each `{}`
+     * standing for 1 to 80 characters of one line. Signed with the delegation; a fact beyond it
+     * waits in the pile for a decision, and one stored live beyond it is withheld.
+     */
+    maxChars?: number;
+    template?: string;
     signer: OwnerSigner;
   }): Promise<DelegateResult>;
   /** The owner public key stored for the subject, or null. */

@@ -13,6 +13,7 @@ import {
   type ChainReport,
   type Decision,
   type DecisionLink,
+  type DelegationBound,
   type LinkSigner,
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
@@ -65,6 +66,8 @@ export interface DelegateInput {
   /** false revokes the delegation. */
   autoLive: boolean;
   tools: readonly string[];
+  /** What its receipt-promoted facts may say (null with a revocation). */
+  bound: DelegationBound | null;
   note?: string;
   signer: OwnerSigner;
 }
@@ -73,6 +76,7 @@ export interface DelegateResult {
   slot: string;
   autoLive: boolean;
   tools: string[];
+  bound: DelegationBound | null;
   seq: number;
   hash: string;
   root: string;
@@ -463,7 +467,7 @@ export class OwnerDecisions {
             { data: { field: 'slot' } },
           );
         }
-        const note = delegationNote(input.autoLive, tools);
+        const note = delegationNote(input.autoLive, tools, input.bound);
         const link = await this.append(
           tx,
           state,
@@ -471,7 +475,13 @@ export class OwnerDecisions {
           {
             proposalId: delegationTarget(input.slot),
             contentHash: this.crypto.sha256Hex(
-              delegationPayload({ subjectId, slot: input.slot, autoLive: input.autoLive, tools }),
+              delegationPayload({
+                subjectId,
+                slot: input.slot,
+                autoLive: input.autoLive,
+                tools,
+                bound: input.bound,
+              }),
             ),
             decision: 'delegate',
             note,
@@ -484,6 +494,7 @@ export class OwnerDecisions {
           slot: input.slot,
           autoLive: input.autoLive,
           tools,
+          bound: input.bound,
           seq: link.seq,
           hash: link.hash,
           root: state.rootHash ?? link.hash,

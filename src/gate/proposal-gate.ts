@@ -6,6 +6,7 @@ import {
   referentTokens,
   type DropCode,
 } from '../domain/gate-rules.js';
+import { textWithinBound } from '../domain/decision-chain.js';
 import { normalizeForQuote } from '../domain/text-normalize.js';
 import { DROPPED_LIMITS, storableString } from '../domain/dropped-proposal.js';
 import { lockChain } from '../store/decision-sql.js';
@@ -229,7 +230,9 @@ export class ProposalGate {
         p.evidence?.tool !== undefined &&
         delegation.tools.includes(p.evidence.tool) &&
         cited !== null &&
-        cited.receiptTools.includes(p.evidence.tool);
+        cited.receiptTools.includes(p.evidence.tool) &&
+        // beyond what the delegation lets it say, it waits for the owner
+        textWithinBound(p.text, delegation.bound);
       const fact = await sql.facts.insert({
         id: deps.newId(),
         subjectId: input.subjectId,
