@@ -656,6 +656,52 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     expect(await code(other.engine.tokens.authenticate(reader.token))).toBe('TOKEN_INVALID');
   });
 
+  it("a pending proposal's verdict forged to asserted: the arrival's pile line reads it again and says so", async () => {
+    f = await store.fixture();
+    await f.me.turns.add({
+      sessionId: f.sessionId,
+      role: 'user',
+      content: 'Do you think I am allergic to peanuts?',
+    });
+    const r = await f.me.gate.propose({
+      sessionId: f.sessionId,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          key: 'allergy',
+          text: 'The user is allergic to peanuts.',
+          origin: 'saw',
+          evidence: { turn: 3, quote: 'I am allergic to peanuts' },
+        },
+      ],
+    });
+    const id = r.proposed[0]?.id as string;
+    expect(r.proposed[0]?.attestation?.verdict).toBe('presupposed');
+    const line = async () =>
+      ((await f?.me.arrival.assemble({ surface: 'chat' }))?.text ?? '')
+        .split('\n')
+        .find((l) => l.startsWith('Proposals awaiting owner review')) ?? '';
+    // negative control: the gate's own verdicts, and nothing said to differ
+    const before = await line();
+    expect(before).toContain('1 presupposed, 1 paraphrase_unverified');
+    expect(before).not.toContain('not trusted');
+    await f.tamper(
+      [
+        `UPDATE facts SET attestation = 'asserted', attested = true, attestation_reason = 'the user states it' WHERE id = $1`,
+      ],
+      [id],
+    );
+    for (const round of ['same process', 'new process']) {
+      if (round === 'new process') await f.reopen();
+      const after = await line();
+      expect(after, round).toContain('1 presupposed, 1 paraphrase_unverified');
+      expect(after, round).not.toContain('asserted');
+      expect(after, round).toContain(
+        '1 stored with a verdict the gate does not give its quote now',
+      );
+    }
+  });
+
   /** What every read of the fixture shows after `c`'s tamper, to a process with the anchor. */
   async function expectWithheld(c: Case, code: BreakCode): Promise<void> {
     if (f === null) throw new Error('no fixture');

@@ -1,6 +1,7 @@
+import { verdictNow, type Attestation } from '../domain/attestation.js';
 import { EngineError } from '../domain/errors.js';
 import { pageOf } from '../domain/input.js';
-import { byPassport, renderFactLine } from '../domain/fact-render.js';
+import { byPassport, renderFactLine, storedVerdictDiffers } from '../domain/fact-render.js';
 import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
@@ -109,6 +110,39 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   // relevant).
   const viewOf = (ctx: BlockContext): Promise<TrustView> => openedOf(ctx).view;
   // The settled facts, recent sessions and clock of an arrival: one read, shared by three blocks.
+  /** A stored verdict as storedVerdictDiffers reads it (its reason plays no part). */
+  const storedAttestation = (v: string | null) =>
+    v === null ? null : ({ verdict: v, reason: '' } as Attestation);
+  // The pile line's verdicts, read again from the stored quotes and turns as the review page reads
+  // them, per subject while the pending proposals and their cited turns are the same row versions
+  const checkedPiles = new Map<
+    string,
+    { mark: string; verdicts: Record<string, number>; differing: number }
+  >();
+  const pileVerdicts = async (
+    subjectId: string,
+    mark: string | null,
+  ): Promise<{ verdicts: Record<string, number>; differing: number }> => {
+    const known = checkedPiles.get(subjectId);
+    if (known !== undefined && mark !== null && known.mark === mark) return known;
+    const { mark: read, items } = await sql.pendingQuotes(subjectId);
+    const verdicts: Record<string, number> = {};
+    let differing = 0;
+    for (const p of items) {
+      const now = verdictNow(p, p.cited);
+      const stored = p.stored ?? (p.attested ? 'attested' : 'unattested');
+      const asStored = { attested: p.attested, attestation: storedAttestation(p.stored) };
+      if (storedVerdictDiffers(asStored, now) !== null) differing++;
+      const v = now?.verdict ?? stored;
+      verdicts[v] = (verdicts[v] ?? 0) + 1;
+    }
+    const checked = { verdicts, differing };
+    if (read !== null) {
+      if (checkedPiles.size >= 10_000) checkedPiles.clear();
+      checkedPiles.set(subjectId, { mark: read, ...checked });
+    }
+    return checked;
+  };
   const nowOf = (ctx: BlockContext): Promise<ArrivalNow> => {
     const o = openedOf(ctx);
     o.now ??= sql.now(ctx.subjectId, ctx.sessionId, ctx.now, ctx.timeZone, RECENT_SESSIONS);
@@ -158,7 +192,13 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     recentSessions: async (ctx) => (await nowOf(ctx)).recent,
     // as assemble read it when it checked the session
     sessionTurns: (ctx) => opened.get(ctx)?.sessionTurns ?? null,
-    settled: async (ctx) => (await nowOf(ctx)).settled,
+    settled: async (ctx) => {
+      const now = await nowOf(ctx);
+      const s = now.settled;
+      if (s.pile.count === 0) return s;
+      const checked = await pileVerdicts(ctx.subjectId, now.pileMark);
+      return { ...s, pile: { ...s.pile, ...checked } };
+    },
     formatTime: async (ctx) => (await nowOf(ctx)).clock,
   };
 

@@ -50,7 +50,7 @@ export function formatSettledFacts(s: SettledSnapshot): string {
   const pile =
     s.pile.count === 0
       ? 'Proposals awaiting owner review: none.'
-      : `Proposals awaiting owner review: ${s.pile.count} (oldest waiting ${age(s.pile.oldestHours ?? 0)}${pileVerdicts(s.pile.verdicts ?? {})}).`;
+      : `Proposals awaiting owner review: ${s.pile.count} (oldest waiting ${age(s.pile.oldestHours ?? 0)}${pileVerdicts(s.pile.verdicts ?? {})}${differing(s.pile.differing ?? 0)}).`;
   return [
     '[Settled facts & recent ground truth]',
     commitments,
@@ -59,6 +59,13 @@ export function formatSettledFacts(s: SettledSnapshot): string {
     due,
     pile,
   ].join('\n');
+}
+
+/** "; 1 stored with a verdict the gate does not give it now (not trusted)" ('' for none). */
+function differing(n: number): string {
+  return n === 0
+    ? ''
+    : `; ${n} stored with a verdict the gate does not give ${n === 1 ? 'its quote' : 'their quotes'} now (changed outside the gate: not trusted)`;
 }
 
 /** The verdicts the gate gave the waiting proposals' quotes, in the order a reviewer reads them. */

@@ -999,3 +999,22 @@ export function aboutAgent(claim: string, turn?: string): string | null {
   }
   return null;
 }
+
+/**
+ * The gate's verdict on a stored proposal's quote, read again now (`attest` over the cited turn as
+ * stored): null for an action or a summary (no quote verdict), for a proposal with no quote, and
+ * when the cited turn is missing or not the user's. A stored verdict that differs from it was not
+ * the gate's (a row written past the gate) or was given by older rules.
+ */
+export function verdictNow(
+  p: { origin: string; text: string; quote: string | null },
+  cited: { role: string; content: string } | null,
+): Attestation | null {
+  return p.origin === 'did' ||
+    p.origin === 'summarized' ||
+    cited === null ||
+    cited.role !== 'user' ||
+    p.quote === null
+    ? null
+    : attest(p.text, p.quote, cited.content);
+}

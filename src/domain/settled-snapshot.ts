@@ -12,9 +12,18 @@ export interface SettledSnapshot {
   falsifiersDue: { count: number; oldestDue: string | null };
   /** Proposals awaiting the owner's review. */
   /**
-   * `verdicts`: the pending proposals by the gate's verdict on their quote (asserted,
-   * presupposed, …; `attested`/`unattested` for actions, summaries and facts stored before
-   * typed attestation).
+   * `verdicts`: the pending proposals by the gate's verdict on their quote, read again from the
+   * stored quote and turn (asserted, presupposed, …; `attested`/`unattested` for actions,
+   * summaries and facts stored before typed attestation).
    */
-  pile: { count: number; oldestHours: number | null; verdicts?: Readonly<Record<string, number>> };
+  pile: {
+    count: number;
+    oldestHours: number | null;
+    verdicts?: Readonly<Record<string, number>>;
+    /**
+     * How many stored a verdict the gate does not give their quote now (a row written past the
+     * gate, or by older rules): counted by the verdict now, and said so.
+     */
+    differing?: number;
+  };
 }

@@ -1,4 +1,4 @@
-import { attest } from '../domain/attestation.js';
+import { verdictNow } from '../domain/attestation.js';
 import { DECISIONS, type ChainCrypto, type DelegationBound } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import {
@@ -257,17 +257,13 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         const out: PendingProposal[] = [];
         for (const fact of await facts.byStatus(subjectId, ['proposed'], page)) {
           const citedTurn = await citedTurnOf(subjectId, fact);
-          const quote = fact.evidence.quote;
           // every quoted claim citing a user turn is read again, a row stored without a verdict
           // too (flagged attested, it claims "asserted"); actions and summaries have no quote verdict
-          const verdictNow =
-            fact.origin === 'did' ||
-            fact.origin === 'summarized' ||
-            citedTurn?.role !== 'user' ||
-            quote === null
-              ? null
-              : attest(fact.text, quote, citedTurn.content);
-          out.push({ fact, citedTurn, verdictNow });
+          const now = verdictNow(
+            { origin: fact.origin, text: fact.text, quote: fact.evidence.quote },
+            citedTurn,
+          );
+          out.push({ fact, citedTurn, verdictNow: now });
         }
         return out;
       },

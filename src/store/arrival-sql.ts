@@ -65,8 +65,24 @@ export interface RecentSession {
 /** What the arrival's "now" blocks show (ArrivalSql.now). */
 export interface ArrivalNow {
   settled: SettledSnapshot;
+  /**
+   * The pending proposals and their cited turns as row versions (a digest): the same mark means
+   * the same stored proposals and turns, so verdicts read again from them still hold.
+   */
+  pileMark: string | null;
   recent: RecentSession[];
   clock: string;
+}
+
+/** A pending proposal as its quote verdict is read again from (ArrivalSql.pendingQuotes). */
+export interface PendingQuote {
+  origin: string;
+  text: string;
+  quote: string | null;
+  attested: boolean;
+  /** The verdict stored with it (null: stored before typed attestation, or none given). */
+  stored: string | null;
+  cited: { role: string; content: string } | null;
 }
 
 /** What the "now" statement gives: the parts as JSON arrays, counts as integers. */
@@ -80,6 +96,7 @@ interface NowRow {
   pile_count: number | null;
   pile_hours: number | null;
   pile_verdicts: Record<string, number> | null;
+  pile_mark: string | null;
   recent: Array<[string, string | null, number, string | null]> | null;
   clock: string | null;
 }
@@ -125,7 +142,7 @@ const NOW_SQL = `SELECT
          WHERE $5::text IS NULL OR id <> $5::text
          ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC LIMIT $6) s) AS recent,
   to_char($2::timestamptz AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI (Dy)') AS clock,
-  d.due_count, d.due_oldest, p.pile_count, p.pile_hours, p.pile_verdicts
+  d.due_count, d.due_oldest, p.pile_count, p.pile_hours, p.pile_verdicts, pm.pile_mark
 FROM (SELECT count(*)::int AS due_count,
              to_char(min(due_at) AT TIME ZONE $3, 'YYYY-MM-DD') AS due_oldest
       FROM retractions WHERE subject_id = $1 AND verdict = 'unchecked' AND due_at <= $2) d,
@@ -135,7 +152,13 @@ FROM (SELECT count(*)::int AS due_count,
       FROM (SELECT COALESCE(attestation,
                             CASE WHEN attested THEN 'attested' ELSE 'unattested' END) AS v,
                    count(*)::int AS n, min(recorded_at) AS oldest
-            FROM facts WHERE subject_id = $1 AND status = 'proposed' GROUP BY 1) x) p`;
+            FROM facts WHERE subject_id = $1 AND status = 'proposed' GROUP BY 1) x) p,
+     (SELECT md5(string_agg(f.id || '@' || f.xmin::text || '@' || coalesce(t.xmin::text, '-'),
+                            ',' ORDER BY f.id)) AS pile_mark
+      FROM facts f
+      LEFT JOIN turns t ON t.subject_id = f.subject_id AND t.session_id = f.evidence_session_id
+                       AND t.seq = f.evidence_seq
+      WHERE f.subject_id = $1 AND f.status = 'proposed') pm`;
 
 /**
  * The reads arrival makes. Every date is formatted here, at the SQL boundary, in the subject's
@@ -253,6 +276,52 @@ export class ArrivalSql {
         },
         recent: (r?.recent ?? []).map(([id, title, turns, last]) => ({ id, title, turns, last })),
         clock: r?.clock ?? '',
+        pileMark: r?.pile_mark ?? null,
+      };
+    });
+  }
+
+  /**
+   * The pending proposals with what their quote verdict is read from (the stored verdict, and the
+   * cited turn as stored), and the mark they were read under (`ArrivalNow.pileMark`), in one
+   * statement: the arrival's pile line reads every verdict again, as the review page does.
+   */
+  pendingQuotes(subjectId: string): Promise<{ mark: string | null; items: PendingQuote[] }> {
+    return guard('reading the pile', async () => {
+      const { rows } = await this.db.query<{
+        id: string;
+        text: string;
+        origin: string;
+        attested: boolean;
+        attestation: string | null;
+        quote: string | null;
+        role: string | null;
+        content: string | null;
+        mark: string | null;
+      }>(
+        `SELECT f.id, f.text, f.origin, f.attested, f.attestation, f.evidence_quote AS quote,
+                t.role, t.content,
+                md5(string_agg(f.id || '@' || f.xmin::text || '@' || coalesce(t.xmin::text, '-'),
+                               ',') OVER (ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING
+                                          AND UNBOUNDED FOLLOWING)) AS mark
+         FROM facts f
+         LEFT JOIN turns t ON t.subject_id = f.subject_id AND t.session_id = f.evidence_session_id
+                          AND t.seq = f.evidence_seq
+         WHERE f.subject_id = $1 AND f.status = 'proposed'
+         ORDER BY f.id`,
+        [subjectId],
+      );
+      return {
+        mark: rows[0]?.mark ?? null,
+        items: rows.map((r) => ({
+          origin: r.origin,
+          text: r.text,
+          quote: r.quote,
+          attested: r.attested,
+          stored: r.attestation,
+          cited:
+            r.role === null || r.content === null ? null : { role: r.role, content: r.content },
+        })),
       };
     });
   }
