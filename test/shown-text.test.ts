@@ -347,6 +347,22 @@ describe('shownText', () => {
   });
 });
 
+describe('shownText on a long input', () => {
+  it('shows 200,000-character hostile texts in one pass (a quadratic scan would time out)', () => {
+    const n = 50_000;
+    for (const text of [
+      '['.repeat(n) + '\u200b'.repeat(n) + 'RECEIPT',
+      '[\u200b'.repeat(n),
+      '[[ '.repeat(n),
+      '[[R\u200b'.repeat(n),
+      `[[${'\u200b'.repeat(2 * n)}`.repeat(2),
+    ]) {
+      for (const layout of SHOWN_LAYOUTS)
+        expect(nextReceiptMarker(shownText(text, layout))).toBeNull();
+    }
+  });
+});
+
 describe('shownJson', () => {
   it('shows every string of a JSON value, keys too, and leaves the rest as it is', () => {
     const value = {
