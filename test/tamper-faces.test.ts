@@ -1,0 +1,289 @@
+// Issue 33's tamper matrix on every face a model reads: the CLI (memory, arrival as text, json and
+// anthropic, recall), HTTP (facts, arrival, recall) and MCP (get_arrival, recall; the tools the
+// stdio and Streamable HTTP transports both serve, here over the SDK's in-memory pair), each read
+// by a process that holds the owner's anchor (the key file beside it). After each tamper, no face
+// shows the forged or no-longer-backed text, and each face that carries an integrity block names
+// the code (a face whose token the anchor refuses shows nothing at all, and says why).
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { callerForToken } from '../server/access.js';
+import { createHttpApp } from '../server/http/app.js';
+import { createMcpServer } from '../server/mcp/mcp-server.js';
+import { isEngineError, recordKeyFileHead, type Engine } from '../src/index.js';
+import { runCliCaptured } from './support/cli.js';
+import { ENGINES } from './support/engines.js';
+import { request } from './support/http.js';
+import { textOf } from './support/mcp.js';
+import type { SharedEngines } from './support/shared-engines.js';
+import { EVE, rekey, supersedeCity, unsupersede } from './support/tampers.js';
+import { TEXTS, trustStore, type TrustFixture, type TrustStore } from './support/trust-fixture.js';
+
+interface FaceCase {
+  name: string;
+  /** Never shown on any face afterwards. */
+  hidden: string;
+  /** The code the faces that carry an integrity block name. */
+  code: string;
+  /** What recall is asked (the hidden text's words, not the text: a face echoes its query). */
+  query: string;
+  tamper(f: TrustFixture): Promise<void>;
+}
+
+const CASES: FaceCase[] = [
+  {
+    name: 'the owner key swapped under its own id, chain and grants re-signed, the pending proposal approved',
+    hidden: TEXTS.sister,
+    code: 'KEY_MISMATCH',
+    query: 'sister Ana',
+    tamper: (f) => rekey(f, { keepKeyId: true }, { grants: true }),
+  },
+  {
+    name: 'the owner key swapped under a new id, the arrival manifests deleted',
+    hidden: TEXTS.sister,
+    code: 'KEY_MISMATCH',
+    query: 'sister Ana',
+    async tamper(f) {
+      await f.me.arrival.assemble({ surface: 'chat' });
+      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
+      await rekey(f, { keepKeyId: false }, { grants: true });
+    },
+  },
+  {
+    name: 'the head cut over a superseding approval, the arrival manifests deleted',
+    hidden: TEXTS.city,
+    code: 'HEAD_CUT',
+    query: 'lives Lisbon',
+    async tamper(f) {
+      await supersedeCity(f);
+      await unsupersede(f);
+      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
+    },
+  },
+  {
+    name: 'an approved fact hidden behind a fake superseder',
+    hidden: TEXTS.city,
+    code: 'UNEXPLAINED_STATUS',
+    query: 'lives Lisbon',
+    tamper: (f) =>
+      f.tamper([
+        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_tool, proposed_by, recorded_at, status_at,
+           promoted_by, supersedes_id, valid_to, terms)
+         SELECT '${f.subject}', 'fake-1', 'what_i_know_about_user', 'city', 'The user moved away.', 'did',
+                'expired', true, id, session_id, seq, 'send_email', 'agent', now(), now(), 'receipt',
+                '${f.ids.city}', now() - interval '1 day', ARRAY['move']
+         FROM turns WHERE subject_id = '${f.subject}' AND seq = 2`,
+        `UPDATE facts SET status = 'superseded', superseded_by_id = 'fake-1' WHERE id = '${f.ids.city}'`,
+      ]),
+  },
+  {
+    name: "a delegated slot's tools widened in its row",
+    hidden: EVE,
+    code: 'DELEGATION_CHANGED',
+    query: 'forward email eve',
+    tamper: (f) =>
+      f.tamper([
+        `UPDATE slots SET auto_live_tools = '{send_email,wire_money}'
+         WHERE subject_id = '${f.subject}' AND name = 'emails'`,
+      ]),
+  },
+  {
+    name: "a receipt fact's text edited beyond its delegation's template",
+    hidden: EVE,
+    code: 'UNSIGNED_DELEGATION',
+    query: 'forward email eve',
+    tamper: (f) => f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.email, EVE]),
+  },
+];
+
+/** One face's answer: its text, and whether it carries an integrity block. */
+interface Face {
+  face: string;
+  text: string;
+  integrity: boolean;
+}
+
+const home = mkdtempSync(join(tmpdir(), 'memledger-faces-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
+  let store: TrustStore;
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterAll(() => store.close());
+  let f: TrustFixture | null = null;
+  const opened: Engine[] = [];
+  afterEach(async () => {
+    for (const e of opened.splice(0)) await e.close();
+    await f?.close();
+    f = null;
+  });
+
+  /** An engine on the fixture's store as a new process opens it, holding the owner's anchor. */
+  async function open(fx: TrustFixture): Promise<Engine> {
+    const engine = await fx.openAnother({ anchor: (s) => fx.anchor(s) });
+    opened.push(engine);
+    return engine;
+  }
+
+  /** The CLI in-process, its engine opened on the fixture's store with the CLI's own anchor. */
+  function cliOn(fx: TrustFixture): (args: string[]) => Promise<string> {
+    const engines: SharedEngines = {
+      open: async (config) => {
+        const engine = await fx.openAnother(
+          config.anchor === undefined ? {} : { anchor: config.anchor },
+        );
+        return { engine, release: () => engine.close() };
+      },
+      engineFor: () => undefined,
+      close: async () => undefined,
+    };
+    return async (args) => {
+      const r = await runCliCaptured(
+        [...args, '--subject', fx.subject, '--key', fx.keyFile, '--db', fx.db],
+        {},
+        { homeDir: home, engines },
+      );
+      return `${r.stdout}${r.stderr}`;
+    };
+  }
+
+  /** What a model is shown of the fixture's subject, through every face. */
+  async function faces(fx: TrustFixture, token: string, query: string): Promise<Face[]> {
+    const cli = cliOn(fx);
+    const out: Face[] = [
+      { face: 'cli memory', text: await cli(['memory']), integrity: true },
+      {
+        face: 'cli arrival text',
+        text: await cli(['arrival', '--surface', 'chat']),
+        integrity: true,
+      },
+      {
+        face: 'cli arrival json',
+        text: await cli(['arrival', '--surface', 'chat', '--format', 'json']),
+        integrity: true,
+      },
+      {
+        face: 'cli arrival anthropic',
+        text: await cli(['arrival', '--surface', 'chat', '--format', 'anthropic']),
+        integrity: true,
+      },
+      { face: 'cli recall', text: await cli(['recall', query, '--json']), integrity: false },
+    ];
+    const engine = await open(fx);
+    const app = createHttpApp({ engine, onInternalError: () => undefined });
+    const bearer = `Bearer ${token}`;
+    const http = async (method: string, path: string, body?: unknown) =>
+      JSON.stringify((await request(app, method, path, bearer, body)).json);
+    out.push(
+      { face: 'http facts', text: await http('GET', '/v1/facts'), integrity: false },
+      {
+        face: 'http arrival',
+        text: await http('POST', '/v1/arrival', { surface: 'chat' }),
+        integrity: true,
+      },
+      {
+        face: 'http recall',
+        text: await http('GET', `/v1/recall?q=${encodeURIComponent(query)}`),
+        integrity: false,
+      },
+    );
+    let mcp: { arrival: string; recall: string };
+    try {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await createMcpServer(await callerForToken(engine, token)).connect(serverSide);
+      const client = new Client({ name: 'memledger-faces', version: '1.0.0' });
+      await client.connect(clientSide);
+      const arrival = await client.callTool({
+        name: 'get_arrival',
+        arguments: { surface: 'chat' },
+      });
+      const recalled = await client.callTool({ name: 'recall', arguments: { query } });
+      mcp = {
+        arrival: `${textOf(arrival)}${JSON.stringify(arrival.structuredContent)}`,
+        recall: `${textOf(recalled)}${JSON.stringify(recalled.structuredContent)}`,
+      };
+      await client.close();
+    } catch (err) {
+      // the anchored process refuses the token: the MCP session never starts
+      if (!isEngineError(err)) throw err;
+      mcp = { arrival: `${err.code}: ${err.message}`, recall: `${err.code}: ${err.message}` };
+    }
+    out.push(
+      { face: 'mcp get_arrival', text: mcp.arrival, integrity: true },
+      { face: 'mcp recall', text: mcp.recall, integrity: false },
+    );
+    return out;
+  }
+
+  it('the untampered store: every face shows what the owner signed, and none warns (negative control)', async () => {
+    f = await store.fixture();
+    const agent = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'agent',
+      signer: f.signer,
+    });
+    const all = await faces(f, agent.token, 'Lisbon nurse');
+    expect(all).toHaveLength(10);
+    for (const face of all) {
+      expect(face.text, face.face).not.toMatch(/integrity warning|TOKEN_INVALID|not anchored/i);
+      expect(face.text, face.face).not.toContain(
+        'This memory was checked against the owner key stored',
+      );
+    }
+    for (const face of all.filter((x) => !x.face.includes('recall'))) {
+      expect(face.text, face.face).toContain('night nurse');
+    }
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: no face shows it, every integrity face names ${c.code}`, async () => {
+      f = await store.fixture();
+      const agent = await f.engine.tokens.create({
+        subject: f.subject,
+        role: 'agent',
+        signer: f.signer,
+      });
+      await c.tamper(f);
+      const all = await faces(f, agent.token, c.query);
+      for (const face of all) {
+        expect(face.text, face.face).not.toContain(c.hidden);
+        if (face.integrity) {
+          const refused = /TOKEN_INVALID/.test(face.text);
+          expect(
+            refused || face.text.includes(c.code),
+            `${face.face}: ${face.text.slice(0, 300)}`,
+          ).toBe(true);
+          if (!refused) expect(face.text, face.face).toMatch(/integrity warning/i);
+        }
+      }
+    });
+  }
+
+  it('a revoked token whose row was cleared is refused on the HTTP and MCP faces', async () => {
+    f = await store.fixture();
+    const made = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'agent',
+      signer: f.signer,
+    });
+    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    if (revoked.head !== undefined)
+      recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, revoked.head);
+    await f.tamper([`UPDATE access_tokens SET revoked_at = NULL WHERE id = $1`], [made.info.id]);
+    const engine = await open(f);
+    const app = createHttpApp({ engine, onInternalError: () => undefined });
+    const answer = await request(app, 'GET', '/v1/facts', `Bearer ${made.token}`);
+    expect(answer.status).toBe(401);
+    expect(answer.json.error?.code).toBe('TOKEN_REVOKED');
+    const write = await request(app, 'POST', '/v1/sessions', `Bearer ${made.token}`, {});
+    expect(write.status).toBe(401);
+    await expect(callerForToken(engine, made.token)).rejects.toMatchObject({
+      code: 'TOKEN_REVOKED',
+    });
+  });
+});
