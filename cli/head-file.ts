@@ -3,6 +3,7 @@ import {
   headFilePath,
   keyFileAnchor,
   recordKeyFileHead,
+  recordKeyFileRevocation,
   type ChainReport,
   type SubjectHandle,
 } from '../src/index.js';
@@ -26,6 +27,25 @@ export function recordSignedHead(
   } catch (err) {
     ctx.io.stderr(
       `memledger: could not record the chain head in ${path}: ${(err as Error).message}\n`,
+    );
+  }
+}
+
+/**
+ * Records beside the key file that the owner revoked a token: an anchored process refuses it
+ * whatever the store says. A head file that cannot be written is a warning, as for a head.
+ */
+export function recordRevokedToken(
+  ctx: Pick<CommandContext, 'io'>,
+  keyFile: string,
+  me: Pick<SubjectHandle, 'id' | 'storeId'>,
+  tokenId: string,
+): void {
+  try {
+    recordKeyFileRevocation(keyFile, me.storeId, me.id, tokenId);
+  } catch (err) {
+    ctx.io.stderr(
+      `memledger: could not record the revocation in ${headFilePath(keyFile)}: ${(err as Error).message}\n`,
     );
   }
 }

@@ -173,6 +173,8 @@ async function assemble(
       defaultSubject: DEFAULT_SUBJECT,
       assertOpen: () => ctx.assertOpen(),
       revokeOnChain: (input) => modules.gate.revokeToken(input),
+      verifiedRevocations: async (subjectId) =>
+        (await modules.trust.withSubject(subjectId, (held) => held.chain(client))).revokedTokens,
       ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
     }),
     addArrivalBlock(def) {

@@ -203,7 +203,12 @@ export type { HttpExchange, HttpFailureCode, HttpRequestOptions } from './probes
 export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
 export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
 // The owner's anchor: the key and signed heads every read checks the store against.
-export { headFilePath, keyFileAnchor, recordKeyFileHead } from './crypto/owner-anchor.js';
+export {
+  headFilePath,
+  keyFileAnchor,
+  recordKeyFileHead,
+  recordKeyFileRevocation,
+} from './crypto/owner-anchor.js';
 export { anchoredHead, boundWords } from './domain/trust.js';
 export type { AnchoredHead, OwnerAnchor } from './domain/trust.js';
 export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';

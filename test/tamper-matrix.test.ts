@@ -1,7 +1,7 @@
 // Issue 12's tamper matrix: each tamper a process with the store's SQL can make, on both engines,
 // with the owner's key file (and head file) at hand and without it (a fresh process that knows
 // only the store). For each: what live memory, the arrival, recall and `chain verify` say.
-import { recordKeyFileHead, type ChainReport } from '../src/index.js';
+import { recordKeyFileHead, recordKeyFileRevocation, type ChainReport } from '../src/index.js';
 import { code } from './support/errors.js';
 import { EVE, forgerKey, rekey, supersedeCity, unsupersede } from './support/tampers.js';
 import { UNANCHORED_LINE } from '../src/domain/trust.js';
@@ -460,6 +460,7 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     });
     const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
     // recorded beside the key file, as `memledger token revoke` records it
+    recordKeyFileRevocation(f.keyFile, f.engine.storeId, f.subject, made.info.id);
     if (revoked.head !== undefined) {
       recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, revoked.head);
     }
@@ -475,6 +476,10 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     await f.reopen();
     expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code: 'HEAD_CUT' });
     expect((await shown(f.me, TEXTS.city)).arrival).toContain('HEAD_CUT');
+    // and the owner's record beside the key file still refuses the token
+    expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
+    expect((await f.engine.tokens.authenticate(kept.token)).role).toBe('reader');
+    await f.close();
 
     // the owner key swapped and every grant re-signed: the store agrees with itself...
     const other = await store.fixture();
@@ -536,6 +541,65 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
         '1 stored with a verdict the gate does not give its quote now',
       );
     }
+  });
+
+  it("a forged revoke link does not make the owner's revocation a no-op; a broken chain leaves the row revoked", async () => {
+    f = await store.fixture();
+    const made = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'agent',
+      signer: f.signer,
+    });
+    // a link that names the token but verifies under no key: the chain breaks at 4
+    await f.tamper(
+      [
+        `INSERT INTO decisions (subject_id, seq, proposal_id, content_hash, decision, decided_at, note,
+           key_id, prev_hash, hash, signature)
+         SELECT subject_id, seq + 1, $1, content_hash, 'revoke', decided_at, '', key_id, hash, hash, 'x'
+         FROM decisions WHERE subject_id = '${f.subject}' ORDER BY seq DESC LIMIT 1`,
+      ],
+      [`token:${made.info.id}`],
+    );
+    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    expect(revoked.revokedAt).toBeInstanceOf(Date);
+    expect(revoked.head).toBeUndefined();
+    expect(revoked.unsigned).toMatch(/broken/i);
+    recordKeyFileRevocation(f.keyFile, f.engine.storeId, f.subject, made.info.id);
+    expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
+    // the forged link removed and the row cleared: the owner's record still refuses it
+    await f.tamper([
+      `DELETE FROM decisions WHERE subject_id = '${f.subject}' AND decision = 'revoke'`,
+      `UPDATE access_tokens SET revoked_at = NULL WHERE id = '${made.info.id}'`,
+    ]);
+    await f.reopen();
+    expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
+    // and on a whole chain the owner's revoke signs a link after all
+    const again = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    expect(again.head?.seq).toBe(4);
+  });
+
+  it('no decision is made on a cut chain, and the head file keeps the head it recorded', async () => {
+    f = await store.fixture();
+    await supersedeCity(f);
+    await unsupersede(f);
+    await f.reopen();
+    expect(
+      await code(
+        f.me.owner.decide({ proposalId: f.ids.sister, decision: 'approve', signer: f.signer }),
+      ),
+    ).toBe('CHAIN_BROKEN');
+    const live = (await shown(f.me, TEXTS.city)).live;
+    expect(live).not.toContain(TEXTS.city);
+    // a head of the same length with another hash never replaces the one recorded
+    expect(() =>
+      recordKeyFileHead(f?.keyFile ?? '', f?.engine.storeId ?? '', f?.subject ?? '', {
+        seq: 4,
+        hash: 'f'.repeat(64),
+        root: 'e'.repeat(64),
+      }),
+    ).toThrow(/another hash/);
+    await f.reopen();
+    expect(await f.me.owner.verifyChain()).toMatchObject({ ok: false, code: 'HEAD_CUT' });
   });
 
   /** What every read of the fixture shows after `c`'s tamper, to a process with the anchor. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { EngineError, TOKEN_ROLES, type TokenInfo } from '../../src/index.js';
 import { defineCommand } from '../command.js';
-import { recordSignedHead } from '../head-file.js';
+import { recordRevokedToken, recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
 
@@ -106,8 +106,15 @@ export const tokenRevokeCommand = defineCommand({
       const me = engine.subject(found.subject);
       const { signer, keyFile } = await ownerSigner(ctx, me);
       const result = await engine.tokens.revoke({ id, signer });
-      // the revocation is a link of the chain: its head is recorded beside the key file
+      // recorded beside the key file: anchored processes refuse it whatever the store says; the
+      // link's head too, so a cut of it is found
+      recordRevokedToken(ctx, keyFile, me, id);
       if (result.head !== undefined) recordSignedHead(ctx, keyFile, me, result.head);
+      if (result.unsigned !== undefined) {
+        ctx.io.stderr(
+          `memledger: token ${id} is revoked in the store and beside the key file, but no signed link could be added: ${result.unsigned}\n`,
+        );
+      }
       return result;
     });
     ctx.print(infoJson(revoked), () => `revoked ${infoLine(revoked)}`);

@@ -37,13 +37,17 @@ export interface TokensApi {
   }): Promise<CreatedToken>;
   list(options?: { subject?: string }): Promise<TokenInfo[]>;
   /**
-   * Revokes with a signed link in the subject's chain. `head`: the chain head that link made (for
-   * the owner's head file), absent when the token was revoked on the chain already.
+   * Revokes: the row at once, then a signed link in the subject's chain. `head`: the chain head
+   * that link made (for the owner's head file), absent when a verified link revoked it already.
+   * `unsigned`: why no link could be appended (a broken chain); the row still refuses it, and an
+   * anchored process refuses it once the owner's head file records it.
    */
-  revoke(input: {
-    id: string;
-    signer: OwnerSigner;
-  }): Promise<TokenInfo & { head?: { seq: number; hash: string; root: string } }>;
+  revoke(input: { id: string; signer: OwnerSigner }): Promise<
+    TokenInfo & {
+      head?: { seq: number; hash: string; root: string };
+      unsigned?: string;
+    }
+  >;
   /** The token's record when the secret is a live, owner-signed token; TOKEN_INVALID or TOKEN_REVOKED otherwise. */
   authenticate(secret: string): Promise<TokenInfo>;
 }
@@ -52,6 +56,8 @@ export interface TokensDeps extends ModuleDeps {
   crypto: ChainCrypto;
   /** The owner's anchor for a subject (EngineConfig.anchor): a grant verifies only under it. */
   anchor?: (subjectId: string) => OwnerAnchor | null;
+  /** The tokens the verified part of the subject's chain revokes. */
+  verifiedRevocations(subjectId: string): Promise<ReadonlyMap<string, number>>;
   /** Appends the owner's signed revocation link (OwnerDecisions.revokeToken). */
   revokeOnChain(input: {
     subjectId: string;
@@ -209,19 +215,23 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
         throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${input.id}"`);
       }
       await ownerOf(row.subjectId, signer);
-      const [now] = await tokens.byHash(row.tokenHash);
-      if (now?.revokedOnChain === true) return info(now);
-      // a signed link in the subject's chain (a token revoked before links existed gets one now)
-      const link = await deps.revokeOnChain({
-        subjectId: row.subjectId,
-        tokenId: row.id,
-        tokenHash: row.tokenHash,
-        signer,
-      });
-      return {
-        ...info((await tokens.get(row.id)) as TokenRow),
-        head: { seq: link.seq, hash: link.hash, root: link.root },
-      };
+      // the row first: refused from now on, whatever becomes of the link
+      await tokens.revoke(row.id, clock());
+      const now = (): Promise<TokenRow> => tokens.get(row.id) as Promise<TokenRow>;
+      // a link only the verified chain holds counts (a forged one would make this a no-op)
+      if ((await deps.verifiedRevocations(row.subjectId)).has(row.id)) return info(await now());
+      try {
+        const link = await deps.revokeOnChain({
+          subjectId: row.subjectId,
+          tokenId: row.id,
+          tokenHash: row.tokenHash,
+          signer,
+        });
+        return { ...info(await now()), head: { seq: link.seq, hash: link.hash, root: link.root } };
+      } catch (err) {
+        if (!(err instanceof EngineError) || err.code !== 'CHAIN_BROKEN') throw err;
+        return { ...info(await now()), unsigned: err.message };
+      }
     },
 
     async authenticate(secret) {
@@ -235,8 +245,14 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
       if (!signedByOwner(row, row)) {
         throw invalid('its grant is not signed by its subject\u2019s owner key');
       }
-      // the owner's signed revocation stands whatever the row says (a cleared revoked_at)
-      if (row.revokedAt !== null || row.revokedOnChain) {
+      // the owner's revocation stands whatever the row says (a cleared revoked_at): a link naming
+      // it in the chain, or the owner's record of it outside the store
+      const anchor = deps.anchor?.(row.subjectId) ?? null;
+      if (
+        row.revokedAt !== null ||
+        row.revokedOnChain ||
+        anchor?.revokedTokens?.includes(row.id) === true
+      ) {
         throw new EngineError('TOKEN_REVOKED', `token ${row.id} was revoked`, {
           data: { id: row.id },
         });

@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { EngineError } from '../domain/errors.js';
 import type { AnchoredHead, OwnerAnchor } from '../domain/trust.js';
 import { readOwnerPublicKey } from './owner-key-file.js';
 
@@ -18,6 +19,8 @@ interface HeadEntry {
   hash: string;
   root?: string;
   at: string;
+  /** Tokens of this store and subject the owner revoked. */
+  revoked?: string[];
 }
 
 export interface HeadFile {
@@ -42,6 +45,19 @@ export function readHeadFile(path: string): HeadFile {
     // missing or unreadable: no head recorded
   }
   return { v: 1, heads: {} };
+}
+
+/** The tokens the file records as revoked for one subject, in any store. */
+export function subjectRevocations(file: HeadFile, subjectId: string): string[] {
+  const out = new Set<string>();
+  for (const [k, e] of Object.entries(file.heads)) {
+    if (k.slice(k.lastIndexOf('/') + 1) !== subjectId || typeof e !== 'object' || e === null)
+      continue;
+    for (const id of Array.isArray(e.revoked) ? e.revoked : []) {
+      if (typeof id === 'string') out.add(id);
+    }
+  }
+  return [...out].sort();
 }
 
 /** Every head the file records for one subject, with the store each was recorded for. */
@@ -84,10 +100,12 @@ export function keyFileAnchor(path: string, subjectId: string): OwnerAnchor {
   const known = read.get(key);
   if (known !== undefined && known.stamp === now) return known.anchor;
   const pub = readOwnerPublicKey(path);
+  const file = readHeadFile(headFilePath(path));
   const anchor: OwnerAnchor = {
     keyId: pub.keyId,
     publicKeyPem: pub.publicKeyPem,
-    heads: subjectHeads(readHeadFile(headFilePath(path)), subjectId),
+    heads: subjectHeads(file, subjectId),
+    revokedTokens: subjectRevocations(file, subjectId),
     source: `the owner's key file ${basename(path)}`,
   };
   read.set(key, { stamp: now, anchor });
@@ -110,7 +128,46 @@ export function recordKeyFileHead(
   const k = headEntryKey(storeId, subjectId);
   const before = file.heads[k];
   if (before !== undefined && before.seq > head.seq) return;
-  file.heads[k] = { seq: head.seq, hash: head.hash, root: head.root, at: new Date().toISOString() };
+  // the same link with another hash: the chain was cut and decided on again; the entry stays
+  if (before !== undefined && before.seq === head.seq && before.hash !== head.hash) {
+    throw new EngineError(
+      'CHAIN_BROKEN',
+      `it records link ${before.seq} of this chain with another hash: the chain was cut (run \`memledger chain verify\`); left as it was`,
+    );
+  }
+  file.heads[k] = {
+    ...before,
+    seq: head.seq,
+    hash: head.hash,
+    root: head.root,
+    at: new Date().toISOString(),
+  };
+  writeHeadFile(path, file);
+}
+
+/**
+ * Records beside `keyFile` that the owner revoked a token of a store and subject: an anchored
+ * process refuses it whatever the store says (its row cleared, its revoke link deleted).
+ */
+export function recordKeyFileRevocation(
+  keyFile: string,
+  storeId: string,
+  subjectId: string,
+  tokenId: string,
+): void {
+  const path = headFilePath(keyFile);
+  const file = readHeadFile(path);
+  const k = headEntryKey(storeId, subjectId);
+  const entry = file.heads[k] ?? { seq: 0, hash: '', at: new Date().toISOString() };
+  const revoked = new Set(Array.isArray(entry.revoked) ? entry.revoked : []);
+  if (revoked.has(tokenId)) return;
+  revoked.add(tokenId);
+  file.heads[k] = { ...entry, revoked: [...revoked].sort() };
+  writeHeadFile(path, file);
+}
+
+/** The head file replaced whole (mode 0600): a temp file beside it, renamed over it. */
+function writeHeadFile(path: string, file: HeadFile): void {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);

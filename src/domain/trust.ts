@@ -640,6 +640,11 @@ export interface OwnerAnchor {
   publicKeyPem?: string;
   /** Heads the owner's decisions recorded outside the store (the head file). */
   heads?: readonly AnchoredHead[];
+  /**
+   * Tokens the owner revoked, recorded outside the store (the head file): refused whatever the
+   * store's rows and links say.
+   */
+  revokedTokens?: readonly string[];
   /** Where the anchor came from, in words, for the integrity block ("the key file …"). */
   source: string;
 }

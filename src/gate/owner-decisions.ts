@@ -301,6 +301,12 @@ export class OwnerDecisions {
     if (state.broken !== null) {
       throw chainBroken(state.broken.brokenAt, state.broken.code, state.broken.reason);
     }
+    // a head recorded outside the tables (the owner's anchor, this process, an arrival) that the
+    // chain no longer holds: a decision now would take the cut link's place and hide the cut
+    const cut = (await held.view(tx)).chain.headCut;
+    if (cut !== null) {
+      throw chainBroken(Math.min(cut.expected.seq, state.length + 1), 'HEAD_CUT', cut.reason);
+    }
     if (signer.keyId !== subject.ownerKeyId || signer.publicKeyPem !== subject.ownerPublicKey) {
       throw new EngineError(
         'WRONG_KEY',

@@ -56,7 +56,7 @@ describe.each(ENGINES)('what the review found [%s]', (kind) => {
         {
           slot: 'emails',
           key: 'rota',
-          text: 'Set the ward rota to A.',
+          text: 'Emailed the rota A to the ward.',
           origin: 'did',
           evidence: { turn: 3, tool: 'send_email' },
         },
@@ -76,7 +76,7 @@ describe.each(ENGINES)('what the review found [%s]', (kind) => {
         {
           slot: 'emails',
           key: 'rota',
-          text: 'Set the ward rota to B.',
+          text: 'Emailed the rota B to the ward.',
           origin: 'did',
           evidence: { turn: 4, tool: 'fax' },
         },
@@ -100,8 +100,8 @@ describe.each(ENGINES)('what the review found [%s]', (kind) => {
     for (const round of ['same process', 'new process']) {
       if (round === 'new process') await f.reopen();
       const s = await shown(f.me, 'ward rota');
-      expect(s.live, round).not.toContain('Set the ward rota to A.');
-      expect(s.arrival, round).not.toContain('Set the ward rota to A.');
+      expect(s.live, round).not.toContain('Emailed the rota A to the ward.');
+      expect(s.arrival, round).not.toContain('Emailed the rota A to the ward.');
       expect(s.arrival, round).toContain('Integrity warning');
     }
     expect((await f.me.owner.verifyChain()).ok).toBe(false);
