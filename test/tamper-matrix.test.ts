@@ -249,6 +249,26 @@ const CASES: Case[] = [
     freshIntegrity: true,
   },
   {
+    // a "restoration" no probe-settled overturn names backs nothing
+    name: 'an approved fact hidden behind a fake restoration of itself',
+    hidden: TEXTS.city,
+    kept: TEXTS.job,
+    tamper: (f) =>
+      f.tamper([
+        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
+           evidence_session_id, evidence_seq, evidence_quote, proposed_by, recorded_at, status_at,
+           promoted_by, supersedes_id, restored_from_id, valid_to, terms)
+         SELECT subject_id, 'fake-r', slot, key, text, origin, 'expired', attested, evidence_turn_id,
+                evidence_session_id, evidence_seq, evidence_quote, proposed_by, now(), now(),
+                'restoration', id, id, now() - interval '1 day', terms
+         FROM facts WHERE id = '${f.ids.city}'`,
+        `UPDATE facts SET status = 'superseded', superseded_by_id = 'fake-r' WHERE id = '${f.ids.city}'`,
+      ]),
+    anchored: 'UNEXPLAINED_STATUS',
+    unanchored: 'UNEXPLAINED_STATUS',
+    freshIntegrity: true,
+  },
+  {
     // the approved city moved out of live memory behind a superseder nothing backed
     name: 'an approved fact hidden behind a fake superseder (receipt-promoted, expired)',
     hidden: TEXTS.city,

@@ -353,11 +353,16 @@ export interface DepartedFactEvidence {
     supersedesId: string | null;
     status: FactStatus;
     promotedBy: string | null;
-    /** What backed it, when it went live with no decision of its own (`wasBacked`). */
+    /** What backed it, when it went live with no decision of its own (`supersederBacked`). */
     origin: string;
     tool: string | null;
     recordedAt: Date;
     restoredFrom: string | null;
+    text: string;
+    /** The tools on its cited turn's receipt (null: none ran, or no such turn). */
+    receiptTools: readonly string[] | null;
+    /** A probe-settled overturn names it as the restoration of `restoredFrom`. */
+    restorationSettled: boolean;
   } | null;
 }
 
@@ -589,6 +594,37 @@ export function beyondPrefix(e: ActiveFactEvidence, state: ChainState, end: Pref
 }
 
 /**
+ * Whether a fact that replaced an approved one went live on something the owner signed, as
+ * `judgeActive` would have judged it then: an approval; a receipt under the delegation of its
+ * time, for a tool its cited turn's receipt names, within the delegation's bound; or a
+ * restoration a probe-settled overturn names, of a fact the chain backs.
+ */
+function supersederBacked(
+  state: ChainState,
+  by: NonNullable<DepartedFactEvidence['supersededBy']>,
+  crypto: ChainCrypto,
+): boolean {
+  if (state.approved.has(by.id)) return true;
+  if (by.promotedBy === 'receipt') {
+    const d = state.delegationAt(by.slot, by.recordedAt);
+    return (
+      wasBacked(state, { ...by, promotedBy: 'receipt' }, state.subjectId, crypto) &&
+      by.tool !== null &&
+      (by.receiptTools ?? []).includes(by.tool) &&
+      d !== undefined &&
+      textWithinBound(by.text, d.bound)
+    );
+  }
+  if (by.promotedBy === 'restoration') {
+    return (
+      by.restorationSettled &&
+      wasBacked(state, { ...by, promotedBy: 'restoration' }, state.subjectId, crypto)
+    );
+  }
+  return false;
+}
+
+/**
  * Sorts the stored-as-live facts into live, expired and withheld. `end`: where the trusted chain
  * stops short of the owner's (a break or a cut head); facts whose standing rests on the missing
  * links are withheld (`beyondPrefix`).
@@ -612,12 +648,8 @@ export function judgeFacts(
     else out.live.push(e.fact);
   }
   const liveIds = new Set(out.live.map((f) => f.id));
-  const backed = (by: NonNullable<DepartedFactEvidence['supersededBy']>): boolean =>
-    state.approved.has(by.id) ||
-    ((by.promotedBy === 'receipt' || by.promotedBy === 'restoration') &&
-      wasBacked(state, { ...by, promotedBy: by.promotedBy }, state.subjectId, crypto));
   for (const d of departed) {
-    const u = judgeDeparted(d, now, liveIds, backed);
+    const u = judgeDeparted(d, now, liveIds, (by) => supersederBacked(state, by, crypto));
     if (u !== null) out.unexplained.push(u);
   }
   return out;

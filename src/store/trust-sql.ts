@@ -593,6 +593,9 @@ export class TrustSql {
       n_tool: string | null;
       n_recorded_at: Date | null;
       n_restored_from_id: string | null;
+      n_text: string | null;
+      n_receipt_tools: string[] | null;
+      n_restoration_settled: boolean | null;
     }>(
       `SELECT f.id, f.slot, f.key, f.status, f.valid_to, f.promoted_by, f.origin, f.evidence_tool,
               f.recorded_at, f.restored_from_id,
@@ -601,7 +604,14 @@ export class TrustSql {
               n.id AS n_id, n.slot AS n_slot, n.key AS n_key, n.supersedes_id AS n_supersedes_id,
               n.status AS n_status, n.promoted_by AS n_promoted_by, n.origin AS n_origin,
               n.evidence_tool AS n_tool, n.recorded_at AS n_recorded_at,
-              n.restored_from_id AS n_restored_from_id
+              n.restored_from_id AS n_restored_from_id, n.text AS n_text,
+              (SELECT t.receipt_tools FROM turns t
+               WHERE t.subject_id = n.subject_id AND t.session_id = n.evidence_session_id
+                 AND t.seq = n.evidence_seq) AS n_receipt_tools,
+              EXISTS (SELECT 1 FROM retractions r
+                      WHERE r.subject_id = n.subject_id AND r.fact_id = n.restored_from_id
+                        AND r.restored_fact_id = n.id AND r.verdict = 'overturned'
+                        AND r.settled_probe_record_id IS NOT NULL) AS n_restoration_settled
        FROM facts f
        LEFT JOIN facts n ON n.subject_id = f.subject_id AND n.id = f.superseded_by_id
        WHERE f.subject_id = $1 AND f.status <> 'active' AND ${where}`,
@@ -632,6 +642,9 @@ export class TrustSql {
                   ? r.n_recorded_at
                   : new Date(0),
               restoredFrom: r.n_restored_from_id,
+              text: r.n_text ?? '',
+              receiptTools: r.n_receipt_tools,
+              restorationSettled: r.n_restoration_settled === true,
             },
       promotedBy: r.promoted_by,
       origin: r.origin,
