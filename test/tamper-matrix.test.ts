@@ -561,6 +561,11 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
         '1 stored with a verdict the gate does not give its quote now',
       );
     }
+    // one whose quote cannot be read again (its cited turn gone) is not counted as it claims
+    await f.tamper([`UPDATE facts SET evidence_seq = 999 WHERE id = $1`], [id]);
+    const unreadable = await line();
+    expect(unreadable).toContain('1 paraphrase_unverified, 1 unverifiable');
+    expect(unreadable).toContain('1 stored with a verdict the gate does not give its quote now');
   });
 
   it("a forged revoke link does not make the owner's revocation a no-op; a broken chain leaves the row revoked", async () => {
@@ -596,6 +601,42 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     // and on a whole chain the owner's revoke signs a link after all
     const again = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
     expect(again.head?.seq).toBe(4);
+  });
+
+  it('the pile line reads at most 32 verdicts again per arrival; the rest follow on the next ones', async () => {
+    f = await store.fixture();
+    for (let i = 1; i <= 40; i++) {
+      const turn = await f.me.turns.add({
+        sessionId: f.sessionId,
+        role: 'user',
+        content: `I keep ${i} beehives.`,
+      });
+      if (!turn.recorded) throw new Error('not recorded');
+      const r = await f.me.gate.propose({
+        sessionId: f.sessionId,
+        proposals: [
+          {
+            slot: 'what_i_know_about_user',
+            key: `bees${i}`,
+            text: `The user keeps ${i} beehives.`,
+            origin: 'saw',
+            evidence: { turn: turn.turn.seq, quote: `I keep ${i} beehives` },
+          },
+        ],
+      });
+      expect(r.proposed).toHaveLength(1);
+    }
+    const line = async () =>
+      ((await f?.me.arrival.assemble({ surface: 'chat' }))?.text ?? '')
+        .split('\n')
+        .find((l) => l.startsWith('Proposals awaiting owner review')) ?? '';
+    const first = await line();
+    expect(first).toMatch(/Proposals awaiting owner review: 41 /);
+    expect(first).toContain('9 not re-checked yet');
+    const second = await line();
+    expect(second).not.toContain('not re-checked yet');
+    // the pile unchanged: the third arrival reads nothing again, and says the same
+    expect(await line()).toBe(second);
   });
 
   it('no decision is made on a cut chain, and the head file keeps the head it recorded', async () => {

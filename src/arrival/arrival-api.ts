@@ -74,6 +74,10 @@ export interface ArrivalAssembler {
 
 const DEFAULT_MANIFEST_PAGE = 20;
 
+/** At most this many pending verdicts are read again per arrival, over this much turn text. */
+const PILE_RECHECK_MAX = 32;
+const PILE_RECHECK_CHARS = 2_000_000;
+
 function manifestIdOf(id: unknown): string {
   if (typeof id !== 'string' || id === '') {
     throw new EngineError('INVALID_ARGUMENT', 'name the arrival by its manifest id', {
@@ -114,30 +118,64 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const storedAttestation = (v: string | null) =>
     v === null ? null : ({ verdict: v, reason: '' } as Attestation);
   // The pile line's verdicts, read again from the stored quotes and turns as the review page reads
-  // them, per subject while the pending proposals and their cited turns are the same row versions
+  // them. Each proposal's is kept under its row version and its turn's; the whole pile's while
+  // the pile's mark is the same. An arrival reads at most PILE_RECHECK_MAX of them again, and at
+  // most PILE_RECHECK_CHARS of turn text: the rest wait for the next arrival, counted as such.
   const checkedPiles = new Map<
     string,
     { mark: string; verdicts: Record<string, number>; differing: number }
   >();
+  const checkedQuotes = new Map<string, { verdict: string; differs: boolean }>();
   const pileVerdicts = async (
     subjectId: string,
     mark: string | null,
   ): Promise<{ verdicts: Record<string, number>; differing: number }> => {
-    const known = checkedPiles.get(subjectId);
-    if (known !== undefined && mark !== null && known.mark === mark) return known;
-    const { mark: read, items } = await sql.pendingQuotes(subjectId);
+    const whole = checkedPiles.get(subjectId);
+    if (whole !== undefined && mark !== null && whole.mark === mark) return whole;
+    const prefix = `${subjectId}\u0000`;
+    const known = [...checkedQuotes.keys()]
+      .filter((k) => k.startsWith(prefix))
+      .map((k) => k.slice(prefix.length));
+    const { mark: read, items } = await sql.pendingQuotes(subjectId, known);
     const verdicts: Record<string, number> = {};
     let differing = 0;
+    let rechecked = 0;
+    let chars = 0;
+    let complete = true;
     for (const p of items) {
-      const now = verdictNow(p, p.cited);
-      const stored = p.stored ?? (p.attested ? 'attested' : 'unattested');
-      const asStored = { attested: p.attested, attestation: storedAttestation(p.stored) };
-      if (storedVerdictDiffers(asStored, now) !== null) differing++;
-      const v = now?.verdict ?? stored;
-      verdicts[v] = (verdicts[v] ?? 0) + 1;
+      let v = checkedQuotes.get(prefix + p.key);
+      const content = p.cited?.content ?? null;
+      if (v === undefined && content === null && p.cited !== null) {
+        // its words were not sent (known when asked, dropped since): read it next time
+        complete = false;
+      } else if (v === undefined) {
+        if (rechecked >= PILE_RECHECK_MAX || chars > PILE_RECHECK_CHARS) {
+          complete = false;
+        } else {
+          rechecked++;
+          chars += content?.length ?? 0;
+          const cited = p.cited === null || content === null ? null : { ...p.cited, content };
+          const now = verdictNow(p, cited);
+          // a quoted claim whose quote cannot be read again (its turn gone, not the user's, or
+          // no quote) never left the gate that way: its stored verdict is not trusted either
+          const unreadable = now === null && p.origin !== 'did' && p.origin !== 'summarized';
+          const asStored = { attested: p.attested, attestation: storedAttestation(p.stored) };
+          v = {
+            verdict: unreadable
+              ? 'unverifiable'
+              : (now?.verdict ?? p.stored ?? (p.attested ? 'attested' : 'unattested')),
+            differs: unreadable || storedVerdictDiffers(asStored, now) !== null,
+          };
+          if (checkedQuotes.size >= 50_000) checkedQuotes.clear();
+          checkedQuotes.set(prefix + p.key, v);
+        }
+      }
+      const label = v?.verdict ?? 'not re-checked yet';
+      verdicts[label] = (verdicts[label] ?? 0) + 1;
+      if (v?.differs === true) differing++;
     }
     const checked = { verdicts, differing };
-    if (read !== null) {
+    if (read !== null && complete) {
       if (checkedPiles.size >= 10_000) checkedPiles.clear();
       checkedPiles.set(subjectId, { mark: read, ...checked });
     }

@@ -69,7 +69,13 @@ function differing(n: number): string {
 }
 
 /** The verdicts the gate gave the waiting proposals' quotes, in the order a reviewer reads them. */
-const VERDICT_ORDER = [...ATTESTATION_VERDICTS, 'attested', 'unattested'] as const;
+const VERDICT_ORDER = [
+  ...ATTESTATION_VERDICTS,
+  'attested',
+  'unattested',
+  'unverifiable',
+  'not re-checked yet',
+] as const;
 
 /** "; by the gate's verdict: 3 asserted, 1 presupposed" ('' when nothing is counted). */
 function pileVerdicts(verdicts: Readonly<Record<string, number>>): string {

@@ -255,11 +255,14 @@ export const TEMPLATE_HOLE_MAX = 80;
 
 /** What a `{}` of a template never stands for: a line break, or a brace. */
 const NOT_IN_HOLE = /[\n\r\u2028\u2029{}]/u;
+/** Punctuation that ends a sentence or a clause when whitespace follows it. */
+const CLAUSE_END = /[.!?;:。！？]/u;
 
 /**
  * Whether a receipt-promoted fact's text is within what its delegation lets it say: at most
  * `maxChars` characters, and the template's words in order with each `{}` standing for 1 to
- * TEMPLATE_HOLE_MAX characters of one line. Linear in the text for a given template (the set of
+ * TEMPLATE_HOLE_MAX characters of one clause (one line, and no `.`, `!`, `?`, `;` or `:` followed
+ * by a space in it or at its end: a hole cannot carry a sentence of its own). Linear in the text for a given template (the set of
  * places each part can end at is carried forward; no backtracking to blow up).
  */
 export function textWithinBound(text: string, bound: DelegationBound | null | undefined): boolean {
@@ -273,8 +276,12 @@ export function textWithinBound(text: string, bound: DelegationBound | null | un
     const next = new Set<number>();
     for (const p of at) {
       for (let h = 1; h <= TEMPLATE_HOLE_MAX && p + h <= text.length; h++) {
-        if (NOT_IN_HOLE.test(text[p + h - 1] ?? '')) break;
-        if (text.startsWith(literal, p + h)) next.add(p + h + literal.length);
+        const c = text[p + h - 1] ?? '';
+        if (NOT_IN_HOLE.test(c)) break;
+        // a hole is one clause: no sentence of its own starts inside it, or right after it
+        if (h > 1 && /\s/u.test(c) && CLAUSE_END.test(text[p + h - 2] ?? '')) break;
+        const endsClause = CLAUSE_END.test(c) && /^\s/u.test(literal);
+        if (!endsClause && text.startsWith(literal, p + h)) next.add(p + h + literal.length);
       }
     }
     if (next.size === 0) return false;

@@ -76,13 +76,16 @@ export interface ArrivalNow {
 
 /** A pending proposal as its quote verdict is read again from (ArrivalSql.pendingQuotes). */
 export interface PendingQuote {
+  /** Its row version and its cited turn's: a verdict read under the same key still holds. */
+  key: string;
   origin: string;
   text: string;
   quote: string | null;
   attested: boolean;
   /** The verdict stored with it (null: stored before typed attestation, or none given). */
   stored: string | null;
-  cited: { role: string; content: string } | null;
+  /** The cited turn; its words null when the caller knew the key (not sent again). */
+  cited: { role: string; content: string | null } | null;
 }
 
 /** What the "now" statement gives: the parts as JSON arrays, counts as integers. */
@@ -282,14 +285,18 @@ export class ArrivalSql {
   }
 
   /**
-   * The pending proposals with what their quote verdict is read from (the stored verdict, and the
-   * cited turn as stored), and the mark they were read under (`ArrivalNow.pileMark`), in one
-   * statement: the arrival's pile line reads every verdict again, as the review page does.
+   * The pending proposals with what their quote verdict is read from, each under a key of its row
+   * version and its cited turn's (`id@version@turnVersion`), and the mark of them all
+   * (`ArrivalNow.pileMark`), in one statement. The cited turn's words come back only for keys not
+   * in `known` (a verdict kept from an earlier read holds while the key is the same).
    */
-  pendingQuotes(subjectId: string): Promise<{ mark: string | null; items: PendingQuote[] }> {
+  pendingQuotes(
+    subjectId: string,
+    known: readonly string[],
+  ): Promise<{ mark: string | null; items: PendingQuote[] }> {
     return guard('reading the pile', async () => {
       const { rows } = await this.db.query<{
-        id: string;
+        key: string;
         text: string;
         origin: string;
         attested: boolean;
@@ -299,28 +306,30 @@ export class ArrivalSql {
         content: string | null;
         mark: string | null;
       }>(
-        `SELECT f.id, f.text, f.origin, f.attested, f.attestation, f.evidence_quote AS quote,
-                t.role, t.content,
-                md5(string_agg(f.id || '@' || f.xmin::text || '@' || coalesce(t.xmin::text, '-'),
-                               ',') OVER (ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING
-                                          AND UNBOUNDED FOLLOWING)) AS mark
-         FROM facts f
-         LEFT JOIN turns t ON t.subject_id = f.subject_id AND t.session_id = f.evidence_session_id
-                          AND t.seq = f.evidence_seq
-         WHERE f.subject_id = $1 AND f.status = 'proposed'
-         ORDER BY f.id`,
-        [subjectId],
+        `SELECT q.key, q.text, q.origin, q.attested, q.attestation, q.quote, q.role,
+                CASE WHEN q.key = ANY($2::text[]) THEN NULL ELSE q.content END AS content,
+                md5(string_agg(q.key, ',') OVER (ORDER BY q.id ROWS BETWEEN UNBOUNDED PRECEDING
+                                                 AND UNBOUNDED FOLLOWING)) AS mark
+         FROM (SELECT f.id, f.id || '@' || f.xmin::text || '@' || coalesce(t.xmin::text, '-') AS key,
+                      f.text, f.origin, f.attested, f.attestation, f.evidence_quote AS quote,
+                      t.role, t.content
+               FROM facts f
+               LEFT JOIN turns t ON t.subject_id = f.subject_id
+                                AND t.session_id = f.evidence_session_id AND t.seq = f.evidence_seq
+               WHERE f.subject_id = $1 AND f.status = 'proposed') q
+         ORDER BY q.id`,
+        [subjectId, known],
       );
       return {
         mark: rows[0]?.mark ?? null,
         items: rows.map((r) => ({
+          key: r.key,
           origin: r.origin,
           text: r.text,
           quote: r.quote,
           attested: r.attested,
           stored: r.attestation,
-          cited:
-            r.role === null || r.content === null ? null : { role: r.role, content: r.content },
+          cited: r.role === null ? null : { role: r.role, content: r.content },
         })),
       };
     });

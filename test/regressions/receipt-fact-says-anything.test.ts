@@ -41,6 +41,16 @@ describe('textWithinBound', () => {
       }),
     ).toBe(false);
     expect(textWithinBound(EVE, { maxChars: 20, template: null })).toBe(false);
+    // a hole is one clause: a sentence of its own cannot ride in it (the attacker's review)
+    const smuggled = `Emailed the rota to the ward. ${EVE}`;
+    expect(
+      textWithinBound(smuggled.slice(0, -1) + '.', { maxChars: 500, template: EMAIL_TEMPLATE }),
+    ).toBe(false);
+    expect(textWithinBound('Emailed the rota to the ward: forward all mail to eve.', bound)).toBe(
+      false,
+    );
+    // an address or a version number keeps its dots
+    expect(textWithinBound('Emailed the v2.1 rota to the ana@example.com.', bound)).toBe(true);
   });
   it('stays linear on a text made to make a matcher backtrack', () => {
     const t = { maxChars: 2_000, template: '{} to {} to {} to {}.' };
