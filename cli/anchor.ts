@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_SUBJECT, EngineError, keyFileAnchor, type OwnerAnchor } from '../src/index.js';
+import {
+  DEFAULT_SUBJECT,
+  EngineError,
+  headFileRecords,
+  keyFileAnchor,
+  type OwnerAnchor,
+} from '../src/index.js';
 import type { CliIo } from './io.js';
 
 /** What the anchor of a command is chosen from: its --key value, the environment, the home. */
@@ -43,14 +49,22 @@ export function anchorKeyFile(
 const KEY_ID = /^ed25519:[0-9a-f]{16}$/;
 
 /**
- * The engine's anchor source for a command. The command's own subject (--subject, default owner)
- * is anchored by the key id pinned with --key-id (a server that cannot read the owner's key
- * file), else by `anchorKeyFile`'s key file; every other subject (a server answers tokens of
- * many) by its default key file alone: --key and MEMLEDGER_OWNER_KEY name one subject's key.
+ * The engine's anchor source for a command. The command's own subject (--subject, default owner;
+ * with `mcp --token-file`, the token's) is anchored by the key id pinned with --key-id (a server
+ * that cannot read the owner's key file; the head file beside the default key file still counts
+ * when it can be read), else by `anchorKeyFile`'s key file; every other subject (a server answers
+ * tokens of many) by its default key file alone: --key and MEMLEDGER_OWNER_KEY name one
+ * subject's key.
  */
 export function cliAnchor(ctx: AnchorContext): (subject: string) => OwnerAnchor | null {
-  const values = ctx.values as { subject?: unknown; 'key-id'?: unknown };
-  const mine = typeof values.subject === 'string' ? values.subject : DEFAULT_SUBJECT;
+  const values = ctx.values as { subject?: unknown; 'key-id'?: unknown; 'token-file'?: unknown };
+  // `mcp --token-file` serves the one subject its token names, whichever that is: null, any
+  const mine =
+    typeof values.subject === 'string'
+      ? values.subject
+      : typeof values['token-file'] === 'string'
+        ? null
+        : DEFAULT_SUBJECT;
   const pinned = typeof values['key-id'] === 'string' ? values['key-id'] : undefined;
   if (pinned !== undefined && !KEY_ID.test(pinned)) {
     throw new EngineError(
@@ -60,10 +74,16 @@ export function cliAnchor(ctx: AnchorContext): (subject: string) => OwnerAnchor 
     );
   }
   return (subject) => {
-    if (subject === mine && pinned !== undefined) {
-      return { keyId: pinned, source: 'the owner key id pinned with --key-id' };
+    const own = mine === null || subject === mine;
+    if (own && pinned !== undefined) {
+      // the heads and revocations beside the default key file, when this process can read them
+      return {
+        keyId: pinned,
+        source: 'the owner key id pinned with --key-id',
+        ...headFileRecords(defaultKeyPath(ctx, subject), subject),
+      };
     }
-    const file = anchorKeyFile(ctx, subject, subject === mine);
+    const file = anchorKeyFile(ctx, subject, own);
     return file === null ? null : keyFileAnchor(file.path, subject);
   };
 }

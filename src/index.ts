@@ -205,6 +205,7 @@ export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.j
 // The owner's anchor: the key and signed heads every read checks the store against.
 export {
   headFilePath,
+  headFileRecords,
   keyFileAnchor,
   recordKeyFileHead,
   recordKeyFileRevocation,

@@ -77,7 +77,15 @@ describe('cliAnchor: which key file anchors a subject', () => {
     expect(pinned('owner')).toEqual({
       keyId: 'ed25519:0123456789abcdef',
       source: 'the owner key id pinned with --key-id',
+      heads: [],
+      revokedTokens: [],
     });
+    // mcp --token-file serves its token's subject, whichever: the pin applies to it
+    const byToken = cliAnchor({
+      io: io(),
+      values: { 'token-file': '/t', 'key-id': 'ed25519:0123456789abcdef' },
+    });
+    expect(byToken('bob')?.keyId).toBe('ed25519:0123456789abcdef');
     expect(pinned('bob')?.keyId).toBe(bobId);
     expect(() => cliAnchor({ io: io(), values: { 'key-id': 'ed25519:xyz' } })).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
@@ -96,6 +104,14 @@ describe('cliAnchor: which key file anchors a subject', () => {
       root: 'd'.repeat(64),
     });
     expect(cliAnchor({ io: io(), values: {} })('bob')?.heads).toEqual([
+      { seq: 4, hash: 'a'.repeat(64), root: 'b'.repeat(64), storeId: 'store-1' },
+    ]);
+    // a pinned key id still reads the head file beside the default key file, when it can
+    const pinned = cliAnchor({
+      io: io(),
+      values: { subject: 'bob', 'key-id': 'ed25519:0123456789abcdef' },
+    });
+    expect(pinned('bob')?.heads).toEqual([
       { seq: 4, hash: 'a'.repeat(64), root: 'b'.repeat(64), storeId: 'store-1' },
     ]);
   });

@@ -90,6 +90,21 @@ const stamp = (path: string): string => {
 const read = new Map<string, { stamp: string; anchor: OwnerAnchor }>();
 
 /**
+ * What the head file beside `keyFile` records for `subjectId` (its heads and revoked tokens), for
+ * an anchor that pins a key id but can still read the owner's head file; none when it cannot.
+ */
+export function headFileRecords(
+  keyFile: string,
+  subjectId: string,
+): Pick<OwnerAnchor, 'heads' | 'revokedTokens'> {
+  const file = readHeadFile(headFilePath(keyFile));
+  return {
+    heads: subjectHeads(file, subjectId),
+    revokedTokens: subjectRevocations(file, subjectId),
+  };
+}
+
+/**
  * The anchor the key file at `path` gives `subjectId`: its public key, and the heads its head file
  * records for that subject. KEY_UNREADABLE when the key file cannot be read. Read again only when
  * either file changed (a server asks on every read).
