@@ -21,6 +21,7 @@ import {
 } from './http/http-errors.js';
 import { refuseDuplicateKeys } from './http/strict-json.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './listen-defaults.js';
+import { invalidParams } from './mcp/mcp-inbound.js';
 import { createMcpServer } from './mcp/mcp-server.js';
 import { createPileNotifier, type PileNotifier } from './review/pile-notifier.js';
 import { createReviewApp, type ReviewConfig } from './review/review-app.js';
@@ -69,19 +70,22 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * What /mcp refuses before the SDK reads a body, as /v1 does: a content coding (the SDK would
  * read the coded bytes as plain, UNSUPPORTED_ENCODING) and a JSON object naming one key twice
  * (the last would silently win, INVALID_JSON). A body that is not UTF-8 JSON at all is left to
- * the SDK, which answers it as a JSON-RPC parse error. Reads a copy: the request keeps its body.
+ * the SDK, which answers it as a JSON-RPC parse error. Reads a copy: the request keeps its body,
+ * and the parsed message is returned (undefined without one).
  */
-async function checkMcpBody(request: Request): Promise<void> {
+async function checkMcpBody(request: Request): Promise<unknown> {
   requireIdentityEncoding(request.headers.get('content-encoding') ?? undefined);
-  if (request.body === null) return;
+  if (request.body === null) return undefined;
   let text: string;
+  let message: unknown;
   try {
     text = UTF8.decode(await request.clone().arrayBuffer());
-    JSON.parse(text);
+    message = JSON.parse(text);
   } catch {
-    return;
+    return undefined;
   }
   refuseDuplicateKeys(text);
+  return message;
 }
 
 /**
@@ -129,7 +133,9 @@ export function createServeApp(config: ServeAppConfig): ServeApp {
   app.use('/mcp', bodyLimit({ maxSize: limit, onError: () => bodyTooLarge(limit) }));
   app.all('/mcp', async (c) => {
     const caller = await authenticateBearer(engine, c.req.header('authorization'));
-    await checkMcpBody(c.req.raw);
+    // params the method does not take: -32602 naming the field (the SDK's is -32603 and a dump)
+    const refusal = invalidParams(await checkMcpBody(c.req.raw));
+    if (refusal !== null) return c.json(refusal, 200);
     const authInfo: AuthInfo = {
       token: caller.tokenId ?? '',
       clientId: caller.tokenId ?? caller.subject,

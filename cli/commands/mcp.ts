@@ -84,11 +84,11 @@ export const mcpCommand = defineCommand({
           ctx.io.stderr(`memledger mcp: ${what}\n`);
         };
         // loaded here, not at start-up: every other command (a hook after each reply) skips the SDK
-        const [{ serveStdio }, { createMcpServer }] = await Promise.all([
-          import('@modelcontextprotocol/server/stdio'),
+        const [{ serveMcpStdio }, { createMcpServer }] = await Promise.all([
+          import('../../server/mcp/mcp-stdio.js'),
           import('../../server/mcp/mcp-server.js'),
         ]);
-        const handle = serveStdio(
+        const handle = serveMcpStdio(
           () => createMcpServer(caller, { ...(recheck ? { recheck } : {}), onInternalError }),
           { onerror: onInternalError },
         );

@@ -145,6 +145,9 @@ export function errorResponse(c: Context, err: unknown, report: InternalErrorRep
   const { code, message, status } = publicError(err);
   if (status >= 500) report(err);
   if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="memledger"');
+  // The rest of a body too large is not read: the connection ends with the answer, so a client's
+  // next request goes on a new one (on this one it would be reset).
+  if (status === 413) c.header('Connection', 'close');
   return c.json({ error: { code, message } }, status as ContentfulStatusCode);
 }
 

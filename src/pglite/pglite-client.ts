@@ -19,6 +19,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { EngineError } from '../domain/errors.js';
 import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DirLock } from './dir-lock.js';
+import { PgliteSnapshot } from './pglite-snapshot.js';
 
 /**
  * Marks a directory as a memledger store, so `--db` never adopts an unrelated directory. It is
@@ -359,8 +360,10 @@ export class PgliteClient implements SqlClient {
     autovacuum: false,
     vectorType: true,
     roundTrips: false,
+    stopsStatements: false,
   };
   private readonly root: SqlExecutor;
+  private readonly snapshots = new Set<PgliteSnapshot>();
 
   private constructor(
     private readonly db: PGlite,
@@ -421,8 +424,24 @@ export class PgliteClient implements SqlClient {
     return this.db.dumpDataDir('none');
   }
 
+  /**
+   * The store as it is now, booted from a dump of its data directory in a worker thread (what is
+   * committed; a transaction still open is not in it). The dump holds this thread while it is
+   * written, about 0.3 s for a new store's 40 MB; the boot does not.
+   */
+  async snapshot(): Promise<SqlClient> {
+    const snapshot = await PgliteSnapshot.open(await this.dump(), {
+      location: this.location,
+      capabilities: this.capabilities,
+      onClose: (s) => this.snapshots.delete(s),
+    });
+    this.snapshots.add(snapshot);
+    return snapshot;
+  }
+
   async close(): Promise<void> {
     try {
+      await Promise.all([...this.snapshots].map((s) => s.close()));
       if (!this.db.closed) await this.db.close();
     } finally {
       this.lock?.release();

@@ -88,6 +88,7 @@ export class PostgresClient implements SqlClient {
       autovacuum: true,
       vectorType,
       roundTrips: true,
+      stopsStatements: true,
     };
   }
 

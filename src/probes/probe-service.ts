@@ -7,7 +7,7 @@ import type { FalsifierProbes } from '../ledger/retraction-ledger.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { ProbeRecord } from '../domain/probe-record.js';
 import { ProbeSql } from '../store/probe-sql.js';
-import { readOnlySql } from '../store/read-only-sql.js';
+import { boundedSql } from '../store/bounded-sql.js';
 import type { CalibrationSummary, ProbesApi } from './probe-types.js';
 import { calibrate, instrumentFingerprint } from './calibration.js';
 import type { ProbeContext, ProbeInstrument } from './instruments.js';
@@ -38,8 +38,9 @@ function limitOf(limit: number | undefined): number {
 export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
   const { client, config, clock, newId } = deps;
   const sql = new ProbeSql(client);
-  // Instruments read the store and can change nothing in it (a host's own instrument too).
-  const ctx: ProbeContext = { ...config.settings, sql: readOnlySql(client) };
+  // Instruments read the store and can change nothing in it (a host's own instrument too), and
+  // a statement of theirs ends at its timeout without holding up the rest of the process.
+  const ctx: ProbeContext = { ...config.settings, sql: boundedSql(client) };
 
   const instrument = (name: unknown): ProbeInstrument => {
     const found = typeof name === 'string' ? config.instruments.get(name) : undefined;

@@ -27,9 +27,9 @@ function asNumber(value: unknown): number | null {
  * The built-in SQL instrument: one statement on the engine's own store inside a transaction that
  * is declared READ ONLY first and always rolled back, with a statement timeout (`SET LOCAL`, so
  * it ends with the transaction), run as the probe role (`PROBE_ROLE`, `SET LOCAL ROLE`): what
- * that role may not do or read, PostgreSQL refuses, however the query spells it. PostgreSQL
- * enforces the timeout; PGlite accepts the setting but cannot interrupt a running statement, so
- * there it does not bound a slow query.
+ * that role may not do or read, PostgreSQL refuses, however the query spells it. The reader it is
+ * given (`boundedSql`) ends the statement at the timeout on both engines: PostgreSQL by its
+ * statement_timeout, PGlite by stopping the snapshot the statement runs on.
  */
 export function createSqlInstrument(): ProbeInstrument {
   return {
@@ -54,7 +54,8 @@ export function createSqlInstrument(): ProbeInstrument {
         if (isEngineError(err) && err.code === 'PROBE_ROLE_MISSING') {
           return errorOutcome('PROBE_ROLE_MISSING', err.message, { ...asked, role: PROBE_ROLE });
         }
-        const state = pgErrorCode(err);
+        // An engine failure (a snapshot that stopped) carries no SQLSTATE.
+        const state = isEngineError(err) ? undefined : pgErrorCode(err);
         const code = (state === undefined ? undefined : SQLSTATE[state]) ?? 'QUERY_FAILED';
         return errorOutcome(code, (err as Error).message, { ...asked, sqlstate: state ?? null });
       }

@@ -135,7 +135,7 @@ export function readOnlySql(client: SqlClient, options: ReadOnlySqlOptions = {})
         await client.transaction(async (tx) => {
           await tx.query('SET TRANSACTION READ ONLY');
           if (queryOptions.timeoutMs !== undefined) {
-            // SET LOCAL ends with the transaction; PGlite accepts it but cannot interrupt.
+            // SET LOCAL ends with the transaction; PGlite accepts it but cannot interrupt (boundedSql).
             const ms = Math.max(1, Math.floor(queryOptions.timeoutMs));
             await tx.query(`SET LOCAL statement_timeout = ${ms}`);
           }

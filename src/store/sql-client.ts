@@ -19,6 +19,13 @@ export interface SqlCapabilities {
    * ones plan faster than one that holds both (recall's read ahead is taken only with this).
    */
   roundTrips: boolean;
+  /**
+   * The engine ends a running statement at its `statement_timeout` and serves other work
+   * meanwhile (PostgreSQL). PGlite runs each statement on this thread and cannot interrupt one,
+   * so SQL the engine did not write runs on a `snapshot` there, which can be stopped
+   * (`boundedSql`).
+   */
+  stopsStatements: boolean;
 }
 
 /** The rows of one statement. */
@@ -62,4 +69,10 @@ export interface SqlClient extends SqlExecutor {
   readonly capabilities: SqlCapabilities;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * A copy of the store as it is now, as a client of its own that runs elsewhere and whose
+   * `close` stops it at once, whatever it is running: given by an engine without
+   * `stopsStatements`.
+   */
+  snapshot?(): Promise<SqlClient>;
 }

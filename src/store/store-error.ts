@@ -17,3 +17,17 @@ export function pgErrorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
+
+/**
+ * A database error as a driver reports it, its SQLSTATE in `code`: made by memledger where a
+ * statement's failure crosses a thread (a PGlite snapshot) or a timeout is its own doing.
+ */
+export class DatabaseError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'DatabaseError';
+  }
+}

@@ -124,6 +124,49 @@ describe.each(ENGINES)('memledger mcp over stdio, a child process [%s]', (kind) 
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'TOKEN_REVOKED' } });
   });
 
+  it('answers a line that is not JSON, params that are an array and a wrong argument type', async () => {
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'mcp', '--db', store.db, '--token-file', tokenFile],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () => JSON.parse(((await answers.next()).value as string) ?? 'null');
+    const send = (line: string) => child.stdin.write(`${line}\n`);
+    try {
+      send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      );
+      expect(await next()).toMatchObject({ id: 1, result: { serverInfo: { name: 'memledger' } } });
+      send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+      send('{"jsonrpc": "2.0", "id": 2, "method": ');
+      expect(await next()).toMatchObject({ id: null, error: { code: -32700 } });
+      send('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}');
+      expect(await next()).toMatchObject({ id: 3, error: { code: -32600 } });
+      send(
+        '{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"arrival","arguments":{"message":5}}}',
+      );
+      expect(await next()).toMatchObject({ id: 4, error: { code: -32602 } });
+      // and it goes on serving (control)
+      send('{"jsonrpc":"2.0","id":5,"method":"ping"}');
+      expect(await next()).toMatchObject({ id: 5, result: {} });
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
   it('serves a local store with --subject and no token', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
