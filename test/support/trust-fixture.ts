@@ -82,6 +82,7 @@ function kept(client: SqlClient): SqlClient {
     query: (sql, params) => client.query(sql, params),
     exec: (sql) => client.exec(sql),
     transaction: (fn) => client.transaction(fn),
+    ...(client.snapshot === undefined ? {} : { snapshot: () => client.snapshot!() }),
     close: async () => undefined,
   };
 }
