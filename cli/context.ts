@@ -13,7 +13,7 @@ import type { GlobalValues } from './parse-options.js';
 /** What a command may add to the engine it opens: probes, an embedder, a model, reindexing. */
 export type EngineExtras = Pick<
   EngineConfig,
-  'probes' | 'embedder' | 'llm' | 'reindex' | 'onReindexProgress'
+  'probes' | 'embedder' | 'llm' | 'reindex' | 'onReindexProgress' | 'anchor'
 >;
 
 /** Everything a command's `run` is given; `values` holds exactly its declared options. */
@@ -64,8 +64,9 @@ export function makeContext<O extends OptionSpecs>(
     fn: (engine: Engine) => Promise<T>,
     extra: EngineExtras = {},
   ): Promise<T> => {
-    // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor")
-    const config = { ...extra, db, create, anchor: cliAnchor({ io, values }) };
+    // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor");
+    // a command may name its own (the demo anchors its subject with the key it makes)
+    const config = { anchor: cliAnchor({ io, values }), ...extra, db, create };
     const leased = await (io.openEngine ?? openForCommand)(config);
     try {
       return await fn(leased.engine);

@@ -6,6 +6,7 @@ import {
   loadOwnerKey,
   writeOwnerKeyFile,
   type Engine,
+  type OwnerAnchor,
   type ProposeResult,
 } from '../../src/index.js';
 import { renderFactLine } from '../../src/rules.js';
@@ -133,7 +134,10 @@ export interface GateStory {
 }
 
 /** The false confession, stopped at the gate; live memory stays empty until the owner decides. */
-export async function runGateStory(engine: Engine): Promise<GateStory> {
+export async function runGateStory(
+  engine: Engine,
+  anchors?: Map<string, OwnerAnchor>,
+): Promise<GateStory> {
   const subject = `demo-${Date.now().toString(36)}`;
   await engine.subjects.create(subject);
   const me = engine.subject(subject);
@@ -144,6 +148,11 @@ export async function runGateStory(engine: Engine): Promise<GateStory> {
     const key = generateOwnerKey(DEMO_PASSPHRASE);
     writeOwnerKeyFile(keyFile, key.keyFile);
     await me.owner.setKey({ publicKeyPem: key.publicKeyPem, keyId: key.keyId });
+    anchors?.set(subject, {
+      keyId: key.keyId,
+      publicKeyPem: key.publicKeyPem,
+      source: "the demo's owner key",
+    });
     const signer = loadOwnerKey(keyFile, DEMO_PASSPHRASE);
 
     const session = await me.sessions.create({ title: 'demo: the false confession' });

@@ -1,4 +1,10 @@
-import type { AddTurnInput, AddTurnResult, Engine, RecallItem } from '../../src/index.js';
+import type {
+  AddTurnInput,
+  AddTurnResult,
+  Engine,
+  OwnerAnchor,
+  RecallItem,
+} from '../../src/index.js';
 import { renderReceiptLine } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import { renderArrivalStory, runArrivalStory, type ArrivalStory } from './demo-arrival.js';
@@ -17,7 +23,10 @@ function seqOf(result: AddTurnResult): string {
  * The main job, end to end on the default store: a session whose history keeps its receipts.
  * Each step is an ordinary engine call; nothing here bypasses the API a host would use.
  */
-async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
+async function runDemo(
+  engine: Engine,
+  anchors: Map<string, OwnerAnchor> = new Map(),
+): Promise<Record<string, unknown>> {
   await engine.subjects.create();
   const me = engine.subject();
   const session = await me.sessions.create({ title: 'demo: weather with receipts' });
@@ -114,7 +123,7 @@ async function runDemo(engine: Engine): Promise<Record<string, unknown>> {
   const history = await me.history.render(id);
   const otherHistory = await me.history.render(other.id);
   const usage = await me.history.usage(id);
-  const gate = await runGateStory(engine);
+  const gate = await runGateStory(engine, anchors);
   const recallQuery = 'Where did the Reykjavik weather answer come from?';
   const recalled = await me.recall.search(recallQuery, { k: 3 });
   return {
@@ -151,7 +160,11 @@ export const demoCommand = defineCommand({
     'Runs the main job end to end: receipts in history, the write gate, arrival, and recall.',
   options: {},
   async run(ctx) {
-    const out = await ctx.withEngine(true, runDemo);
+    // the demo's subject is anchored by the demo's own owner key (made in a temporary file)
+    const anchors = new Map<string, OwnerAnchor>();
+    const out = await ctx.withEngine(true, (engine) => runDemo(engine, anchors), {
+      anchor: (subject) => anchors.get(subject) ?? null,
+    });
     ctx.print(out, () =>
       [
         `memledger demo: store ${String(out.db)} (${String(out.engine)}), session ${String(out.sessionId)}`,
