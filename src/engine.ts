@@ -21,7 +21,7 @@ import { checkRecallIndex, reindexRecall, reindexRequired } from './store/recall
 import type { SqlClient } from './store/sql-client.js';
 import { SubjectSql } from './store/subject-sql.js';
 import type { LlmClient } from './reflection/llm-client.js';
-import type { OwnerAnchor } from './domain/trust.js';
+import type { OwnerAnchor } from './domain/anchor.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
 export const DEFAULT_SUBJECT = 'owner';

@@ -210,7 +210,8 @@ export {
   recordKeyFileHead,
   recordKeyFileRevocation,
 } from './crypto/owner-anchor.js';
-export { anchoredHead, boundWords } from './domain/trust.js';
-export type { AnchoredHead, OwnerAnchor } from './domain/trust.js';
+export { boundWords } from './domain/trust.js';
+export { anchoredHead } from './domain/anchor.js';
+export type { AnchoredHead, OwnerAnchor } from './domain/anchor.js';
 export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';
 export type { KdfCost } from './crypto/owner-key-format.js';

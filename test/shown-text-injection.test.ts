@@ -301,7 +301,7 @@ describe.each(ONE_ENGINE)('stored text on every face [%s]', () => {
       const raw = await me.turns.add({
         sessionId: session,
         role: 'assistant',
-        content: 'placeholder',
+        content: 'written over by SQL below',
         receipt: { noTools: true },
       });
       if (!raw.recorded) throw new Error('not recorded');

@@ -3,7 +3,7 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainCrypto } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import { invalidField, optionalString } from '../domain/input.js';
-import { anchorKeyMismatch, type OwnerAnchor } from '../domain/trust.js';
+import { anchorKeyMismatch, type OwnerAnchor } from '../domain/anchor.js';
 import {
   hasTokenShape,
   TOKEN_PREFIX,

@@ -125,25 +125,30 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     string,
     { mark: string; verdicts: Record<string, number>; differing: number }
   >();
-  const checkedQuotes = new Map<string, { verdict: string; differs: boolean }>();
+  // per subject: each pending proposal's verdict, under its key (ArrivalSql.pendingQuotes)
+  const checkedQuotes = new Map<string, Map<string, { verdict: string; differs: boolean }>>();
   const pileVerdicts = async (
     subjectId: string,
     mark: string | null,
   ): Promise<{ verdicts: Record<string, number>; differing: number }> => {
     const whole = checkedPiles.get(subjectId);
     if (whole !== undefined && mark !== null && whole.mark === mark) return whole;
-    const prefix = `${subjectId}\u0000`;
-    const known = [...checkedQuotes.keys()]
-      .filter((k) => k.startsWith(prefix))
-      .map((k) => k.slice(prefix.length));
-    const { mark: read, items } = await sql.pendingQuotes(subjectId, known);
+    let kept = checkedQuotes.get(subjectId);
+    if (kept === undefined) {
+      if (checkedQuotes.size >= 10_000) checkedQuotes.clear();
+      checkedQuotes.set(subjectId, (kept = new Map()));
+    }
+    const { mark: read, items } = await sql.pendingQuotes(subjectId, [...kept.keys()]);
+    // what is not pending any more is not kept
+    const pending = new Set(items.map((p) => p.key));
+    for (const key of kept.keys()) if (!pending.has(key)) kept.delete(key);
     const verdicts: Record<string, number> = {};
     let differing = 0;
     let rechecked = 0;
     let chars = 0;
     let complete = true;
     for (const p of items) {
-      let v = checkedQuotes.get(prefix + p.key);
+      let v = kept.get(p.key);
       const content = p.cited?.content ?? null;
       if (v === undefined && content === null && p.cited !== null) {
         // its words were not sent (known when asked, dropped since): read it next time
@@ -166,8 +171,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
               : (now?.verdict ?? p.stored ?? (p.attested ? 'attested' : 'unattested')),
             differs: unreadable || storedVerdictDiffers(asStored, now) !== null,
           };
-          if (checkedQuotes.size >= 50_000) checkedQuotes.clear();
-          checkedQuotes.set(prefix + p.key, v);
+          kept.set(p.key, v);
         }
       }
       const label = v?.verdict ?? 'not re-checked yet';

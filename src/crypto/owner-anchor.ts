@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { EngineError } from '../domain/errors.js';
-import type { AnchoredHead, OwnerAnchor } from '../domain/trust.js';
+import type { AnchoredHead, OwnerAnchor } from '../domain/anchor.js';
 import { readOwnerPublicKey } from './owner-key-file.js';
 
 /**

@@ -10,15 +10,8 @@ import {
   optionalWhole,
   pageOf,
 } from '../domain/input.js';
-import {
-  anchoredHead,
-  anchorKeyMismatch,
-  hasIntegrityProblem,
-  integrityLines,
-  viewIndex,
-  type OwnerAnchor,
-  type TrustView,
-} from '../domain/trust.js';
+import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
+import { anchoredHead, anchorKeyMismatch, type OwnerAnchor } from '../domain/anchor.js';
 import {
   DEFAULT_SLOTS,
   SLOT_RULES,

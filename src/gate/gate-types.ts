@@ -1,4 +1,4 @@
-import type { OwnerAnchor } from '../domain/trust.js';
+import type { OwnerAnchor } from '../domain/anchor.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';

@@ -1,9 +1,6 @@
 import { decidesProposal, type ChainCrypto } from '../domain/decision-chain.js';
 import type { Fact } from '../domain/fact.js';
 import {
-  anchoredHead,
-  anchoredHeadCut,
-  anchorKeyMismatch,
   ChainState,
   delegationProblems,
   factContentHash,
@@ -12,11 +9,16 @@ import {
   type ActiveFactEvidence,
   type DepartedFactEvidence,
   type HeadCut,
-  type OwnerAnchor,
   type ServerSnapshot,
   type TrustReader,
   type TrustView,
 } from '../domain/trust.js';
+import {
+  anchoredHead,
+  anchoredHeadCut,
+  anchorKeyMismatch,
+  type OwnerAnchor,
+} from '../domain/anchor.js';
 import { sawEverything, type NeutralWrites } from '../store/neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { TrustSql, type ChainProbe } from '../store/trust-sql.js';
