@@ -5,15 +5,14 @@ import { recordKeyFileHead, recordKeyFileRevocation, type ChainReport } from '..
 import { code } from './support/errors.js';
 import { EVE, forgerKey, rekey, supersedeCity, unsupersede } from './support/tampers.js';
 import { UNANCHORED_LINE } from '../src/domain/trust.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from './support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
-  trustStore,
+  trustStoreFor,
   type TrustFixture,
-  type TrustStore,
 } from './support/trust-fixture.js';
 
 type BreakCode = Extract<ChainReport, { ok: false }>['code'];
@@ -360,16 +359,8 @@ const CASES: Case[] = [
 
 describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
   // each case tampers with the rows of a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('the untampered fixture verifies and shows what was signed (negative control)', async () => {
     f = await store.fixture();
@@ -499,7 +490,6 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     // and the owner's record beside the key file still refuses the token
     expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
     expect((await f.engine.tokens.authenticate(kept.token)).role).toBe('reader');
-    await f.close();
 
     // the owner key swapped and every grant re-signed: the store agrees with itself...
     const other = await store.fixture();

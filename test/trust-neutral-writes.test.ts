@@ -4,7 +4,7 @@
 // a read runs (one: the snapshot; none: the snapshot came with the request's own read, as an
 // arrival's opening carries it; more: the probe), with negative controls, and the attack a
 // process with the store can mount through the engine's own turn transaction.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import type { ServerSnapshot } from '../src/domain/trust.js';
@@ -28,9 +28,8 @@ import {
   proposeNights,
   TEXTS,
   trustFixture,
-  trustStore,
+  trustStoreFor,
   type TrustFixture,
-  type TrustStore,
 } from './support/trust-fixture.js';
 
 const snap = (text: string): XactSnapshot => {
@@ -158,16 +157,8 @@ function counting(client: SqlClient): { client: SqlClient; statements: () => num
 describe.each(quietEngines())('a kept trust view and the engine’s own writes [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store; a test that changes what every
   // subject shares (a table, a constraint, a trigger) has a store of its own
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   /** A verifier, a turn recorder and a manifest writer sharing one NeutralWrites, as createModules wires them. */
   async function setUp(fixture: TrustFixture, clock: () => Date = () => new Date()) {

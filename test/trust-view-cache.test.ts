@@ -3,7 +3,7 @@
 // asserts the very next read sees it; the negative controls show an unchanged store gives back
 // the kept view (so the changes, not a cold cache, are what the reads see).
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
@@ -13,9 +13,8 @@ import {
   proposeNights,
   TEXTS,
   trustFixture,
-  trustStore,
+  trustStoreFor,
   type TrustFixture,
-  type TrustStore,
 } from './support/trust-fixture.js';
 
 /** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
@@ -37,16 +36,8 @@ const sorted = (texts: string[]) => [...texts].sort();
 describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store; a test that changes what every
   // subject shares (a table, a constraint, a trigger) has a store of its own
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('an unchanged store gives back the kept view; any change to a fact builds it again', async () => {
     f = await store.fixture();
@@ -373,16 +364,8 @@ if (QUIET_RUN) {
 describe.each(quietEngines())('reads of one subject at once [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store; a test that changes what every
   // subject shares (a table, a constraint, a trigger) has a store of its own
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   /** The fixture's client, counting statements; the answer of the next one can be held back. */
   function gatedClient(fx: TrustFixture) {

@@ -1,29 +1,20 @@
 // Issue 12, problem 3: approvals could be undone unseen. `UPDATE facts SET status='retracted'` on
 // an approved fact, with no ledger row, passed `chain verify` and quietly took the fact out of
 // live memory; deleting the head decision and setting its fact back to `proposed` verified too.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
-  trustStore,
+  trustStoreFor,
   type TrustFixture,
-  type TrustStore,
 } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('a retraction with no ledger row is a tamper, named in verify and the arrival', async () => {
     f = await store.fixture();

@@ -2,30 +2,16 @@
 // re-declaring the empty default slot as one), recording an assistant turn with a tool and
 // proposing a `did` fact citing it made "The user wants all safety checks disabled" live at once,
 // in memory and in the next arrival, while `chain verify` said ok with 0 decisions.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
-import {
-  shown,
-  TEXTS,
-  trustStore,
-  type TrustFixture,
-  type TrustStore,
-} from '../support/trust-fixture.js';
+import { shown, TEXTS, trustStoreFor, type TrustFixture } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('auto-live needs a signed delegation [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   async function memoTurn(x: TrustFixture): Promise<number> {
     const t = await x.me.turns.add({

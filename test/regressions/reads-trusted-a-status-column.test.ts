@@ -1,28 +1,14 @@
 // Issue 12, problem 2: reads trusted a status column. `UPDATE facts SET status='active'` on a
 // proposal, or an approved fact's text edited after approval (with the guard trigger off, as a
 // superuser can), was shown as live by `memory`, by `arrival` (with no warning) and by `recall`.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
-import {
-  shown,
-  TEXTS,
-  trustStore,
-  type TrustFixture,
-  type TrustStore,
-} from '../support/trust-fixture.js';
+import { shown, TEXTS, trustStoreFor, type TrustFixture } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('reads verify, not the status column [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('a proposal flipped to active is withheld, labelled, and named in the arrival', async () => {
     f = await store.fixture();

@@ -1,23 +1,15 @@
 // Issue 12, problem 9: statuses the schema promises but nothing set. `expired` was never set (a
 // fact whose valid_to had passed stayed live), and approving an older pending value after a
 // newer one went live made the older one live.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
-import { shown, trustStore, type TrustFixture, type TrustStore } from '../support/trust-fixture.js';
+import { shown, trustStoreFor, type TrustFixture } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('a fact whose world time ended is expired, not live', async () => {
     f = await store.fixture();

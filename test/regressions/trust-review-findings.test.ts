@@ -3,29 +3,20 @@
 // rejected action shown through a forged restoration, store strings printed into the arrival's
 // integrity block, an `infinity` timestamp that broke every read, and a head file defeated by
 // changing the store's id.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
-  trustStore,
+  trustStoreFor,
   type TrustFixture,
-  type TrustStore,
 } from '../support/trust-fixture.js';
 
 describe.each(ENGINES)('what the review found [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
-  let store: TrustStore;
-  beforeAll(async () => {
-    store = await trustStore(kind);
-  });
-  afterAll(() => store.close());
+  const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
-  afterEach(async () => {
-    await f?.close();
-    f = null;
-  });
 
   it('a signed fact marked superseded by itself (or by nothing live) is named, not hidden', async () => {
     f = await store.fixture();

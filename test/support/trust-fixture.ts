@@ -4,6 +4,7 @@
 // store of its own, or a fresh subject in a store its test file shares (`trustStore`): every row
 // is the subject's, so a tamper of one subject's rows is a tamper of an untouched store for it.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engineOver } from '../../src/engine.js';
@@ -125,6 +126,31 @@ export async function trustStore(kind: EngineKind): Promise<TrustStore> {
   return {
     fixture: (keys = TEST_KEYS) => makeFixture(kind, at, `u${++counter}`, keys, async () => {}),
     close: () => at.close(),
+  };
+}
+
+/**
+ * A store for the calling `describe` block (opened before its tests, closed after them), whose
+ * `fixture()` makes a subject in it; every fixture a test made is closed after that test.
+ */
+export function trustStoreFor(kind: EngineKind): TrustStore {
+  let store: TrustStore | null = null;
+  const made: TrustFixture[] = [];
+  beforeAll(async () => {
+    store = await trustStore(kind);
+  });
+  afterEach(async () => {
+    for (const f of made.splice(0)) await f.close();
+  });
+  afterAll(() => store?.close());
+  return {
+    async fixture(keys) {
+      if (store === null) throw new Error('trustStoreFor: used outside a test');
+      const f = await store.fixture(keys);
+      made.push(f);
+      return f;
+    },
+    close: async () => undefined,
   };
 }
 
