@@ -1,3 +1,4 @@
+import { HIDDEN_FORMAT_MARKERS, ISSUE_33_MARKERS } from './support/receipt-markers.js';
 import { describe, expect, it } from 'vitest';
 import { RECEIPT_PREFIX } from '../src/domain/receipt.js';
 import { stripImitatedReceipts } from '../src/history/receipt-strip.js';
@@ -166,17 +167,9 @@ describe('stripImitatedReceipts', () => {
 describe('stripImitatedReceipts on look-alike markers', () => {
   // the markers a reader takes for `[[RECEIPT` (issue 33): what does not show skipped, NFKC forms
   // and look-alike letters folded
-  const VARIANTS: ReadonlyArray<[string, string]> = [
-    ['plain', '[[RECEIPT'],
-    ['a zero-width space between the brackets', '[\u200b[RECEIPT'],
-    ['fullwidth brackets', '［［RECEIPT'],
-    ['a zero-width space inside the word', '[[R\u200bECEIPT'],
-    ['a Cyrillic Е', '[[R\u0415CEIPT'],
-    ['a fullwidth word', '[[ＲＥＣＥＩＰＴ'],
-    ['a soft hyphen after the brackets', '[[\u00adRECEIPT'],
-    ['a word joiner after the brackets', '[[\u2060RECEIPT'],
-    ['a soft hyphen inside the word', '[[RE\u00adCEIPT'],
-    ['a word joiner inside the word', '[[REC\u2060EIPT'],
+  const VARIANTS: ReadonlyArray<readonly [string, string]> = [
+    ...ISSUE_33_MARKERS,
+    ...HIDDEN_FORMAT_MARKERS,
     ['Greek letters', '[[RΕCΕΙΡΤ'],
     ['one bracket that looks like two', '⟦RECEIPT'],
   ];

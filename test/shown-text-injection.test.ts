@@ -1,4 +1,5 @@
 // Stored text reached models in shapes that looked like memledger's own (issue 33, findings 7 to 9): a turn's line break began a history line `#9 user [date]: …`, look-alike receipt markers passed the defanger and the cutter, and tag, zero-width and bidi characters went through raw. Here each of memledger's line types and each receipt-marker variant is stored in a turn of every role, a session title, a commitment, an action and every retraction field, and every face that shows them to a model is read: none may start a line that reads as memledger's, carry a receipt marker memledger did not write, or pass a character a reader cannot see.
+import { HIDDEN_FORMAT_MARKERS, ISSUE_33_MARKERS } from './support/receipt-markers.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,14 +123,8 @@ const LINE_TYPES: readonly LineType[] = [
 
 /** The receipt-marker variants of issue 33: what a reader takes for `[[RECEIPT`. */
 const MARKER_VARIANTS: ReadonlyArray<readonly [string, string]> = [
-  ['plain', '[[RECEIPT'],
-  ['a zero-width space between the brackets', '[\u200b[RECEIPT'],
-  ['fullwidth brackets', '［［RECEIPT'],
-  ['a zero-width space inside the word', '[[R\u200bECEIPT'],
-  ['a Cyrillic Е', '[[R\u0415CEIPT'],
-  ['a fullwidth word', '[[ＲＥＣＥＩＰＴ'],
-  ['a soft hyphen', '[[\u00adRECEIPT'],
-  ['a word joiner', '[[\u2060RECEIPT'],
+  ...ISSUE_33_MARKERS,
+  ...HIDDEN_FORMAT_MARKERS.slice(0, 2),
 ];
 
 /** Tag characters (an instruction a reader cannot see), zero-width characters, bidi controls. */

@@ -1,5 +1,6 @@
 // Text memledger did not write is shown by one rule (shownText): receipt markers defanged, look-alikes too; line breaks laid out; what does not show as code points. A check that could not fail would say nothing, so each rule has a control that passes unchanged.
 import fc from 'fast-check';
+import { HIDDEN_FORMAT_MARKERS, ISSUE_33_MARKERS } from './support/receipt-markers.js';
 import { describe, expect, it } from 'vitest';
 import { renderFactLine } from '../src/domain/fact-render.js';
 import type { Fact } from '../src/domain/fact.js';
@@ -114,17 +115,9 @@ describe('defangReceiptMarkers', () => {
 });
 
 /** The receipt-marker variants of issue 33, and more a reader takes for `[[RECEIPT`. */
-const MARKER_VARIANTS: ReadonlyArray<[string, string]> = [
-  ['plain', '[[RECEIPT'],
-  ['a zero-width space between the brackets', '[\u200b[RECEIPT'],
-  ['fullwidth brackets', '［［RECEIPT'],
-  ['a zero-width space inside the word', '[[R\u200bECEIPT'],
-  ['a Cyrillic Е', '[[R\u0415CEIPT'],
-  ['a fullwidth word', '[[ＲＥＣＥＩＰＴ'],
-  ['a soft hyphen after the brackets', '[[\u00adRECEIPT'],
-  ['a word joiner after the brackets', '[[\u2060RECEIPT'],
-  ['a soft hyphen inside the word', '[[RE\u00adCEIPT'],
-  ['a word joiner inside the word', '[[REC\u2060EIPT'],
+const MARKER_VARIANTS: ReadonlyArray<readonly [string, string]> = [
+  ...ISSUE_33_MARKERS,
+  ...HIDDEN_FORMAT_MARKERS,
   ['Cyrillic and Greek letters', '[[R\u0415\u0421\u0395\u0406\u03a1\u0422'],
   ['mathematical bold letters', '[[𝐑𝐄𝐂𝐄𝐈𝐏𝐓'],
   ['lower case with a bidi override', '[[\u202ereceipt'],
