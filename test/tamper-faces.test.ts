@@ -1,22 +1,22 @@
 // Issue 33's tamper matrix on every face a model reads: the CLI (memory, arrival as text, json and
-// anthropic, recall), HTTP (facts, arrival, recall) and MCP (get_arrival, recall; the tools the
-// stdio and Streamable HTTP transports both serve, here over the SDK's in-memory pair), each read
+// anthropic, recall), HTTP (facts, arrival, recall) and MCP (get_arrival, recall) over stdio (the
+// command's line server on in-process streams) and over Streamable HTTP (a real `serve`), each read
 // by a process that holds the owner's anchor (the key file beside it). After each tamper, no face
 // shows the forged or no-longer-backed text, and each face that carries an integrity block names
 // the code (a face whose token the anchor refuses shows nothing at all, and says why).
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callerForToken } from '../server/access.js';
 import { createHttpApp } from '../server/http/app.js';
-import { createMcpServer } from '../server/mcp/mcp-server.js';
+import { startServe } from '../server/serve.js';
 import { isEngineError, recordKeyFileHead, type Engine } from '../src/index.js';
 import { runCliCaptured } from './support/cli.js';
 import { ENGINES } from './support/engines.js';
 import { request } from './support/http.js';
-import { textOf } from './support/mcp.js';
+import { stdioClient, textOf } from './support/mcp.js';
 import type { SharedEngines } from './support/shared-engines.js';
 import { EVE, rekey, supersedeCity, unsupersede } from './support/tampers.js';
 import { TEXTS, trustStore, type TrustFixture, type TrustStore } from './support/trust-fixture.js';
@@ -192,31 +192,54 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
         integrity: false,
       },
     );
-    let mcp: { arrival: string; recall: string };
+    const running = await startServe({ engine, host: '127.0.0.1', port: 0 });
     try {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await createMcpServer(await callerForToken(engine, token)).connect(serverSide);
-      const client = new Client({ name: 'memledger-faces', version: '1.0.0' });
-      await client.connect(clientSide);
-      const arrival = await client.callTool({
-        name: 'get_arrival',
-        arguments: { surface: 'chat' },
-      });
-      const recalled = await client.callTool({ name: 'recall', arguments: { query } });
-      mcp = {
-        arrival: `${textOf(arrival)}${JSON.stringify(arrival.structuredContent)}`,
-        recall: `${textOf(recalled)}${JSON.stringify(recalled.structuredContent)}`,
-      };
-      await client.close();
-    } catch (err) {
-      // the anchored process refuses the token: the MCP session never starts
-      if (!isEngineError(err)) throw err;
-      mcp = { arrival: `${err.code}: ${err.message}`, recall: `${err.code}: ${err.message}` };
+      const transports: Array<[string, () => Promise<Client>]> = [
+        ['stdio', () => stdioClient(engine, token)],
+        [
+          'http',
+          async () => {
+            const client = new Client({ name: 'memledger-faces', version: '1.0.0' });
+            await client.connect(
+              new StreamableHTTPClientTransport(new URL(`${running.url}mcp`), {
+                requestInit: { headers: { Authorization: bearer } },
+              }),
+            );
+            return client;
+          },
+        ],
+      ];
+      for (const [transport, connect] of transports) {
+        let mcp: { arrival: string; recall: string };
+        try {
+          const client = await connect();
+          try {
+            const arrival = await client.callTool({
+              name: 'get_arrival',
+              arguments: { surface: 'chat' },
+            });
+            const recalled = await client.callTool({ name: 'recall', arguments: { query } });
+            mcp = {
+              arrival: `${textOf(arrival)}${JSON.stringify(arrival.structuredContent)}`,
+              recall: `${textOf(recalled)}${JSON.stringify(recalled.structuredContent)}`,
+            };
+          } finally {
+            await client.close();
+          }
+        } catch (err) {
+          // the anchored process refuses the token: the MCP session never starts
+          const said = isEngineError(err) ? `${err.code}: ${err.message}` : String(err);
+          if (!/TOKEN_INVALID/.test(said)) throw err;
+          mcp = { arrival: said, recall: said };
+        }
+        out.push(
+          { face: `mcp ${transport} get_arrival`, text: mcp.arrival, integrity: true },
+          { face: `mcp ${transport} recall`, text: mcp.recall, integrity: false },
+        );
+      }
+    } finally {
+      await running.close();
     }
-    out.push(
-      { face: 'mcp get_arrival', text: mcp.arrival, integrity: true },
-      { face: 'mcp recall', text: mcp.recall, integrity: false },
-    );
     return out;
   }
 
@@ -228,7 +251,7 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
       signer: f.signer,
     });
     const all = await faces(f, agent.token, 'Lisbon nurse');
-    expect(all).toHaveLength(10);
+    expect(all).toHaveLength(12);
     for (const face of all) {
       expect(face.text, face.face).not.toMatch(/integrity warning|TOKEN_INVALID|not anchored/i);
       expect(face.text, face.face).not.toContain(
