@@ -231,6 +231,7 @@ describe.each(ENGINES)('HTTP API resources [%s]', (kind) => {
       .owner.decide({ proposalId: factId, decision: 'approve', signer: alice.signer });
 
     const live = await call(app, 'GET', '/v1/facts', alice.reader);
+    expect(live.json.integrity).toMatchObject({ ok: true });
     expect(live.json.facts).toEqual([
       expect.objectContaining({
         id: factId,

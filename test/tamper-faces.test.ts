@@ -1,9 +1,10 @@
-// Issue 33's tamper matrix on every face a model reads: the CLI (memory, arrival as text, json and
+// Every case of the tamper matrix (test/support/tamper-cases.ts) on every face a model reads: the CLI (memory, arrival as text, json and
 // anthropic, recall), HTTP (facts, arrival, recall) and MCP (get_arrival, recall) over stdio (the
 // command's line server on in-process streams) and over Streamable HTTP (a real `serve`), each read
 // by a process that holds the owner's anchor (the key file beside it). After each tamper, no face
 // shows the forged or no-longer-backed text, and each face that carries an integrity block names
-// the code (a face whose token the anchor refuses shows nothing at all, and says why).
+// the code the anchored `chain verify` names (a face whose token the anchor refuses shows nothing
+// at all, and says why). Issue 33 counts these 12 faces, 8 of them with an integrity block.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,86 +19,17 @@ import { ENGINES } from './support/engines.js';
 import { request } from './support/http.js';
 import { stdioClient, textOf } from './support/mcp.js';
 import type { SharedEngines } from './support/shared-engines.js';
-import { EVE, rekey, supersedeCity, unsupersede } from './support/tampers.js';
-import { TEXTS, trustStore, type TrustFixture, type TrustStore } from './support/trust-fixture.js';
+import { TAMPER_CASES } from './support/tamper-cases.js';
+import { forgeAssertedVerdict, proposeFromQuestion, RECOUNTED } from './support/tampers.js';
+import { trustStore, type TrustFixture, type TrustStore } from './support/trust-fixture.js';
 
-interface FaceCase {
-  name: string;
-  /** Never shown on any face afterwards. */
-  hidden: string;
-  /** The code the faces that carry an integrity block name. */
-  code: string;
-  /** What recall is asked (the hidden text's words, not the text: a face echoes its query). */
-  query: string;
-  tamper(f: TrustFixture): Promise<void>;
-}
-
-const CASES: FaceCase[] = [
-  {
-    name: 'the owner key swapped under its own id, chain and grants re-signed, the pending proposal approved',
-    hidden: TEXTS.sister,
-    code: 'KEY_MISMATCH',
-    query: 'sister Ana',
-    tamper: (f) => rekey(f, { keepKeyId: true }, { grants: true }),
-  },
-  {
-    name: 'the owner key swapped under a new id, the arrival manifests deleted',
-    hidden: TEXTS.sister,
-    code: 'KEY_MISMATCH',
-    query: 'sister Ana',
-    async tamper(f) {
-      await f.me.arrival.assemble({ surface: 'chat' });
-      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
-      await rekey(f, { keepKeyId: false }, { grants: true });
-    },
-  },
-  {
-    name: 'the head cut over a superseding approval, the arrival manifests deleted',
-    hidden: TEXTS.city,
-    code: 'HEAD_CUT',
-    query: 'lives Lisbon',
-    async tamper(f) {
-      await supersedeCity(f);
-      await unsupersede(f);
-      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
-    },
-  },
-  {
-    name: 'an approved fact hidden behind a fake superseder',
-    hidden: TEXTS.city,
-    code: 'UNEXPLAINED_STATUS',
-    query: 'lives Lisbon',
-    tamper: (f) =>
-      f.tamper([
-        `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
-           evidence_session_id, evidence_seq, evidence_tool, proposed_by, recorded_at, status_at,
-           promoted_by, supersedes_id, valid_to, terms)
-         SELECT '${f.subject}', 'fake-1', 'what_i_know_about_user', 'city', 'The user moved away.', 'did',
-                'expired', true, id, session_id, seq, 'send_email', 'agent', now(), now(), 'receipt',
-                '${f.ids.city}', now() - interval '1 day', ARRAY['move']
-         FROM turns WHERE subject_id = '${f.subject}' AND seq = 2`,
-        `UPDATE facts SET status = 'superseded', superseded_by_id = 'fake-1' WHERE id = '${f.ids.city}'`,
-      ]),
-  },
-  {
-    name: "a delegated slot's tools widened in its row",
-    hidden: EVE,
-    code: 'DELEGATION_CHANGED',
-    query: 'forward email eve',
-    tamper: (f) =>
-      f.tamper([
-        `UPDATE slots SET auto_live_tools = '{send_email,wire_money}'
-         WHERE subject_id = '${f.subject}' AND name = 'emails'`,
-      ]),
-  },
-  {
-    name: "a receipt fact's text edited beyond its delegation's template",
-    hidden: EVE,
-    code: 'UNSIGNED_DELEGATION',
-    query: 'forward email eve',
-    tamper: (f) => f.tamper([`UPDATE facts SET text = $2 WHERE id = $1`], [f.ids.email, EVE]),
-  },
-];
+/** What recall is asked after a case: two of the hidden text's words (a face echoes its query). */
+const queryFor = (hidden: string): string =>
+  hidden
+    .split(/\W+/)
+    .filter((w) => w.length > 3 && w !== 'user')
+    .slice(0, 2)
+    .join(' ');
 
 /** One face's answer: its text, and whether it carries an integrity block. */
 interface Face {
@@ -180,7 +112,7 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
     const http = async (method: string, path: string, body?: unknown) =>
       JSON.stringify((await request(app, method, path, bearer, body)).json);
     out.push(
-      { face: 'http facts', text: await http('GET', '/v1/facts'), integrity: false },
+      { face: 'http facts', text: await http('GET', '/v1/facts'), integrity: true },
       {
         face: 'http arrival',
         text: await http('POST', '/v1/arrival', { surface: 'chat' }),
@@ -253,7 +185,9 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
     const all = await faces(f, agent.token, 'Lisbon nurse');
     expect(all).toHaveLength(12);
     for (const face of all) {
-      expect(face.text, face.face).not.toMatch(/integrity warning|TOKEN_INVALID|not anchored/i);
+      expect(face.text, face.face).not.toMatch(
+        /integrity warning|"integrity":\{"ok":false|TOKEN_INVALID|not anchored/i,
+      );
       expect(face.text, face.face).not.toContain(
         'This memory was checked against the owner key stored',
       );
@@ -263,8 +197,8 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
     }
   });
 
-  for (const c of CASES) {
-    it(`${c.name}: no face shows it, every integrity face names ${c.code}`, async () => {
+  for (const c of TAMPER_CASES) {
+    it(`${c.name}: no face shows it, every integrity face names ${c.anchored}`, async () => {
       f = await store.fixture();
       const agent = await f.engine.tokens.create({
         subject: f.subject,
@@ -272,20 +206,47 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
         signer: f.signer,
       });
       await c.tamper(f);
-      const all = await faces(f, agent.token, c.query);
+      const all = await faces(f, agent.token, queryFor(c.hidden));
       for (const face of all) {
         expect(face.text, face.face).not.toContain(c.hidden);
         if (face.integrity) {
           const refused = /TOKEN_INVALID/.test(face.text);
           expect(
-            refused || face.text.includes(c.code),
+            refused || face.text.includes(c.anchored),
             `${face.face}: ${face.text.slice(0, 300)}`,
           ).toBe(true);
-          if (!refused) expect(face.text, face.face).toMatch(/integrity warning/i);
+          // in words, or (a JSON list of live facts) as its integrity verdict
+          if (!refused)
+            expect(face.text, face.face).toMatch(/integrity warning|"integrity":\{"ok":false/i);
         }
       }
     });
   }
+
+  it("a pending proposal's verdict forged to asserted: every arrival face counts the gate's verdict and says one was stored otherwise", async () => {
+    f = await store.fixture();
+    const agent = await f.engine.tokens.create({
+      subject: f.subject,
+      role: 'agent',
+      signer: f.signer,
+    });
+    const id = await proposeFromQuestion(f);
+    const arrivals = (all: Face[]) => all.filter((x) => /arrival/.test(x.face));
+    // negative control: before the tamper, the gate's verdicts and nothing said to differ
+    for (const face of arrivals(await faces(f, agent.token, 'allergic peanuts'))) {
+      expect(face.text, face.face).toContain('1 presupposed, 1 paraphrase_unverified');
+      expect(face.text, face.face).not.toContain(RECOUNTED);
+    }
+    await forgeAssertedVerdict(f, id);
+    const all = await faces(f, agent.token, 'allergic peanuts');
+    expect(arrivals(all)).toHaveLength(6);
+    for (const face of arrivals(all)) {
+      expect(face.text, face.face).toContain('1 presupposed, 1 paraphrase_unverified');
+      expect(face.text, face.face).toContain(RECOUNTED);
+    }
+    // pending, it is live nowhere
+    for (const face of all) expect(face.text, face.face).not.toContain('is allergic to peanuts');
+  });
 
   it('a revoked token whose row was cleared is refused on the HTTP and MCP faces', async () => {
     f = await store.fixture();

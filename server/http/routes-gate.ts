@@ -4,6 +4,7 @@ import {
   DroppedProposal,
   Fact,
   IntegrityReport,
+  LiveIntegrity,
   PendingProposal,
   ProposeResult,
   Slot,
@@ -150,18 +151,20 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
       summary: "Live memory: only facts the owner's signatures back, each with its passport",
       request: { query: z.strictObject({ slot: text(LIMITS.slot).optional(), ...pageQuery }) },
       responses: jsonResponse(
-        z.object({ facts: z.array(Fact), page: PageInfo }),
-        'a page of live facts',
+        z.object({ facts: z.array(Fact), page: PageInfo, integrity: LiveIntegrity }),
+        'a page of live facts, and whether anything stored was withheld',
       ),
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const live = await c.var.caller.handle.facts.live();
+      const { facts } = c.var.caller.handle;
+      const live = await facts.live();
+      const { ok, warning } = await facts.integrity();
       const { items, page } = pageOf(
         q.slot === undefined ? live : live.filter((f) => f.slot === q.slot),
         q,
       );
-      return c.json({ facts: send(z.array(Fact), items), page }, 200);
+      return c.json({ facts: send(z.array(Fact), items), page, integrity: { ok, warning } }, 200);
     },
   );
 

@@ -1,6 +1,6 @@
 // The tampers an attacker with the store's SQL makes that need more than one statement: the
-// owner key swapped and everything re-signed, and a superseding approval cut away. Shared by the
-// tamper matrix and the faces test.
+// owner key swapped and everything re-signed, a superseding approval cut away, and a pending
+// proposal's verdict forged. Shared by the tamper cases, the tamper matrix and the faces test.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +64,43 @@ export async function unsupersede(f: TrustFixture): Promise<void> {
     [MOVED],
   );
 }
+
+/** A user turn that only asks, and a proposal quoting it: the gate says `presupposed`. Its id. */
+export async function proposeFromQuestion(f: TrustFixture): Promise<string> {
+  await f.me.turns.add({
+    sessionId: f.sessionId,
+    role: 'user',
+    content: 'Do you think I am allergic to peanuts?',
+  });
+  const r = await f.me.gate.propose({
+    sessionId: f.sessionId,
+    proposals: [
+      {
+        slot: 'what_i_know_about_user',
+        key: 'allergy',
+        text: 'The user is allergic to peanuts.',
+        origin: 'saw',
+        evidence: { turn: 3, quote: 'I am allergic to peanuts' },
+      },
+    ],
+  });
+  const id = r.proposed[0]?.id as string;
+  expect(r.proposed[0]?.attestation?.verdict).toBe('presupposed');
+  return id;
+}
+
+/** The attacker's `asserted` verdict written over the gate's on a pending proposal. */
+export async function forgeAssertedVerdict(f: TrustFixture, id: string): Promise<void> {
+  await f.tamper(
+    [
+      `UPDATE facts SET attestation = 'asserted', attested = true, attestation_reason = 'the user states it' WHERE id = $1`,
+    ],
+    [id],
+  );
+}
+
+/** The arrival's pile line after a verdict was forged, as the gate would count it now. */
+export const RECOUNTED = '1 stored with a verdict the gate does not give its quote now';
 
 /**
  * The attacker's own key in the store (under the owner's key id, or its own), every link and token
