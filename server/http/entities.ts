@@ -252,7 +252,7 @@ export const IntegrityReport = z
 /** What a page of live memory says of the rest: the integrity report's verdict and its words. */
 export const LiveIntegrity = IntegrityReport.pick({ ok: true, warning: true }).openapi({
   description:
-    'ok false: part of the stored memory failed verification and is withheld; warning says what and why (the arrival integrity block\'s lines)',
+    "ok false: part of the stored memory failed verification and is withheld; warning says what and why (the arrival integrity block's lines)",
 });
 
 export const Slot = z

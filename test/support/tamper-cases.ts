@@ -37,6 +37,21 @@ export interface TamperCase {
   inPlace?: boolean;
 }
 
+/**
+ * The owner supersedes the city, an arrival records the head it saw, and the attacker cuts the
+ * superseding link and sets the rows back (deleting the arrival's manifests too, if asked).
+ */
+async function cutOverSuperseding(
+  f: TrustFixture,
+  o: { manifests: 'kept' | 'deleted' },
+): Promise<void> {
+  await supersedeCity(f);
+  await f.me.arrival.assemble({ surface: 'chat' });
+  await unsupersede(f);
+  if (o.manifests === 'deleted')
+    await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
+}
+
 export const TAMPER_CASES: TamperCase[] = [
   {
     name: 'a proposal flipped to active',
@@ -322,11 +337,7 @@ export const TAMPER_CASES: TamperCase[] = [
     name: 'the head cut over a superseding approval, an arrival having seen it',
     hidden: TEXTS.city,
     kept: TEXTS.email,
-    async tamper(f) {
-      await supersedeCity(f);
-      await f.me.arrival.assemble({ surface: 'chat' });
-      await unsupersede(f);
-    },
+    tamper: (f) => cutOverSuperseding(f, { manifests: 'kept' }),
     anchored: 'HEAD_CUT',
     unanchored: 'HEAD_CUT',
     freshIntegrity: true,
@@ -335,12 +346,7 @@ export const TAMPER_CASES: TamperCase[] = [
     name: 'the head cut over a superseding approval, and the arrival manifests deleted',
     hidden: TEXTS.city,
     kept: TEXTS.email,
-    async tamper(f) {
-      await supersedeCity(f);
-      await f.me.arrival.assemble({ surface: 'chat' });
-      await unsupersede(f);
-      await f.tamper([`DELETE FROM arrival_manifests WHERE subject_id = '${f.subject}'`]);
-    },
+    tamper: (f) => cutOverSuperseding(f, { manifests: 'deleted' }),
     anchored: 'HEAD_CUT',
     unanchored: 'ok',
     freshIntegrity: false,

@@ -14,6 +14,7 @@ import {
   loadOwnerKey,
   recordKeyFileHead,
   writeOwnerKeyFile,
+  type ProposeResult,
 } from '../../src/index.js';
 import { TEST_KEYS } from './test-keys.js';
 import { TEXTS, type TrustFixture } from './trust-fixture.js';
@@ -24,27 +25,37 @@ export const EVE =
 
 export const MOVED = 'The user lives in Porto.';
 
+/** The user says `content` (turn 3 of the fixture's session), and a proposal quotes it. */
+async function sayAndPropose(
+  f: TrustFixture,
+  content: string,
+  p: { key: string; text: string; quote: string },
+): Promise<ProposeResult> {
+  const added = await f.me.turns.add({ sessionId: f.sessionId, role: 'user', content });
+  if (!added.recorded) throw new Error(`not recorded: ${content}`);
+  return f.me.gate.propose({
+    sessionId: f.sessionId,
+    proposals: [
+      {
+        slot: 'what_i_know_about_user',
+        key: p.key,
+        text: p.text,
+        origin: 'saw',
+        evidence: { turn: added.turn.seq, quote: p.quote },
+      },
+    ],
+  });
+}
+
 /**
  * The owner replaces the city: a new user turn, a proposal quoting it, its approval (link 4,
  * which supersedes Lisbon), and the head recorded beside the key file as the CLI records it.
  */
 export async function supersedeCity(f: TrustFixture): Promise<void> {
-  await f.me.turns.add({
-    sessionId: f.sessionId,
-    role: 'user',
-    content: 'We moved to Porto last spring.',
-  });
-  const r = await f.me.gate.propose({
-    sessionId: f.sessionId,
-    proposals: [
-      {
-        slot: 'what_i_know_about_user',
-        key: 'city',
-        text: MOVED,
-        origin: 'saw',
-        evidence: { turn: 3, quote: 'We moved to Porto' },
-      },
-    ],
+  const r = await sayAndPropose(f, 'We moved to Porto last spring.', {
+    key: 'city',
+    text: MOVED,
+    quote: 'We moved to Porto',
   });
   const id = r.proposed[0]?.id as string;
   const head = await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
@@ -67,22 +78,10 @@ export async function unsupersede(f: TrustFixture): Promise<void> {
 
 /** A user turn that only asks, and a proposal quoting it: the gate says `presupposed`. Its id. */
 export async function proposeFromQuestion(f: TrustFixture): Promise<string> {
-  await f.me.turns.add({
-    sessionId: f.sessionId,
-    role: 'user',
-    content: 'Do you think I am allergic to peanuts?',
-  });
-  const r = await f.me.gate.propose({
-    sessionId: f.sessionId,
-    proposals: [
-      {
-        slot: 'what_i_know_about_user',
-        key: 'allergy',
-        text: 'The user is allergic to peanuts.',
-        origin: 'saw',
-        evidence: { turn: 3, quote: 'I am allergic to peanuts' },
-      },
-    ],
+  const r = await sayAndPropose(f, 'Do you think I am allergic to peanuts?', {
+    key: 'allergy',
+    text: 'The user is allergic to peanuts.',
+    quote: 'I am allergic to peanuts',
   });
   const id = r.proposed[0]?.id as string;
   expect(r.proposed[0]?.attestation?.verdict).toBe('presupposed');
