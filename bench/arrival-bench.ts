@@ -68,7 +68,7 @@ import { seedSubject } from './fixtures/arrival-seed.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
 import { BENCH_KINDS, benchKinds, withBenchStore, type BenchKind } from '../eval/bench-store.js';
-import { assertChainOk, benchOwnerSigner } from './support/owner-chain.js';
+import { assertChainOk, benchAnchor, benchOwnerSigner } from './support/owner-chain.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { stats, type Stats } from './support/stats.js';
@@ -501,7 +501,8 @@ async function main(): Promise<void> {
         const met = VARIANTS.every((v) => m.arrivals[v].p95 <= target);
         return { engine: kind, target, seed: seeded, met, ...m };
       },
-      {},
+      // the owner's key held from outside the store, as a user's key file anchors their reads
+      { anchor: benchAnchor(signer) },
       // PGlite in a data directory, as a user's store is (--pglite-memory: in memory)
       { pgliteDir: !values['pglite-memory'] },
     );

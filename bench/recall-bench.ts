@@ -41,7 +41,7 @@ import {
   vacuumLocomoStore,
   type Layout,
 } from './support/locomo-store.js';
-import { benchOwnerSigner } from './support/owner-chain.js';
+import { benchAnchor, benchOwnerSigner } from './support/owner-chain.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { percentile } from './support/stats.js';
@@ -89,78 +89,83 @@ async function main(): Promise<void> {
     );
     for (const kind of kinds) {
       reports.push(
-        await withBenchStore(kind, 'ml_recall', async (engine) => {
-          progress(`${kind}, ${layout}: seeding…`);
-          const t0 = performance.now();
-          const chains = await seedLocomoStore(engine, turns, signer);
-          if (chains === null) throw new BenchError('the store was seeded with no chain');
-          await vacuumLocomoStore(engine);
-          const facts = await checkLocomoStore(engine, turns.length, chains.liveFacts);
-          const seedMs = performance.now() - t0;
-          const handles = new Map<string, SubjectHandle>();
-          const handle = (subject: string): SubjectHandle => {
-            let me = handles.get(subject);
-            if (me === undefined) handles.set(subject, (me = engine.subject(subject)));
-            return me;
-          };
-          const ask = (i: number): Promise<unknown> => {
-            const item = questions[i % questions.length] ?? { conv: '', q: 'hello' };
-            // per conversation: the question goes to one full copy of its own conversation
-            return handle(subjectOf(layout, i % copies, item.conv)).recall.search(item.q);
-          };
-          for (let i = 0; i < warmup; i++) await ask(i * 7);
-          const ms: number[] = [];
-          for (let i = 0; i < queries; i++) {
-            const start = performance.now();
-            await ask(i);
-            ms.push(performance.now() - start);
-          }
-          const subjects = new Set(turns.map((t) => t.subject)).size;
-          // the verification cost on the longest chain (the one subject, or one conversation copy)
-          progress(`${kind}, ${layout}: measuring the verification cost…`);
-          const trust = await measureTrustCost(
-            engine,
-            chains.longest.subject,
-            chains.longest.links,
-            trustReads,
-          );
-          const r = {
-            engine: kind,
-            layout,
-            turns: turns.length,
-            subjects,
-            facts,
-            chains: {
-              links: chains.links,
-              approvals: chains.approvals,
-              rejects: chains.rejects,
-              longest: chains.longest,
-              signMs: Math.round(chains.signMs),
-              verifyChainMs: Math.round(chains.verifyMs),
-            },
-            trust,
-            queries: ms.length,
-            seedMs: Math.round(seedMs),
-            p50: round(percentile(ms, 0.5)),
-            p95: round(percentile(ms, 0.95)),
-            max: round(Math.max(...ms)),
-            targetP95: TARGET_P95_MS,
-          };
-          if (!values.json) {
-            console.log(
-              `${kind}, ${layout}: ${r.turns} turns in ${subjects} subject(s), ${r.facts} live facts, ` +
-                `${chains.links} signed decisions (${chains.approvals} approvals, ${chains.rejects} rejects; ` +
-                `longest chain ${chains.longest.links}, owner.verifyChain ok for every subject) ` +
-                `(seeded in ${r.seedMs} ms); ${r.queries} recalls: p50 ${r.p50} ms, ` +
-                `p95 ${r.p95} ms, max ${r.max} ms (target p95 ≤ ${TARGET_P95_MS} ms: ` +
-                `${r.p95 <= TARGET_P95_MS ? 'met' : 'NOT met'})`,
+        await withBenchStore(
+          kind,
+          'ml_recall',
+          async (engine) => {
+            progress(`${kind}, ${layout}: seeding…`);
+            const t0 = performance.now();
+            const chains = await seedLocomoStore(engine, turns, signer);
+            if (chains === null) throw new BenchError('the store was seeded with no chain');
+            await vacuumLocomoStore(engine);
+            const facts = await checkLocomoStore(engine, turns.length, chains.liveFacts);
+            const seedMs = performance.now() - t0;
+            const handles = new Map<string, SubjectHandle>();
+            const handle = (subject: string): SubjectHandle => {
+              let me = handles.get(subject);
+              if (me === undefined) handles.set(subject, (me = engine.subject(subject)));
+              return me;
+            };
+            const ask = (i: number): Promise<unknown> => {
+              const item = questions[i % questions.length] ?? { conv: '', q: 'hello' };
+              // per conversation: the question goes to one full copy of its own conversation
+              return handle(subjectOf(layout, i % copies, item.conv)).recall.search(item.q);
+            };
+            for (let i = 0; i < warmup; i++) await ask(i * 7);
+            const ms: number[] = [];
+            for (let i = 0; i < queries; i++) {
+              const start = performance.now();
+              await ask(i);
+              ms.push(performance.now() - start);
+            }
+            const subjects = new Set(turns.map((t) => t.subject)).size;
+            // the verification cost on the longest chain (the one subject, or one conversation copy)
+            progress(`${kind}, ${layout}: measuring the verification cost…`);
+            const trust = await measureTrustCost(
+              engine,
+              chains.longest.subject,
+              chains.longest.links,
+              trustReads,
             );
-            console.log(`  one warm trust view, by part, each alone (p50 ms, p95 ms):`);
-            for (const line of trustPartLines(trust)) console.log(line);
-            costLines.push(trustCostLine(`${kind}, ${layout}`, trust));
-          }
-          return r;
-        }),
+            const r = {
+              engine: kind,
+              layout,
+              turns: turns.length,
+              subjects,
+              facts,
+              chains: {
+                links: chains.links,
+                approvals: chains.approvals,
+                rejects: chains.rejects,
+                longest: chains.longest,
+                signMs: Math.round(chains.signMs),
+                verifyChainMs: Math.round(chains.verifyMs),
+              },
+              trust,
+              queries: ms.length,
+              seedMs: Math.round(seedMs),
+              p50: round(percentile(ms, 0.5)),
+              p95: round(percentile(ms, 0.95)),
+              max: round(Math.max(...ms)),
+              targetP95: TARGET_P95_MS,
+            };
+            if (!values.json) {
+              console.log(
+                `${kind}, ${layout}: ${r.turns} turns in ${subjects} subject(s), ${r.facts} live facts, ` +
+                  `${chains.links} signed decisions (${chains.approvals} approvals, ${chains.rejects} rejects; ` +
+                  `longest chain ${chains.longest.links}, owner.verifyChain ok for every subject) ` +
+                  `(seeded in ${r.seedMs} ms); ${r.queries} recalls: p50 ${r.p50} ms, ` +
+                  `p95 ${r.p95} ms, max ${r.max} ms (target p95 ≤ ${TARGET_P95_MS} ms: ` +
+                  `${r.p95 <= TARGET_P95_MS ? 'met' : 'NOT met'})`,
+              );
+              console.log(`  one warm trust view, by part, each alone (p50 ms, p95 ms):`);
+              for (const line of trustPartLines(trust)) console.log(line);
+              costLines.push(trustCostLine(`${kind}, ${layout}`, trust));
+            }
+            return r;
+          },
+          { anchor: benchAnchor(signer) },
+        ),
       );
     }
   }

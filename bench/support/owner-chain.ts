@@ -16,6 +16,7 @@ import {
   sealLink,
   type DecisionLink,
 } from '../../src/domain/decision-chain.js';
+import type { OwnerAnchor } from '../../src/domain/anchor.js';
 import type { Fact } from '../../src/domain/fact.js';
 import { delegationNote, factContentHash } from '../../src/domain/trust.js';
 import { storeClient } from '../../src/engine/test-access.js';
@@ -51,6 +52,20 @@ export function benchOwnerSigner(): OwnerSigner {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The engine's anchor for a bench owner: its key, held from outside the store as a user's key
+ * file holds it (an unanchored read carries a note in its integrity block, which the arrival
+ * bench refuses).
+ */
+export function benchAnchor(signer: OwnerSigner): (subjectId: string) => OwnerAnchor {
+  const anchor = {
+    keyId: signer.keyId,
+    publicKeyPem: signer.publicKeyPem,
+    source: 'the bench owner key',
+  };
+  return () => anchor;
 }
 
 /**
