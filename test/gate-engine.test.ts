@@ -599,6 +599,17 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       await expectBroken(c, 2, 'BAD_SIGNATURE');
     });
 
+    it('detects a rejected fact set to expired, where no read looks', async () => {
+      const c = await chainOfThree();
+      await sql(
+        [`UPDATE facts SET status = 'expired' WHERE subject_id = $1 AND id = $2`],
+        [c.subject, c.ids[1]],
+      );
+      // nothing live changed: only the decision's check of the statuses out of the pile finds it
+      expect((await c.me.facts.integrity()).ok).toBe(true);
+      await expectBroken(c, 2, 'STATUS_MISMATCH');
+    });
+
     it('detects an approved fact edited after its decision', async () => {
       const c = await chainOfThree();
       await sql(

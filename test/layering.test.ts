@@ -7,6 +7,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** The module folders of DESIGN.md's layout: each stands on domain/ and store/ only. */
 const MODULES = [
+  'trust',
   'gate',
   'ledger',
   'probes',
@@ -57,22 +58,30 @@ const BELOW_ENGINE: readonly Layer[] = [
  * - probes → ledger: the probe service implements the ledger's `FalsifierProbes` port;
  * - access → crypto: the `OwnerSigner` a token grant is signed with;
  * - reflection → gate, history: the `ProposalGate` its proposals go through and the result it
- *   answers with, and the history options it reads turns by (the engine passes both in).
+ *   answers with, and the history options it reads turns by (the engine passes both in);
+ * - gate, arrival, recall, reflection → trust: the `Trust` every read and decision goes through
+ *   (the engine makes one and passes it in).
  */
 const RULES: Readonly<Record<Layer, LayerRule>> = {
   domain: { paths: ['src/domain/'], imports: [], pure: true },
   store: { paths: ['src/store/'], imports: ['domain'] },
-  gate: { paths: ['src/gate/'], imports: ['domain', 'store'], types: ['crypto'], pure: true },
+  trust: { paths: ['src/trust/'], imports: ['domain', 'store'] },
+  gate: {
+    paths: ['src/gate/'],
+    imports: ['domain', 'store'],
+    types: ['crypto', 'trust'],
+    pure: true,
+  },
   ledger: { paths: ['src/ledger/'], imports: ['domain', 'store'], pure: true },
   probes: { paths: ['src/probes/'], imports: ['domain', 'store'], types: ['ledger'] },
-  arrival: { paths: ['src/arrival/'], imports: ['domain', 'store'], pure: true },
-  recall: { paths: ['src/recall/'], imports: ['domain', 'store'] },
+  arrival: { paths: ['src/arrival/'], imports: ['domain', 'store'], types: ['trust'], pure: true },
+  recall: { paths: ['src/recall/'], imports: ['domain', 'store'], types: ['trust'] },
   history: { paths: ['src/history/'], imports: ['domain', 'store'] },
   access: { paths: ['src/access/'], imports: ['domain', 'store'], types: ['crypto'] },
   reflection: {
     paths: ['src/reflection/'],
     imports: ['domain', 'store'],
-    types: ['gate', 'history'],
+    types: ['gate', 'history', 'trust'],
   },
   crypto: { paths: ['src/crypto/'], imports: ['domain'] },
   pglite: { paths: ['src/pglite/'], imports: ['domain', 'store'], drivers: true },
@@ -291,7 +300,7 @@ export const use = (t: Thing) => rank + t.id.length;
         "import { createEngine } from '../engine.js';\nexport const e = createEngine;\n",
     });
     expect(checkLayering(tree)).toEqual([
-      'src/gate/valued.ts imports src/crypto/signer.ts (gate may import domain, store, crypto (types))',
+      'src/gate/valued.ts imports src/crypto/signer.ts (gate may import domain, store, crypto (types), trust (types))',
       'src/ledger/up.ts imports src/engine.ts (ledger may import domain, store)',
     ]);
   });
@@ -311,7 +320,7 @@ export const use = (t: Thing) => rank + t.id.length;
     });
     expect(checkLayering(tree)).toEqual([
       'cli/deep.ts imports src/engine.ts (cli may import root, server, eval)',
-      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, gate, ledger, probes, arrival, recall, history, access, reflection, crypto, pglite, postgres, engine, root, eval)',
+      'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, trust, gate, ledger, probes, arrival, recall, history, access, reflection, crypto, pglite, postgres, engine, root, eval)',
       'eval/run.ts imports src/engine.ts (eval may import root)',
       'eval/up.ts imports cli/ok.ts (eval may import root)',
     ]);

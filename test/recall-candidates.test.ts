@@ -15,7 +15,7 @@ import {
 } from '../src/recall/relevant-search.js';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
-import { createTrustVerifier } from '../src/gate/trust-verifier.js';
+import { createTrustVerifier } from '../src/trust/trust-verifier.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 import { analyze } from '../src/domain/analyze.js';
 import { RecallSql } from '../src/store/recall-sql.js';

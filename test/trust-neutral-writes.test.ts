@@ -9,7 +9,7 @@ import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import type { ServerSnapshot } from '../src/domain/trust.js';
 import { storeClient } from '../src/engine/test-access.js';
-import { createTrustVerifier, NEUTRAL_PROBE_AFTER_MS } from '../src/gate/trust-verifier.js';
+import { createTrustVerifier, NEUTRAL_PROBE_AFTER_MS } from '../src/trust/trust-verifier.js';
 import { TurnRecorder } from '../src/history/turn-recorder.js';
 import { ArrivalSql } from '../src/store/arrival-sql.js';
 import {
@@ -18,9 +18,9 @@ import {
   parseSnapshot,
   sawEverything,
   type XactSnapshot,
-} from '../src/store/neutral-writes.js';
+} from '../src/trust/neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client.js';
-import { TrustSql } from '../src/store/trust-sql.js';
+import { TrustSql } from '../src/trust/trust-sql.js';
 import { TurnSql } from '../src/store/turn-sql.js';
 import { UsageSql } from '../src/store/usage-sql.js';
 import { QUIET_RUN, quietEngines } from './support/engines.js';
@@ -160,7 +160,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
   const store = trustStoreFor(kind);
   let f: TrustFixture | null = null;
 
-  /** A verifier, a turn recorder and a manifest writer sharing one NeutralWrites, as createModules wires them. */
+  /** A verifier, a turn recorder and a manifest writer sharing one NeutralWrites, as createTrust and its hook wire them. */
   async function setUp(fixture: TrustFixture, clock: () => Date = () => new Date()) {
     const raw = storeClient(fixture.engine);
     const { client, statements } = counting(raw);
@@ -178,7 +178,7 @@ describe.each(quietEngines())('a kept trust view and the engine’s own writes [
         usage: new UsageSql(raw),
         clock: () => new Date(),
         newId: () => `neutral-turn-${++ids}`,
-        ...(notes === undefined ? {} : { neutral: notes }),
+        ...(notes === undefined ? {} : { wroteNeutral: (xid) => notes.add(xid) }),
       });
     const turn = (notes: NeutralWrites | undefined) =>
       recorder(notes).add(fixture.subject, {

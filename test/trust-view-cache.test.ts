@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { storeClient } from '../src/engine/test-access.js';
-import { createTrustVerifier, type TrustVerifier } from '../src/gate/trust-verifier.js';
+import { createTrustVerifier, type TrustVerifier } from '../src/trust/trust-verifier.js';
 import { PG_URL, QUIET_RUN, quietEngines } from './support/engines.js';
 import {
   proposeNights,

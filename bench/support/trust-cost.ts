@@ -15,10 +15,10 @@ import { createNodeChainCrypto } from '../../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../../src/domain/decision-chain.js';
 import { ChainState, factContentHash, judgeFacts, type TrustView } from '../../src/domain/trust.js';
 import { storeClient } from '../../src/engine/test-access.js';
-import { createTrustVerifier, type TrustVerifier } from '../../src/gate/trust-verifier.js';
+import { createTrustVerifier, type TrustVerifier } from '../../src/trust/trust-verifier.js';
 import type { Engine } from '../../src/index.js';
 import { DecisionSql } from '../../src/store/decision-sql.js';
-import { TrustSql } from '../../src/store/trust-sql.js';
+import { TrustSql } from '../../src/trust/trust-sql.js';
 import { BenchError } from './bench-error.js';
 import { median, stats, type Stats } from './stats.js';
 

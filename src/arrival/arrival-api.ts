@@ -8,7 +8,7 @@ import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
 import { ArrivalSql, type ArrivalNow } from '../store/arrival-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
-import type { NeutralWrites } from '../store/neutral-writes.js';
+import type { TrustReader } from '../trust/trust-types.js';
 import { RetractionSql } from '../store/retraction-sql.js';
 import type { ArrivalApi, ArrivalConfig } from './arrival-types.js';
 import {
@@ -18,12 +18,7 @@ import {
   type ArrivalBlock,
   type BlockContext,
 } from './blocks.js';
-import {
-  hasIntegrityProblem,
-  integrityLines,
-  type TrustReader,
-  type TrustView,
-} from '../domain/trust.js';
+import { hasIntegrityProblem, integrityLines, type TrustView } from '../domain/trust.js';
 import { builtinBlocks, RECENT_SESSIONS, type ArrivalReader } from './builtin-blocks.js';
 import { hostBlock, type HostBlockDef } from './host-blocks.js';
 import { diffManifests } from './manifest.js';
@@ -47,8 +42,6 @@ export interface ArrivalApiDeps extends ModuleDeps {
   /** Recall's bounded search, for the `relevant` block (read-only). */
   readonly recall: ArrivalRecall;
   readonly config?: ArrivalConfig;
-  /** Where a manifest's transaction is noted: it changes nothing a trust view reads. */
-  readonly neutral?: NeutralWrites;
 }
 
 /** What assemble read or started for one arrival, before its blocks run. */
@@ -329,8 +322,9 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
             ? null
             : { length: seen.verified, head: seen.headHash },
       };
-      // the manifest's own transaction on the engine's client (ArrivalSql.recordManifest)
-      deps.neutral?.add(await sql.recordManifest(manifest));
+      // the manifest's own transaction on the engine's client (ArrivalSql.recordManifest), which
+      // changes nothing a trust view reads (ModuleDeps.wroteNeutral)
+      deps.wroteNeutral?.(await sql.recordManifest(manifest));
       return {
         manifestId: manifest.id,
         subjectId,

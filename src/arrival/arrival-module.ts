@@ -1,6 +1,5 @@
-import type { TrustReader } from '../domain/trust.js';
+import type { TrustReader } from '../trust/trust-types.js';
 import type { ModuleDeps } from '../store/module-deps.js';
-import type { NeutralWrites } from '../store/neutral-writes.js';
 import { createActionsApi } from './actions-api.js';
 import { createArrivalApi } from './arrival-api.js';
 import type {
@@ -26,8 +25,6 @@ export interface ArrivalModuleDeps extends ModuleDeps {
   /** Recall's bounded search, which the `relevant` block reads through (arrival imports no recall). */
   readonly recall: ArrivalRecall;
   readonly config?: ArrivalConfig;
-  /** Where manifests' transactions are noted (the trust verifier reads it). */
-  readonly neutral?: NeutralWrites;
 }
 
 /** Arrival and its ground truth (tools, commitments, actions), each bound to one subject. */

@@ -18,7 +18,7 @@ import { oneLine } from './shown-text.js';
 /**
  * Live means signed: which stored facts a model may be shown, decided from the owner's verified
  * decision chain, the ledger and the receipts, never from the status column alone. Pure: the
- * store reads, the caching and the crypto are the caller's (src/gate/trust-verifier.ts).
+ * store reads, the caching and the crypto are the caller's (src/trust/).
  */
 
 /** Where the chain stops being trustworthy, and why. */
@@ -743,18 +743,6 @@ export interface ServerSnapshot {
   snapshot: string;
   started: string;
   recovery: boolean;
-}
-
-/** The reads every face of memory goes through (implemented by src/gate/trust-verifier.ts). */
-export interface TrustReader {
-  /**
-   * The subject's trust view now: live facts are only those something the owner signed backs.
-   * `taken`: the server's snapshot as a statement of the same request saw it, sent once the
-   * request began (arrival's opening read carries it): the check whether anything was written
-   * since the kept view is made against it, with no statement of its own. A read given one is
-   * never shared with a later caller, whose request may have begun after it was taken.
-   */
-  view(subjectId: string, taken?: Promise<ServerSnapshot>): Promise<TrustView>;
 }
 
 /**

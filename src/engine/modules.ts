@@ -2,7 +2,8 @@ import { createArrivalModule, type ArrivalConfig } from '../arrival/arrival-modu
 import { nodeChainCrypto } from '../crypto/chain-crypto.js';
 import { rememberingVerifier } from '../domain/decision-chain.js';
 import { createGateModule } from '../gate/gate-module.js';
-import { createTrustVerifier, type AnchorSource } from '../gate/trust-verifier.js';
+import { createTrust } from '../trust/trust.js';
+import type { AnchorSource } from '../trust/trust-verifier.js';
 import type { GateConfig } from '../gate/proposal-gate.js';
 import { createHistoryModule } from '../history/history-module.js';
 import { createLedgerModule } from '../ledger/retraction-ledger.js';
@@ -15,7 +16,6 @@ import { createReflectionModule } from '../reflection/reflection-module.js';
 import { createSummaryModule } from '../reflection/summary-module.js';
 import { recallMaintenance } from '../store/recall-maintenance.js';
 import type { ModuleDeps } from '../store/module-deps.js';
-import { NeutralWrites } from '../store/neutral-writes.js';
 
 /** The engine's modules, each created once and handing out subject-bound APIs. */
 export type EngineModules = ReturnType<typeof createModules>;
@@ -30,19 +30,21 @@ export interface ModulesConfig {
   anchor?: AnchorSource;
 }
 
-export function createModules(deps: ModuleDeps & { storeId: string }, config: ModulesConfig) {
-  const { client } = deps;
-  const probes = createProbeModule({ ...deps, config: config.probes });
+export function createModules(base: ModuleDeps & { storeId: string }, config: ModulesConfig) {
+  const { client } = base;
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
-  // the engine's own turns and manifests: a kept trust view outlives them (no re-check)
-  const neutral = new NeutralWrites();
-  const trust = createTrustVerifier({
-    ...deps,
+  const trust = createTrust({
+    ...base,
     crypto,
-    neutral,
     ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
   });
+  // every module is built from these: writers tell trust what they wrote through its one hook
+  const deps: ModuleDeps & { storeId: string } = {
+    ...base,
+    wroteNeutral: (xid) => trust.wroteNeutral(xid),
+  };
+  const probes = createProbeModule({ ...deps, config: config.probes });
   const recall = createRecallModule({
     client,
     trust,
@@ -52,7 +54,6 @@ export function createModules(deps: ModuleDeps & { storeId: string }, config: Mo
     ...deps,
     trust,
     sha256Hex: nodeChainCrypto.sha256Hex,
-    neutral,
     // the `relevant` block: recall's bounded, read-only search (turns, and the arrival's
     // verified live facts), k at a time
     recall: (subjectId, query, options) => recall.relevant(subjectId, query, options),
@@ -60,7 +61,6 @@ export function createModules(deps: ModuleDeps & { storeId: string }, config: Mo
   });
   const history = createHistoryModule({
     ...deps,
-    neutral,
     ...(client.capabilities.autovacuum ? {} : { afterInsert: recallMaintenance(client) }),
   });
   const gate = createGateModule({

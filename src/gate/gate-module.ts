@@ -11,7 +11,7 @@ import {
   pageOf,
 } from '../domain/input.js';
 import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '../domain/trust.js';
-import { anchoredHead, anchorKeyMismatch, type OwnerAnchor } from '../domain/anchor.js';
+import type { OwnerAnchor } from '../domain/anchor.js';
 import {
   DEFAULT_SLOTS,
   SLOT_RULES,
@@ -34,7 +34,7 @@ import { SubjectSql } from '../store/subject-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate-types.js';
 import { OwnerDecisions } from './owner-decisions.js';
-import type { TrustVerifier } from './trust-verifier.js';
+import type { Trust } from '../trust/trust-types.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
 
 export interface GateModuleDeps extends ModuleDeps {
@@ -42,7 +42,7 @@ export interface GateModuleDeps extends ModuleDeps {
   /** The store's id: the anchored head recorded for it is the one checked. */
   storeId: string;
   /** What reads may show: one verifier per engine, shared with arrival and recall. */
-  trust: TrustVerifier;
+  trust: Trust;
   config?: Partial<GateConfig>;
   /** The subject's time zone (arrival's), in which the dropped log is counted by day. */
   timeZoneOf: (subjectId: string) => Promise<string>;
@@ -331,13 +331,8 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           );
         }
       },
-      async verifyChain(raw = {}) {
-        let options = raw;
-        const given =
-          options.anchor ??
-          (options.ownerKey === undefined && options.signedHead === undefined
-            ? (trust.anchor(subjectId) ?? undefined)
-            : undefined);
+      async verifyChain(options = {}) {
+        const given = options.anchor;
         if (given !== undefined) {
           const a = given as Partial<OwnerAnchor> | null;
           if (
@@ -349,21 +344,6 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           ) {
             throw invalidField('anchor', 'must be an owner anchor (keyFileAnchor)');
           }
-          const anchor = given;
-          const stored = await subjects.get(subjectId);
-          const mismatch = anchorKeyMismatch(
-            anchor,
-            { keyId: stored?.ownerKeyId ?? null, publicKeyPem: stored?.ownerPublicKey ?? null },
-            deps.crypto,
-          );
-          if (mismatch !== null) {
-            const length = (await decisions.verify(subjectId)).length;
-            return { ok: false, length, brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
-          }
-          const first = await decisions.verify(subjectId);
-          if (!first.ok) return first;
-          const head = anchoredHead(anchor, deps.storeId, first.rootHash ?? null);
-          options = head === null ? {} : { signedHead: head };
         }
         const head = options.signedHead;
         if (
@@ -377,46 +357,17 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         ) {
           throw invalidField('signedHead', 'must be { seq, hash } from a decision');
         }
-        const anchor = options.ownerKey;
+        const key = options.ownerKey;
         if (
-          anchor !== undefined &&
-          (typeof anchor !== 'object' ||
-            anchor === null ||
-            typeof anchor.keyId !== 'string' ||
-            typeof anchor.publicKeyPem !== 'string')
+          key !== undefined &&
+          (typeof key !== 'object' ||
+            key === null ||
+            typeof key.keyId !== 'string' ||
+            typeof key.publicKeyPem !== 'string')
         ) {
           throw invalidField('ownerKey', 'must be { keyId, publicKeyPem } (readOwnerPublicKey)');
         }
-        if (anchor !== undefined) {
-          const stored = await subjects.get(subjectId);
-          if (
-            stored?.ownerKeyId !== anchor.keyId ||
-            stored.ownerPublicKey !== anchor.publicKeyPem
-          ) {
-            const length = (await decisions.verify(subjectId)).length;
-            return {
-              ok: false,
-              length,
-              brokenAt: 1,
-              code: 'KEY_MISMATCH',
-              reason: `the store's owner key (${stored?.ownerKeyId ?? 'none'}) is not the key in the owner's key file (${anchor.keyId})`,
-            };
-          }
-        }
-        const report = await decisions.verify(subjectId, client, head);
-        if (!report.ok) return report;
-        // a head this process verified earlier, that the store no longer holds
-        const cut = (await trust.view(subjectId)).chain.headCut;
-        if (cut !== null) {
-          return {
-            ok: false,
-            length: report.length,
-            brokenAt: Math.min(cut.expected.seq, report.length + 1),
-            code: 'HEAD_CUT',
-            reason: cut.reason,
-          };
-        }
-        return report;
+        return trust.audit(subjectId, options);
       },
     }),
     slots: (subjectId) => ({

@@ -11,7 +11,7 @@ import { normalizeForQuote } from '../domain/text-normalize.js';
 import { DROPPED_LIMITS, storableString } from '../domain/dropped-proposal.js';
 import { lockChain } from '../store/decision-sql.js';
 import { readProposal } from './read-proposal.js';
-import type { HeldTrust, TrustVerifier } from './trust-verifier.js';
+import type { HeldTrust, Trust } from '../trust/trust-types.js';
 import type { TrustView } from '../domain/trust.js';
 import { DroppedSql } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
@@ -64,7 +64,7 @@ export interface ProposeResult {
 
 export interface ProposalGateDeps {
   client: SqlClient;
-  trust: TrustVerifier;
+  trust: Trust;
   clock: () => Date;
   newId: () => string;
   config: GateConfig;

@@ -3,7 +3,6 @@ import { invalidField, optionalString, optionalWhole } from '../domain/input.js'
 import { sessionNotFound, type Session } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
 import type { ModuleDeps } from '../store/module-deps.js';
-import type { NeutralWrites } from '../store/neutral-writes.js';
 import { SessionSql } from '../store/session-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import { UsageSql } from '../store/usage-sql.js';
@@ -17,8 +16,6 @@ export interface HistoryModuleDeps extends ModuleDeps {
    * maintenance); its failure never fails the turn.
    */
   afterInsert?: (turn: Turn, indexedTurns: number) => Promise<void>;
-  /** Where recorded turns' transactions are noted (the trust verifier reads it). */
-  neutral?: NeutralWrites;
 }
 
 export interface HistoryModule {
@@ -42,7 +39,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     clock,
     newId,
     ...(deps.afterInsert === undefined ? {} : { afterInsert: deps.afterInsert }),
-    ...(deps.neutral === undefined ? {} : { neutral: deps.neutral }),
+    ...(deps.wroteNeutral === undefined ? {} : { wroteNeutral: deps.wroteNeutral }),
   });
   const sessionOf = async (subjectId: string, id: unknown): Promise<Session> => {
     const sessionId = requireId(id, 'session');

@@ -11,7 +11,6 @@ import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
 import { turnTerms } from '../domain/analyze.js';
 import { detectUtility } from '../domain/utility.js';
-import type { NeutralWrites } from '../store/neutral-writes.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';
 import { receiptReportFromBlocks } from './response-receipt.js';
@@ -29,8 +28,8 @@ export interface TurnRecorderDeps {
    * maintenance); its failure never fails the turn.
    */
   afterInsert?: (turn: Turn, indexedTurns: number) => Promise<void>;
-  /** Where a recorded turn's transaction is noted: a turn changes nothing a trust view reads. */
-  neutral?: NeutralWrites;
+  /** ModuleDeps.wroteNeutral: a turn changes nothing a trust view reads. */
+  wroteNeutral?: (xid: string | null | undefined) => void;
 }
 
 /** How deeply a response's content blocks may nest (a web search result is about five deep). */
@@ -110,7 +109,7 @@ export class TurnRecorder {
     });
     if (inserted === null) throw sessionNotFound(sessionId);
     // one statement on the engine's client, committed on its own (TurnSql.insert)
-    this.deps.neutral?.add(inserted.xid);
+    this.deps.wroteNeutral?.(inserted.xid);
     const { turn } = inserted;
     await this.deps.afterInsert?.(turn, inserted.indexedBefore + 1).catch(() => undefined);
     return { recorded: true, turn, strippedReceipts };

@@ -1,7 +1,8 @@
 import { analyze } from '../domain/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import { sessionNotFound } from '../domain/session.js';
-import { viewIndex, type TrustReader, type TrustView } from '../domain/trust.js';
+import { viewIndex, type TrustView } from '../domain/trust.js';
+import type { TrustReader } from '../trust/trust-types.js';
 import { RecallSql } from '../store/recall-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { VectorSql } from '../store/vector-sql.js';

@@ -4,7 +4,7 @@ import { optionalString, optionalWhole, pageOf } from '../domain/input.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
 import type { ProposalGate } from '../gate/proposal-gate.js';
-import type { TrustReader } from '../domain/trust.js';
+import type { TrustReader } from '../trust/trust-types.js';
 import type { HistoryOptions } from '../history/history-types.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { ReflectionSql, type ReflectionRow } from '../store/reflection-sql.js';

@@ -10,7 +10,7 @@ import {
   type SummaryTurn,
 } from '../domain/summary-check.js';
 import { requireId, type Turn } from '../domain/turn.js';
-import type { TrustVerifier } from '../gate/trust-verifier.js';
+import type { Trust } from '../trust/trust-types.js';
 import type { HistoryOptions } from '../history/history-types.js';
 import { lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
@@ -33,7 +33,7 @@ import {
 import type { SummariesApi, Summary } from './summary-types.js';
 
 export interface SummaryModuleDeps extends ModuleDeps {
-  trust: TrustVerifier;
+  trust: Trust;
   /** The gate's failure-to-recall cues (a summary records no failure to recall). */
   failureCues?: readonly string[];
   /** A session's turns, checked as `history.turns` checks them. */

@@ -4,7 +4,7 @@ import type { ServerSnapshot } from '../domain/trust.js';
 import type { SqlClient } from './sql-client.js';
 import { guard } from './store-error.js';
 import { BOUND_TOOLS_SQL } from './tool-sql.js';
-import { SERVER_SNAPSHOT_COLUMNS, serverSnapshotOf } from './trust-sql.js';
+import { SERVER_SNAPSHOT_COLUMNS, serverSnapshotOf } from './server-snapshot.js';
 
 interface ManifestRow {
   id: string;

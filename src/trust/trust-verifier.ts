@@ -10,7 +10,6 @@ import {
   type DepartedFactEvidence,
   type HeadCut,
   type ServerSnapshot,
-  type TrustReader,
   type TrustView,
 } from '../domain/trust.js';
 import {
@@ -19,41 +18,15 @@ import {
   anchorKeyMismatch,
   type OwnerAnchor,
 } from '../domain/anchor.js';
-import { sawEverything, type NeutralWrites } from '../store/neutral-writes.js';
+import { sawEverything, type NeutralWrites } from './neutral-writes.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
-import { TrustSql, type ChainProbe } from '../store/trust-sql.js';
+import { TrustSql, type ChainProbe } from './trust-sql.js';
+import type { HeldTrust, Trust } from './trust-types.js';
 
-/**
- * Verifies incrementally what reads may show. See docs/TRUST.md ("What a read costs").
- *
- * Per subject it keeps the verified chain state, with the row version (xmin) of every verified
- * link as it was read with the link's content, and the last trust view with a mark of the rows
- * it was built from (TrustSql.probe). A read costs one statement: the chain probe, a check of
- * the verified links (those written since the state was built must be the row versions that
- * were verified; older ones cannot have changed, and their count shows one removed), and the
- * mark. When all of it matches and no fact's world time has ended since, the view is the same
- * and is returned as it is. Otherwise the view is built again, in one repeatable-read snapshot:
- * new links are verified one by one, a changed or new live row is read and hashed again, the
- * departed facts are read again, and everything is judged again; a chain whose verified links
- * changed (an edited, deleted or reordered link) is verified again from the start.
- */
-export interface TrustVerifier extends TrustReader {
-  /**
-   * Runs `fn` with the subject's trust state held: no other read of this subject refreshes it
-   * meanwhile, so a caller in a transaction can read (through `tx`) and then act on it.
-   */
-  withSubject<T>(subjectId: string, fn: (held: HeldTrust) => Promise<T>): Promise<T>;
-  /** The owner's anchor for the subject, as this process holds it; null when it holds none. */
-  anchor(subjectId: string): OwnerAnchor | null;
-}
-
-/** The trust state of one subject, held by `withSubject`. */
-export interface HeldTrust {
-  /** The verified chain as `db` sees it now. */
-  chain(db: SqlExecutor): Promise<ChainState>;
-  /** The trust view as `db` sees it now (`taken`: as TrustReader.view). */
-  view(db: SqlExecutor, taken?: Promise<ServerSnapshot>): Promise<TrustView>;
-}
+/** The verifier: trust without its full audit (trust.ts adds it). */
+export type TrustVerifier = Omit<Trust, 'audit' | 'wroteNeutral' | 'withSubject'> & {
+  withSubject<T>(subjectId: string, fn: (held: Omit<HeldTrust, 'check'>) => Promise<T>): Promise<T>;
+};
 
 interface CachedFact {
   version: string;
@@ -135,6 +108,20 @@ const recentEnough = (age: number): boolean => Number.isFinite(age) && age >= 0 
 /** The owner's anchor for a subject, as the process reading holds it (null: none). */
 export type AnchorSource = (subjectId: string) => OwnerAnchor | null;
 
+/**
+ * Verifies incrementally what reads may show. See docs/TRUST.md ("What a read costs").
+ *
+ * Per subject it keeps the verified chain state, with the row version (xmin) of every verified
+ * link as it was read with the link's content, and the last trust view with a mark of the rows
+ * it was built from (TrustSql.probe). A read costs one statement: the chain probe, a check of
+ * the verified links (those written since the state was built must be the row versions that
+ * were verified; older ones cannot have changed, and their count shows one removed), and the
+ * mark. When all of it matches and no fact's world time has ended since, the view is the same
+ * and is returned as it is. Otherwise the view is built again, in one repeatable-read snapshot:
+ * new links are verified one by one, a changed or new live row is read and hashed again, the
+ * departed facts are read again, and everything is judged again; a chain whose verified links
+ * changed (an edited, deleted or reordered link) is verified again from the start.
+ */
 export function createTrustVerifier(deps: {
   client: SqlClient;
   crypto: ChainCrypto;
@@ -562,19 +549,28 @@ export function createTrustVerifier(deps: {
     return view;
   }
 
-  function withSubject<T>(subjectId: string, fn: (held: HeldTrust) => Promise<T>): Promise<T> {
+  /** Runs `fn` after every earlier holder of the subject's state, and before any later one. */
+  function held<T>(subjectId: string, fn: () => Promise<T>): Promise<T> {
     const c = cacheOf(subjectId);
-    const run = c.lock.then(() =>
-      fn({
-        chain: async (db) => (await chainOf(c, subjectId, db)).state,
-        view: (db, taken) => viewOf(c, subjectId, db, taken),
-      }),
-    );
+    const run = c.lock.then(fn);
     c.lock = run.then(
       () => undefined,
       () => undefined,
     );
     return run;
+  }
+
+  function withSubject<T>(
+    subjectId: string,
+    fn: (held: Omit<HeldTrust, 'check'>) => Promise<T>,
+  ): Promise<T> {
+    const c = cacheOf(subjectId);
+    return held(subjectId, () =>
+      fn({
+        chain: async (db) => (await chainOf(c, subjectId, db)).state,
+        view: (db) => viewOf(c, subjectId, db),
+      }),
+    );
   }
 
   /**
@@ -588,10 +584,10 @@ export function createTrustVerifier(deps: {
     const c = cacheOf(subjectId);
     if (c.queuedRead !== null) return c.queuedRead;
     // a read with the caller's snapshot is its own: a later caller's writes may postdate it
-    if (taken !== undefined) return withSubject(subjectId, (held) => held.view(deps.client, taken));
-    const read: Promise<TrustView> = withSubject(subjectId, (held) => {
+    if (taken !== undefined) return held(subjectId, () => viewOf(c, subjectId, deps.client, taken));
+    const read: Promise<TrustView> = held(subjectId, () => {
       if (c.queuedRead === read) c.queuedRead = null;
-      return held.view(deps.client);
+      return viewOf(c, subjectId, deps.client);
     });
     c.queuedRead = read;
     // a read that fails before it starts (it cannot: the lock never rejects) must not stay queued

@@ -1,0 +1,237 @@
+import {
+  decidesProposal,
+  verifyChain,
+  type ChainBreakCode,
+  type ChainCrypto,
+  type ChainReport,
+} from '../domain/decision-chain.js';
+import { EngineError } from '../domain/errors.js';
+import {
+  ChainState,
+  delegationProblems,
+  factContentHash,
+  judgeFacts,
+  wasBacked,
+  type TrustView,
+} from '../domain/trust.js';
+import { DecisionSql } from '../store/decision-sql.js';
+import { FactSql } from '../store/fact-sql.js';
+import { SlotSql } from '../store/slot-sql.js';
+import type { SqlExecutor } from '../store/sql-client.js';
+import { SubjectSql } from '../store/subject-sql.js';
+import { TrustSql } from './trust-sql.js';
+
+/** A head the owner recorded outside the store (the head file beside the key file). */
+export interface SignedHead {
+  seq: number;
+  hash: string;
+  /** The hash of link 1 when the head was recorded: a chain with another first link is not it. */
+  root?: string;
+}
+
+/**
+ * The full check, from the first link: every link, every decided proposal's content, every
+ * status out of the pile, every slot delegation, and the heads recorded outside the tables.
+ */
+export async function auditChain(
+  db: SqlExecutor,
+  subjectId: string,
+  deps: { crypto: ChainCrypto; clock: () => Date },
+  signedHead?: SignedHead,
+): Promise<ChainReport> {
+  const subject = await new SubjectSql(db).get(subjectId);
+  if (subject === null)
+    throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subjectId}" does not exist`);
+  const links = await new DecisionSql(db).chain(subjectId);
+  if ((subject.ownerPublicKey === null || subject.ownerKeyId === null) && links.length > 0) {
+    return {
+      ok: false,
+      length: links.length,
+      brokenAt: 1,
+      code: 'KEY_MISMATCH',
+      reason: 'the subject has decisions but no owner key',
+    };
+  }
+  const opts = {
+    crypto: deps.crypto,
+    publicKeyPem: subject.ownerPublicKey ?? '',
+    keyId: subject.ownerKeyId ?? '',
+  };
+  const trustSql = new TrustSql(db);
+  const decidedIds = [...new Set(links.filter((l) => decidesProposal(l)).map((l) => l.proposalId))];
+  const facts = new Map((await trustSql.facts(subjectId, decidedIds)).map((f) => [f.id, f]));
+  const report = verifyChain(links, {
+    ...opts,
+    currentContentHash: (id) => {
+      const f = facts.get(id);
+      return f === undefined ? null : factContentHash(f, deps.crypto);
+    },
+  });
+  if (!report.ok) return report;
+  const state = new ChainState(subjectId, opts);
+  state.extend(links, (id) => facts.get(id) ?? null, deps.crypto);
+  const length = links.length;
+  const broken = (brokenAt: number, code: ChainBreakCode, reason: string): ChainReport => ({
+    ok: false,
+    length,
+    brokenAt,
+    code,
+    reason,
+  });
+
+  // heads recorded outside the decisions table: the owner's head file, the arrivals
+  const probe = await trustSql.probe(subjectId);
+  const heads: Array<{ seq: number; hash: string; who: string }> = [];
+  if (signedHead !== undefined) heads.push({ ...signedHead, who: "the owner's head file" });
+  if (probe?.seen != null)
+    heads.push({ seq: probe.seen.length, hash: probe.seen.hash, who: 'an arrival' });
+  if (signedHead?.root !== undefined && links[0]?.hash !== signedHead.root) {
+    return broken(
+      1,
+      'HEAD_CUT',
+      "the owner's head file records another first link than the chain holds",
+    );
+  }
+  for (const h of heads) {
+    const at = links[h.seq - 1];
+    if (at === undefined || at.hash !== h.hash) {
+      return broken(
+        Math.min(h.seq, length + 1),
+        'HEAD_CUT',
+        at === undefined
+          ? `${h.who} recorded link ${h.seq}, but the chain ends at link ${length}`
+          : `${h.who} recorded another link ${h.seq} than the chain holds`,
+      );
+    }
+  }
+
+  // delegations: a slot's stored auto-live setting must be what its last delegation signed
+  const slotProblem = delegationProblems(state, await new SlotSql(db).list(subjectId))[0];
+  if (slotProblem !== undefined) {
+    return broken(slotProblem.seq ?? length + 1, slotProblem.code, slotProblem.reason);
+  }
+
+  // every stored-as-live fact must be backed, and every approved fact's departure explained
+  const active = await trustSql.activeEvidence(
+    subjectId,
+    (await trustSql.activeVersions(subjectId)).map((v) => v.id),
+  );
+  const activeIds = new Set(active.map((e) => e.fact.id));
+  const departed = [
+    ...(await trustSql.departed(
+      subjectId,
+      state.chainLive().filter((id) => !activeIds.has(id)),
+    )),
+    ...(await trustSql.unsignedDeparted(subjectId)).filter((u) =>
+      wasBacked(state, u, subjectId, deps.crypto),
+    ),
+  ];
+  const judged = judgeFacts(state, active, departed, deps.clock(), deps.crypto);
+  const w = judged.withheld[0];
+  if (w !== undefined) {
+    const seq = state.decided.get(w.fact.id)?.seq ?? length + 1;
+    return broken(seq, w.code, `fact ${w.fact.id}: ${w.reason}`);
+  }
+  const u = judged.unexplained[0];
+  if (u !== undefined) {
+    return broken(state.approved.get(u.id)?.seq ?? length + 1, u.code, `fact ${u.id}: ${u.reason}`);
+  }
+  const status = await statusProblem(subjectId, state, new FactSql(db));
+  return status === null ? report : { ok: false, length, ...status };
+}
+
+/** Where a chain stops being trusted, and why: a ChainReport's failure without its length. */
+export interface ChainProblem {
+  brokenAt: number;
+  code: ChainBreakCode;
+  reason: string;
+}
+
+/**
+ * Facts out of the pile that are not live: each must agree with its last decision (approve:
+ * superseded, retracted or expired; reject: rejected), or have no decision for a reason the
+ * store can show: an action promoted on a receipt in a delegated slot, or a restoration.
+ */
+async function statusProblem(
+  subjectId: string,
+  state: ChainState,
+  facts: FactSql,
+): Promise<ChainProblem | null> {
+  const rows = await facts.decisionAudit(subjectId);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const delegated = (slot: string, tool: string | null, at: Date) => {
+    const d = state.delegationAt(slot, at);
+    return d !== undefined && d.autoLive && tool !== null && d.tools.includes(tool);
+  };
+  const justified = (id: string, depth: number): boolean => {
+    const row = byId.get(id);
+    if (row === undefined || depth > 32) return false;
+    const link = state.decided.get(id);
+    if (link !== undefined) return link.decision === 'approve';
+    if (row.receiptOk && delegated(row.slot, row.tool, row.recordedAt)) return true;
+    return row.restoredOriginal !== null && justified(row.restoredOriginal, depth + 1);
+  };
+  for (const row of rows) {
+    const link = state.decided.get(row.id);
+    if (link !== undefined) {
+      const ok =
+        link.decision === 'approve'
+          ? ['active', 'superseded', 'retracted', 'expired'].includes(row.status)
+          : row.status === 'rejected';
+      if (!ok) {
+        return {
+          brokenAt: link.seq,
+          code: 'STATUS_MISMATCH',
+          reason: `fact ${row.id} is ${row.status}, but its decision (link ${link.seq}) was ${link.decision}`,
+        };
+      }
+    } else if (!justified(row.id, 0)) {
+      return {
+        brokenAt: state.length + 1,
+        code: 'MISSING_DECISION',
+        reason: `fact ${row.id} is ${row.status} with no decision in the chain and no receipt or restoration that explains it`,
+      };
+    }
+  }
+  return null;
+}
+
+/**
+ * What an owner decision refuses (CHAIN_BROKEN), from the trust view its transaction sees and
+ * the chain it was judged by: what a read would warn about (a broken chain, a cut head, a live
+ * fact nothing backs, an approved fact gone with nothing to explain it, a delegation changed),
+ * then a status out of the pile that its decision does not explain. No link is verified again.
+ */
+export async function decisionProblem(
+  db: SqlExecutor,
+  subjectId: string,
+  view: TrustView,
+  state: ChainState,
+): Promise<ChainProblem | null> {
+  const { broken, headCut } = view.chain;
+  if (broken !== null) return broken;
+  const end = state.length + 1;
+  if (headCut !== null)
+    return {
+      brokenAt: Math.min(headCut.expected.seq, end),
+      code: 'HEAD_CUT',
+      reason: headCut.reason,
+    };
+  const w = view.withheld[0];
+  if (w !== undefined)
+    return {
+      brokenAt: state.decided.get(w.fact.id)?.seq ?? end,
+      code: w.code,
+      reason: `fact ${w.fact.id}: ${w.reason}`,
+    };
+  const u = view.unexplained[0];
+  if (u !== undefined)
+    return {
+      brokenAt: state.approved.get(u.id)?.seq ?? end,
+      code: u.code,
+      reason: `fact ${u.id}: ${u.reason}`,
+    };
+  const d = view.delegations[0];
+  if (d !== undefined) return { brokenAt: d.seq ?? end, code: d.code, reason: d.reason };
+  return statusProblem(subjectId, state, new FactSql(db));
+}

@@ -1,0 +1,88 @@
+import { anchoredHead, anchorKeyMismatch } from '../domain/anchor.js';
+import type { ChainCrypto, ChainReport } from '../domain/decision-chain.js';
+import type { SqlClient } from '../store/sql-client.js';
+import { SubjectSql } from '../store/subject-sql.js';
+import { auditChain, decisionProblem, type SignedHead } from './chain-audit.js';
+import { NeutralWrites } from './neutral-writes.js';
+import { createTrustVerifier, type AnchorSource } from './trust-verifier.js';
+import type { AuditOptions, Trust } from './trust-types.js';
+
+export type { AuditOptions, HeldTrust, Trust, TrustReader } from './trust-types.js';
+
+/** Trust for one engine: the verifier, and the full audit beside it. */
+export function createTrust(deps: {
+  client: SqlClient;
+  crypto: ChainCrypto;
+  clock: () => Date;
+  /** The store's id, to pick the anchored head recorded for it. */
+  storeId: string;
+  /** The owner's key and heads from outside the store; asked on every read. */
+  anchor?: AnchorSource;
+}): Trust {
+  // the engine's own transactions that wrote nothing a view reads (ModuleDeps.wroteNeutral)
+  const neutral = new NeutralWrites();
+  const verifier = createTrustVerifier({ ...deps, neutral });
+  const { client, crypto } = deps;
+  const full = (subjectId: string, head?: SignedHead) => auditChain(client, subjectId, deps, head);
+
+  async function audit(subjectId: string, options: AuditOptions): Promise<ChainReport> {
+    let head = options.signedHead;
+    const given =
+      options.anchor ??
+      (options.ownerKey === undefined && head === undefined
+        ? (verifier.anchor(subjectId) ?? undefined)
+        : undefined);
+    const key = given ?? options.ownerKey;
+    if (key !== undefined) {
+      const stored = await new SubjectSql(client).get(subjectId);
+      const mismatch =
+        given === undefined
+          ? stored?.ownerKeyId !== key.keyId || stored.ownerPublicKey !== key.publicKeyPem
+            ? `the store's owner key (${stored?.ownerKeyId ?? 'none'}) is not the key in the owner's key file (${key.keyId})`
+            : null
+          : anchorKeyMismatch(
+              given,
+              { keyId: stored?.ownerKeyId ?? null, publicKeyPem: stored?.ownerPublicKey ?? null },
+              crypto,
+            );
+      if (mismatch !== null) {
+        const { length } = await full(subjectId);
+        return { ok: false, length, brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
+      }
+    }
+    if (given !== undefined) {
+      // the head the anchor recorded for this store, or for a chain with the same first link
+      const first = await full(subjectId);
+      if (!first.ok) return first;
+      head = anchoredHead(given, deps.storeId, first.rootHash ?? null) ?? undefined;
+    }
+    const report = await full(subjectId, head);
+    if (!report.ok) return report;
+    // a head this process verified earlier, that the store no longer holds
+    const cut = (await verifier.view(subjectId)).chain.headCut;
+    if (cut !== null) {
+      return {
+        ok: false,
+        length: report.length,
+        brokenAt: Math.min(cut.expected.seq, report.length + 1),
+        code: 'HEAD_CUT',
+        reason: cut.reason,
+      };
+    }
+    return report;
+  }
+
+  const withSubject: Trust['withSubject'] = (subjectId, fn) =>
+    verifier.withSubject(subjectId, (held) =>
+      fn({
+        ...held,
+        async check(db) {
+          const chain = await held.chain(db);
+          const view = await held.view(db);
+          return { chain, problem: await decisionProblem(db, subjectId, view, chain) };
+        },
+      }),
+    );
+
+  return { ...verifier, withSubject, audit, wroteNeutral: (xid) => neutral.add(xid) };
+}
