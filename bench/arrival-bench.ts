@@ -209,6 +209,29 @@ async function seed(engine: Engine, analyze: boolean, signer: OwnerSigner): Prom
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
+/** How many pending proposals the decision timing rejects, one at a time (the seed has 50). */
+const DECISIONS = 30;
+
+/**
+ * Owner decisions as a host makes them: each rejects one pending proposal of the busy subject,
+ * then the next chat arrival reads its trust view again. Timed: the decision and that arrival.
+ * Run last: it changes the store the arrivals were timed on.
+ */
+async function timeDecisions(engine: Engine, signer: OwnerSigner): Promise<Stats> {
+  const me = engine.subject(SUBJECT);
+  const pending = (await me.gate.pile({ limit: DECISIONS })).map((p) => p.fact.id);
+  if (pending.length < DECISIONS)
+    throw new BenchError(`the pile holds ${pending.length} proposals, not ${DECISIONS}`);
+  const ms: number[] = [];
+  for (const proposalId of pending) {
+    const start = performance.now();
+    await me.owner.decide({ proposalId, decision: 'reject', signer });
+    await me.arrival.assemble({ surface: 'chat' });
+    ms.push(performance.now() - start);
+  }
+  return stats(ms);
+}
+
 interface BlockTiming {
   step: string;
   /** The arrival block this read belongs to, or the part of assemble around the blocks. */
@@ -230,6 +253,8 @@ interface EngineResult {
   /** The engine's first arrival (its first trust view: the whole chain, after verifyChain). */
   firstArrivalMs: number;
   trust: TrustCost;
+  /** Owner decisions on the busy subject's chain of 10,000 links, after the arrivals. */
+  decisions: Stats;
 }
 
 function assertWhole(a: Arrival, surface: Variant, expectOpen: number, live: number): void {
@@ -270,7 +295,7 @@ async function measure(
   warmup: number,
   blockRounds: number,
   trustReads: number,
-): Promise<Omit<EngineResult, 'engine' | 'target' | 'seed' | 'met'>> {
+): Promise<Omit<EngineResult, 'engine' | 'target' | 'seed' | 'met' | 'decisions'>> {
   const me = engine.subject(SUBJECT);
   let nextMessage = 0;
   const inputs: Record<Variant, () => { surface: Surface; sessionId?: string; message?: string }> =
@@ -499,7 +524,9 @@ async function main(): Promise<void> {
         const m = await measure(engine, seeded, arrivals, warmup, blockRounds, trustReads);
         const target = TARGETS[kind];
         const met = VARIANTS.every((v) => m.arrivals[v].p95 <= target);
-        return { engine: kind, target, seed: seeded, met, ...m };
+        progress(`${kind}: owner decisions…`);
+        const decisions = await timeDecisions(engine, signer);
+        return { engine: kind, target, seed: seeded, met, ...m, decisions };
       },
       // the owner's key held from outside the store, as a user's key file anchors their reads
       { anchor: benchAnchor(signer) },
@@ -660,6 +687,11 @@ async function main(): Promise<void> {
         (slowest === undefined
           ? ''
           : `; slowest read ${slowest.part} (${slowest.step}) at p50 ${slowest.stats.p50.toFixed(1)} ms`),
+    );
+    console.log(
+      `${r.engine}: an owner decision on the chain of ${int(MAIN_SCALE.decisions ?? 0)} links ` +
+        `(the next arrival's trust view included): p50 ${r.decisions.p50.toFixed(1)} ms, ` +
+        `p95 ${r.decisions.p95.toFixed(1)} ms (${r.decisions.n} decisions)`,
     );
     const chat = r.arrivals.chat.p50;
     const withMessage = r.arrivals['chat+message'].p50;
