@@ -1,4 +1,5 @@
-import { isEngineError, type ErrorCode } from '../src/index.js';
+import { type ErrorCode } from '../src/index.js';
+import { codedError, type ServerErrorCode } from '../server/server-errors.js';
 
 /**
  * Codes only the CLI raises (the engine never does); documented in docs/ERRORS.md, section CLI.
@@ -34,16 +35,17 @@ const HINTS: Partial<Record<string, string>> = {
 
 /** The one place the CLI turns a failure into `{"error":{"code","message"}}` and an exit code. */
 export function describeError(err: unknown): {
-  code: ErrorCode | CliErrorCode;
+  code: ErrorCode | ServerErrorCode | CliErrorCode;
   message: string;
   exitCode: number;
 } {
-  if (isEngineError(err) || err instanceof CliError) {
-    const hint = HINTS[err.code] ?? '';
+  const coded = err instanceof CliError ? err : codedError(err);
+  if (coded !== null) {
+    const hint = HINTS[coded.code] ?? '';
     return {
-      code: err.code,
-      message: err.message + hint,
-      exitCode: USAGE_CODES.has(err.code) ? 2 : 1,
+      code: coded.code,
+      message: coded.message + hint,
+      exitCode: USAGE_CODES.has(coded.code) ? 2 : 1,
     };
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -1,3 +1,4 @@
+import { SERVER_ERROR_CODES, ServerError, type ServerErrorCode } from '../server/server-errors.js';
 import {
   ERROR_CODES,
   EngineError,
@@ -50,8 +51,13 @@ export function handleMemory(me: SubjectHandle): HookMemory {
   };
 }
 
-const codeOf = (value: unknown): ErrorCode =>
-  (ERROR_CODES as readonly unknown[]).includes(value) ? (value as ErrorCode) : 'INTERNAL';
+/** The error a server's answer names: the engine's code or a face's (any other is INTERNAL). */
+function answeredError(code: unknown, message: string): Error {
+  if ((SERVER_ERROR_CODES as readonly unknown[]).includes(code))
+    return new ServerError(code as ServerErrorCode, message);
+  const known = (ERROR_CODES as readonly unknown[]).includes(code);
+  return new EngineError(known ? (code as ErrorCode) : 'INTERNAL', message);
+}
 
 /**
  * A running `memledger serve`, through its HTTP API as one token: what a hook uses while the
@@ -89,8 +95,8 @@ export function httpMemory(baseUrl: string, token: string): HookMemory {
     }
     if (!res.ok) {
       const e = (doc as { error?: { code?: unknown; message?: unknown } }).error;
-      throw new EngineError(
-        codeOf(e?.code),
+      throw answeredError(
+        e?.code,
         typeof e?.message === 'string' ? e.message : `HTTP ${res.status}`,
       );
     }

@@ -1,3 +1,4 @@
+import { ServerError } from '../server/server-errors.js';
 import { EngineError } from '../src/index.js';
 import type { CliIo } from './io.js';
 
@@ -15,7 +16,7 @@ export async function readTokenFile(io: CliIo, path: string): Promise<string> {
   }
   const token = text.trim();
   if (token === '') {
-    throw new EngineError('TOKEN_REQUIRED', `the token file ${path} is empty`);
+    throw new ServerError('TOKEN_REQUIRED', `the token file ${path} is empty`);
   }
   return token;
 }

@@ -1,4 +1,5 @@
-import { EngineError, type Engine, type SubjectHandle, type TokenRole } from '../src/index.js';
+import { ServerError } from './server-errors.js';
+import type { Engine, SubjectHandle, TokenRole } from '../src/index.js';
 
 /** Who a request acts as: one token's subject and role. A face reads the subject from nothing else. */
 export interface Caller {
@@ -17,7 +18,7 @@ export async function authenticateBearer(
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
   const secret = match?.[1];
   if (secret === undefined) {
-    throw new EngineError(
+    throw new ServerError(
       'TOKEN_REQUIRED',
       'this API needs a token: send "Authorization: Bearer <token>" (memledger token create)',
     );

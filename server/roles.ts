@@ -1,4 +1,5 @@
-import { EngineError, type TokenRole } from '../src/index.js';
+import { ServerError } from './server-errors.js';
+import type { TokenRole } from '../src/index.js';
 
 /**
  * What each face may run, and the least role that may run it. Every HTTP route and every MCP tool
@@ -67,7 +68,7 @@ export function mayRun(role: TokenRole, op: Operation): boolean {
 /** ROLE_FORBIDDEN unless the caller's role may run `op`. */
 export function requireOperation(caller: { role: TokenRole }, op: Operation): void {
   if (!mayRun(caller.role, op)) {
-    throw new EngineError(
+    throw new ServerError(
       'ROLE_FORBIDDEN',
       `a ${caller.role} token may not run ${op} (it needs an ${OPERATIONS[op]} token)`,
       { data: { operation: op, role: caller.role, needs: OPERATIONS[op] } },

@@ -1,3 +1,4 @@
+import { ServerError } from './server-errors.js';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -108,7 +109,7 @@ export function createServeApp(config: ServeAppConfig): ServeApp {
     ({ authInfo }) => {
       const caller = authInfo === undefined ? undefined : callers.get(authInfo);
       if (caller === undefined) {
-        throw new EngineError('TOKEN_REQUIRED', 'an MCP request without an authenticated caller');
+        throw new ServerError('TOKEN_REQUIRED', 'an MCP request without an authenticated caller');
       }
       return createMcpServer(caller, { onInternalError: report });
     },
@@ -122,11 +123,11 @@ export function createServeApp(config: ServeAppConfig): ServeApp {
   app.use('*', async (c, next) => {
     const host = validateHostHeader(c.req.header('host'), hosts);
     if (!host.ok) {
-      throw new EngineError('HOST_NOT_ALLOWED', `this server does not answer to that Host`);
+      throw new ServerError('HOST_NOT_ALLOWED', `this server does not answer to that Host`);
     }
     const origin = validateOriginHeader(c.req.header('origin'), hosts);
     if (!origin.ok) {
-      throw new EngineError('HOST_NOT_ALLOWED', `requests from that Origin are refused`);
+      throw new ServerError('HOST_NOT_ALLOWED', `requests from that Origin are refused`);
     }
     await next();
   });
@@ -220,7 +221,7 @@ export async function startServe(config: ServeConfig): Promise<RunningServe> {
   }
   const remote = !isLoopback(host);
   if (remote && config.allowRemote !== true) {
-    throw new EngineError(
+    throw new ServerError(
       'REMOTE_NOT_ALLOWED',
       `refusing to listen on ${host}, which is not loopback: anyone who can reach it could try tokens. Pass --allow-remote to mean it (and put TLS in front)`,
       { data: { host } },

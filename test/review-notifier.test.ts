@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPileNotifier, type PileNotifierConfig } from '../server/review/pile-notifier.js';
-import { isEngineError } from '../src/index.js';
+import { codedError } from '../server/server-errors.js';
 
 interface Received {
   method: string;
@@ -91,7 +91,8 @@ function refusal(fn: () => unknown): { code: string; data: unknown } {
   try {
     fn();
   } catch (err) {
-    if (isEngineError(err)) return { code: err.code, data: err.data };
+    const coded = codedError(err);
+    if (coded !== null) return { code: coded.code, data: coded.data };
     throw err;
   }
   throw new Error('expected a refusal');

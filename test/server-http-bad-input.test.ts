@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, type Engine } from '../src/index.js';
+import { SERVER_ERROR_CODES } from '../server/server-errors.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { dumpStore } from './support/dump-store.js';
 import { unstorable } from './support/bad-input-arbitraries.js';
@@ -41,7 +42,9 @@ function expectRefused(res: { status: number; json: Json }, code?: string, what 
     400,
   );
   expect(res.status, what).toBeLessThan(500);
-  expect(ERROR_CODES as readonly string[]).toContain(res.json.error?.code);
+  expect([...ERROR_CODES, ...SERVER_ERROR_CODES] as readonly string[]).toContain(
+    res.json.error?.code,
+  );
   expect(typeof res.json.error?.message).toBe('string');
   if (code !== undefined) expect(res.json.error?.code, what).toBe(code);
 }

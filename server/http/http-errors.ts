@@ -1,8 +1,9 @@
+import { EngineError } from '../../src/index.js';
+import { codedError, ServerError, type FaceErrorCode } from '../server-errors.js';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { EngineError, isEngineError, type ErrorCode } from '../../src/index.js';
 import { oneLine, shownInline } from '../../src/rules.js';
 
 /**
@@ -10,7 +11,7 @@ import { oneLine, shownInline } from '../../src/rules.js';
  * the status its code maps to. Every other file throws (an EngineError, or anything else, which
  * is INTERNAL here and never shows its message, stack or SQL).
  */
-const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+const STATUS: Readonly<Record<FaceErrorCode, ContentfulStatusCode>> = {
   INVALID_ARGUMENT: 400,
   UNKNOWN_ROLE: 400,
   EMPTY_TEXT: 400,
@@ -84,7 +85,7 @@ const STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 /** Codes whose message may name server paths, hosts or SQL: the caller gets this instead. */
-const WITHHELD: Readonly<Partial<Record<ErrorCode, string>>> = {
+const WITHHELD: Readonly<Partial<Record<FaceErrorCode, string>>> = {
   ENGINE_CLOSED: 'the server is shutting down',
   STORE_LOCKED: 'the store is busy in another process',
   EMBEDDER_FAILED: 'the embedder failed',
@@ -95,21 +96,24 @@ const WITHHELD: Readonly<Partial<Record<ErrorCode, string>>> = {
 
 const MAX_MESSAGE = 1_000;
 
-/** The HTTP status an engine error code answers with. */
-export function httpStatus(code: ErrorCode): ContentfulStatusCode {
+/** The HTTP status an error code (the engine's or a face's) answers with. */
+export function httpStatus(code: FaceErrorCode): ContentfulStatusCode {
   return STATUS[code];
 }
 
 /** Where a failure that is not the caller's doing is reported (default: stderr). */
 export type InternalErrorReporter = (err: unknown) => void;
 
-function publicError(err: unknown): { code: ErrorCode; message: string; status: number } {
-  if (isEngineError(err)) {
-    const status = STATUS[err.code];
+function publicError(err: unknown): { code: FaceErrorCode; message: string; status: number } {
+  const coded = codedError(err);
+  if (coded !== null) {
+    const status = STATUS[coded.code];
     const message =
-      status >= 500 ? (WITHHELD[err.code] ?? 'internal error: see the server log') : err.message;
+      status >= 500
+        ? (WITHHELD[coded.code] ?? 'internal error: see the server log')
+        : coded.message;
     // a message may quote the caller's strings: on one line, receipt markers defanged
-    return { code: err.code, message: shownInline(message).slice(0, MAX_MESSAGE), status };
+    return { code: coded.code, message: shownInline(message).slice(0, MAX_MESSAGE), status };
   }
   if (err instanceof HTTPException) return fromHttpException(err);
   return { code: 'INTERNAL', message: 'internal error: see the server log', status: 500 };
@@ -117,7 +121,7 @@ function publicError(err: unknown): { code: ErrorCode; message: string; status: 
 
 /** What Hono itself throws: an unparsable body, an unsupported media type, a size limit. */
 function fromHttpException(err: HTTPException): {
-  code: ErrorCode;
+  code: FaceErrorCode;
   message: string;
   status: number;
 } {
@@ -163,22 +167,22 @@ export function routeNotFound(c: Context): Response {
 
 /** A body over the limit (hono/body-limit's onError). */
 export function bodyTooLarge(limit: number): never {
-  throw new EngineError('BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, {
+  throw new ServerError('BODY_TOO_LARGE', `the body is larger than ${limit} bytes`, {
     data: { limit },
   });
 }
 
 /** A body that is not UTF-8 JSON. */
-export function invalidJson(message: string): EngineError {
-  return new EngineError('INVALID_JSON', message);
+export function invalidJson(message: string): ServerError {
+  return new ServerError('INVALID_JSON', message);
 }
 
 /**
  * A body sent with a content coding (gzip, br, …): the server decodes none, and reading the
  * coded bytes as if they were plain would act on something the sender did not send.
  */
-export function unsupportedEncoding(): EngineError {
-  return new EngineError(
+export function unsupportedEncoding(): ServerError {
+  return new ServerError(
     'UNSUPPORTED_ENCODING',
     'the body must be sent without a Content-Encoding (or with identity): the server decodes none',
   );

@@ -3,14 +3,14 @@ import {
   ProtocolErrorCode,
   type CallToolResult,
 } from '@modelcontextprotocol/server';
-import { isEngineError, type ErrorCode } from '../../src/index.js';
+import { codedError, type FaceErrorCode } from '../server-errors.js';
 import { shownInline } from '../../src/rules.js';
 
 /** Called with a failure that is not an EngineError (a bug), which the client never sees. */
 export type InternalErrorSink = (err: unknown) => void;
 
 /** Engine codes that say the caller sent something wrong, answered as JSON-RPC invalid params. */
-const CALLER_CODES: ReadonlySet<string> = new Set<ErrorCode>([
+const CALLER_CODES: ReadonlySet<string> = new Set<FaceErrorCode>([
   'INVALID_ARGUMENT',
   'EMPTY_TEXT',
   'SESSION_REQUIRED',
@@ -23,7 +23,7 @@ const CALLER_CODES: ReadonlySet<string> = new Set<ErrorCode>([
  * The server's own failures, not the caller's doing: their messages may name paths, hosts or
  * SQL, so the client gets the code and a fixed message, and the server log the rest.
  */
-const WITHHELD: ReadonlySet<string> = new Set<ErrorCode>([
+const WITHHELD: ReadonlySet<string> = new Set<FaceErrorCode>([
   'DB_UNUSABLE',
   'NOT_INITIALIZED',
   'STORE_TOO_NEW',
@@ -53,16 +53,17 @@ const HIDDEN = 'internal error (the server log has the detail)';
 export function describeMcpError(
   err: unknown,
   onInternal?: InternalErrorSink,
-): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
-  if (isEngineError(err) && !WITHHELD.has(err.code)) {
+): { code: FaceErrorCode; message: string; data?: Record<string, unknown> } {
+  const coded = codedError(err);
+  if (coded !== null && !WITHHELD.has(coded.code)) {
     return {
-      code: err.code,
-      message: shownInline(err.message).slice(0, MAX_MESSAGE),
-      ...(err.data ? { data: err.data } : {}),
+      code: coded.code,
+      message: shownInline(coded.message).slice(0, MAX_MESSAGE),
+      ...(coded.data ? { data: coded.data } : {}),
     };
   }
   onInternal?.(err);
-  return { code: isEngineError(err) ? err.code : 'INTERNAL', message: HIDDEN };
+  return { code: coded?.code ?? 'INTERNAL', message: HIDDEN };
 }
 
 /** A tool's failure as a tool error: `isError`, the code in the text and in structuredContent. */

@@ -1,3 +1,4 @@
+import { ServerError } from '../server-errors.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EngineError, loadOwnerKey, type OwnerSigner } from '../../src/index.js';
 
@@ -121,7 +122,7 @@ export class OwnerSessions {
     const wait = this.nextTryAt - Date.now();
     if (this.trying || wait > 0) {
       const seconds = Math.max(1, Math.ceil(wait / 1000));
-      throw new EngineError(
+      throw new ServerError(
         'UNLOCK_THROTTLED',
         this.trying
           ? 'another unlock is being tried right now; try again in a moment'
@@ -183,7 +184,7 @@ export class OwnerSessions {
   signer(session: OwnerSession): OwnerSigner {
     const state = this.sessions.get(session.id);
     if (state?.signer === null || state === undefined) {
-      throw new EngineError(
+      throw new ServerError(
         'REVIEW_LOCKED',
         'the review page is locked (the owner key was forgotten after the idle time, or by the lock button): unlock it again',
       );

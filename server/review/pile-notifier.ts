@@ -1,3 +1,4 @@
+import { ServerError } from '../server-errors.js';
 import type { LookupFunction } from 'node:net';
 import {
   EngineError,
@@ -63,7 +64,7 @@ function notifyTarget(raw: string, allowlist: readonly string[]) {
   const target = httpTarget(raw, allowlist);
   if (target.kind === 'allowed') return target;
   if (target.reason === 'host') {
-    throw new EngineError(
+    throw new ServerError(
       'NOTIFY_HOST_NOT_ALLOWED',
       `${target.host} is neither loopback nor in the allowlist; notices go nowhere else`,
       { data: { field: 'notifyUrl', host: target.host } },
@@ -83,8 +84,8 @@ function positiveMs(value: number, name: string): number {
   return value;
 }
 
-function failed(reason: string, message: string, cause?: unknown): EngineError {
-  return new EngineError('NOTIFY_FAILED', message, {
+function failed(reason: string, message: string, cause?: unknown): ServerError {
+  return new ServerError('NOTIFY_FAILED', message, {
     data: { reason },
     ...(cause === undefined ? {} : { cause }),
   });

@@ -1,3 +1,4 @@
+import { codedError, ServerError } from '../server-errors.js';
 import { Hono, type Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import {
@@ -136,7 +137,7 @@ export function createReviewApp(
     if (s.id !== cookie && !foreign) setSessionCookie(c, s);
     try {
       if (c.req.header('authorization') !== undefined) {
-        throw new EngineError(
+        throw new ServerError(
           'ROLE_FORBIDDEN',
           'the review page is the owner’s: agent and reader tokens never open it (decisions need the owner key)',
         );
@@ -144,7 +145,7 @@ export function createReviewApp(
       return await handler(c, s);
     } catch (err) {
       const failure = reviewFailure(err, report);
-      const retry = err instanceof EngineError ? err.data?.retryAfterSeconds : undefined;
+      const retry = codedError(err)?.data?.retryAfterSeconds;
       if (typeof retry === 'number') c.header('Retry-After', String(retry));
       // the rest of a body too large is not read: the connection ends with the answer
       if (failure.code === 'BODY_TOO_LARGE') c.header('Connection', 'close');
@@ -195,11 +196,11 @@ export function createReviewApp(
       guarded(async (c, s) => {
         const site = c.req.header('sec-fetch-site');
         if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-          throw new EngineError('CSRF_INVALID', 'a form from another site changes nothing here');
+          throw new ServerError('CSRF_INVALID', 'a form from another site changes nothing here');
         }
         const form = await readForm(c);
         if (!sessions.csrfMatches(s, form.get('_csrf'))) {
-          throw new EngineError(
+          throw new ServerError(
             'CSRF_INVALID',
             'the form did not carry this page’s CSRF token (reload the page and try again); nothing changed',
           );
@@ -272,7 +273,7 @@ export function createReviewApp(
     // the passphrase travels in the form: only from this machine (or a TLS proxy on it)
     const from = remoteAddress(c);
     if (from !== null && !isLoopbackAddress(from)) {
-      throw new EngineError(
+      throw new ServerError(
         'REMOTE_NOT_ALLOWED',
         'the review page unlocks only from this machine: the passphrase would cross the network in the clear (put a TLS proxy on this machine in front)',
       );
@@ -319,7 +320,7 @@ export function createReviewApp(
   post('/pile/:id/approve', async (c, s, form) => {
     sessions.signer(s); // locked first: a locked page says so before anything else
     if ((form.get('confirm') ?? '').trim() !== 'YES') {
-      throw new EngineError(
+      throw new ServerError(
         'CONFIRMATION_REQUIRED',
         'type YES (in capitals) to approve: approving makes it live memory a model is shown; nothing changed',
       );

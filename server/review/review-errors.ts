@@ -1,6 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { isEngineError, type ErrorCode } from '../../src/index.js';
+import { codedError, type FaceErrorCode } from '../server-errors.js';
 import { shownInline } from '../../src/rules.js';
 import { httpStatus, type InternalErrorReporter } from '../http/http-errors.js';
 
@@ -10,7 +10,7 @@ import { httpStatus, type InternalErrorReporter } from '../http/http-errors.js';
  * is 401 here, where on the API it could only be the server's set-up); anything else keeps the
  * API's status, and a 5xx never shows its message.
  */
-const REVIEW_STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
+const REVIEW_STATUS: Partial<Record<FaceErrorCode, ContentfulStatusCode>> = {
   BAD_PASSPHRASE: 401,
   PASSPHRASE_REQUIRED: 400,
   REVIEW_LOCKED: 401,
@@ -21,20 +21,21 @@ const REVIEW_STATUS: Partial<Record<ErrorCode, ContentfulStatusCode>> = {
 };
 
 export interface ReviewFailure {
-  code: ErrorCode;
+  code: FaceErrorCode;
   message: string;
   status: ContentfulStatusCode;
 }
 
 /** What the owner is shown for `err`; failures that are not the owner's doing are reported. */
 export function reviewFailure(err: unknown, report: InternalErrorReporter): ReviewFailure {
-  if (isEngineError(err)) {
-    const status = REVIEW_STATUS[err.code] ?? httpStatus(err.code);
+  const coded = codedError(err);
+  if (coded !== null) {
+    const status = REVIEW_STATUS[coded.code] ?? httpStatus(coded.code);
     if (status >= 500) {
       report(err);
-      return { code: err.code, message: 'internal error: see the server log', status };
+      return { code: coded.code, message: 'internal error: see the server log', status };
     }
-    return { code: err.code, message: shownInline(err.message).slice(0, 1_000), status };
+    return { code: coded.code, message: shownInline(coded.message).slice(0, 1_000), status };
   }
   if (err instanceof HTTPException && err.status === 413) {
     return { code: 'BODY_TOO_LARGE', message: 'the form is too large', status: 413 };

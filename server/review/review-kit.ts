@@ -1,3 +1,4 @@
+import { ServerError } from '../server-errors.js';
 import type { Context } from 'hono';
 import { setCookie } from 'hono/cookie';
 import { EngineError } from '../../src/index.js';
@@ -64,8 +65,8 @@ export async function readForm(c: Context): Promise<URLSearchParams> {
   return form;
 }
 
-function formTooLarge(): EngineError {
-  return new EngineError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
+function formTooLarge(): ServerError {
+  return new ServerError('BODY_TOO_LARGE', `the form is larger than ${MAX_FORM_BYTES} bytes`);
 }
 
 /** The body as UTF-8, read only up to `max` bytes: a longer (or endless, chunked) one stops there. */

@@ -1,6 +1,8 @@
 /**
  * Every real failure the engine reports carries one of these codes. Expected outcomes (a gate
- * drop, a probe verdict) are values, not errors. Each code is documented in docs/ERRORS.md.
+ * drop, a probe verdict) are values, not errors. Each code is documented in docs/ERRORS.md. The
+ * faces' own codes (a body too large, a role that may not run an operation…) are theirs
+ * (server/server-errors.ts), and the CLI's are its own (cli/errors.ts).
  */
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
@@ -50,23 +52,9 @@ export const ERROR_CODES = [
   'SLOT_IN_USE',
   'EMBEDDER_FAILED',
   'NO_EMBEDDER',
-  'TOKEN_REQUIRED',
   'TOKEN_INVALID',
   'TOKEN_REVOKED',
   'TOKEN_NOT_FOUND',
-  'ROLE_FORBIDDEN',
-  'ROUTE_NOT_FOUND',
-  'BODY_TOO_LARGE',
-  'INVALID_JSON',
-  'HOST_NOT_ALLOWED',
-  'REMOTE_NOT_ALLOWED',
-  'UNSUPPORTED_ENCODING',
-  'REVIEW_LOCKED',
-  'CSRF_INVALID',
-  'CONFIRMATION_REQUIRED',
-  'UNLOCK_THROTTLED',
-  'NOTIFY_HOST_NOT_ALLOWED',
-  'NOTIFY_FAILED',
   'LLM_NOT_CONFIGURED',
   'LLM_FAILED',
   'REFLECTION_IN_PROGRESS',
