@@ -54,6 +54,8 @@ const codePoint = (cp: number): string => `U+${cp.toString(16).toUpperCase().pad
 /** Scripts whose spelling uses ZWNJ and ZWJ between letters (Persian, Hindi, Sinhala…). */
 const JOINING =
   /[\p{scx=Arab}\p{scx=Syrc}\p{scx=Thaa}\p{scx=Nkoo}\p{scx=Mong}\p{scx=Deva}\p{scx=Beng}\p{scx=Guru}\p{scx=Gujr}\p{scx=Orya}\p{scx=Taml}\p{scx=Telu}\p{scx=Knda}\p{scx=Mlym}\p{scx=Sinh}\p{scx=Mymr}\p{scx=Khmr}\p{scx=Tibt}]/u;
+/** A letter or a mark: what a joiner may stand between (not a format character of the script). */
+const LETTER = /[\p{L}\p{M}]/u;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
 const EMOJI_END = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]/u;
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
@@ -72,8 +74,8 @@ function after(text: string, at: number): string {
 
 /**
  * Whether a lone invisible character is part of how something visible is written, and is kept:
- * ZWJ inside an emoji sequence (👩‍💻), ZWNJ or ZWJ between two letters of a script that spells
- * with them (می‌خواهم), and one emoji or text presentation selector (U+FE0F, U+FE0E) after a
+ * ZWJ inside an emoji sequence (👩‍💻), ZWNJ or ZWJ between two letters (or marks) of a script that
+ * spells with them (می‌خواهم; not between two of its format characters, such as U+061C), and one emoji or text presentation selector (U+FE0F, U+FE0E) after a
  * visible character. Such a character cannot hide a receipt marker (the marker match skips it).
  */
 function spells(cp: number, text: string, at: number): boolean {
@@ -82,7 +84,7 @@ function spells(cp: number, text: string, at: number): boolean {
   if (cp !== 0x200c && cp !== 0x200d) return false;
   const next = after(text, at + 1);
   if (cp === 0x200d && EMOJI_END.test(prev) && PICTOGRAPH.test(next)) return true;
-  return JOINING.test(prev) && JOINING.test(next);
+  return JOINING.test(prev) && LETTER.test(prev) && JOINING.test(next) && LETTER.test(next);
 }
 
 /**
