@@ -568,120 +568,187 @@ function heldClauses(sentences: readonly Sentence[], wanted: readonly string[]):
 const CORRECTION_FRAME =
   /^\s*(?:the user (?:corrected|told|reminded) (?:me|the agent|the assistant)|i was corrected(?: by the user)?)(?:\s*(?:that|about|on|:|,|-|\u2014))?\s*/iu;
 
+/** One claim read against the sentences around its quote: what every rule looks at. */
+interface Case {
+  /** The claim as written, and folded (normalizeForQuote). */
+  claim: string;
+  claimFolded: string;
+  reading: ClaimReading;
+  /** The sentences the quote spans (none: it could not be placed). */
+  sentences: readonly Sentence[];
+  /** Every lemma of those sentences' clauses. */
+  have: ReadonlySet<string>;
+  /** The claim's lemmas the sentences hold, and the fewest clauses that hold them. */
+  found: readonly string[];
+  held: readonly Held[];
+}
+
 /**
- * What the quoted sentence does with the claim's words. `quote` must be in `turn` (the gate's
- * QUOTE_NOT_FOUND rule runs first); the sentence or sentences it spans are what is read.
+ * One rule of the verdict: its name, the verdicts it gives, when it fires (docs/ATTESTATION.md
+ * says it with examples), and the check, which gives a verdict or passes the case on.
  */
-export function attest(claim: string, quote: string, turn: string): Attestation {
-  const reading = readClaim(claim.replace(CORRECTION_FRAME, ''));
-  const placed = sentencesAround(quote, turn);
-  if (placed === null || placed.length === 0) {
-    return {
-      verdict: 'paraphrase_unverified',
-      reason:
-        'the quote could not be placed in its sentence, so what the sentence does with it is not known',
-    };
-  }
-  const sentences = placed;
-  const have = new Set<string>();
-  for (const s of sentences) for (const c of s.clauses) for (const t of c.tokens) have.add(t);
-  const wanted = reading.tokens;
-  if (wanted.length === 0) {
-    return {
-      verdict: 'paraphrase_unverified',
-      reason: 'the claim names nothing the quote could say',
-    };
-  }
-  if (reading.functionStems.length > 0) {
-    const words = new Set<string>();
-    for (const s of sentences) {
-      for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(lemma(stemToken(w)));
-    }
-    const absent = reading.functionStems.filter((t) => !words.has(t));
-    if (absent.length > 0 && wanted.some((t) => have.has(t))) {
+export interface AttestationRule {
+  name: string;
+  verdicts: readonly AttestationVerdict[];
+  when: string;
+  check(c: Case): Attestation | null;
+}
+
+/**
+ * The rules, in the order they are tried: the first that gives a verdict decides, and a case no
+ * rule decides is `asserted`. Words first (is the claim in the sentence at all), then what the
+ * sentence does with them (asks, hedges, is someone else's, denies), then what the claim adds.
+ */
+export const ATTESTATION_RULES: readonly AttestationRule[] = [
+  {
+    name: 'unplaced',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the quote cannot be placed in a sentence of its turn',
+    check: (c) =>
+      c.sentences.length > 0
+        ? null
+        : {
+            verdict: 'paraphrase_unverified',
+            reason:
+              'the quote could not be placed in its sentence, so what the sentence does with it is not known',
+          },
+  },
+  {
+    name: 'names-nothing',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the claim has no content word to look for',
+    check: (c) =>
+      c.reading.tokens.length > 0
+        ? null
+        : {
+            verdict: 'paraphrase_unverified',
+            reason: 'the claim names nothing the quote could say',
+          },
+  },
+  {
+    name: 'function-words-unsaid',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the words overlap, but a function word the claim rests on ("owns") is not in the sentence',
+    check(c) {
+      if (c.reading.functionStems.length === 0) return null;
+      const words = new Set<string>();
+      for (const s of c.sentences) {
+        for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(lemma(stemToken(w)));
+      }
+      const absent = c.reading.functionStems.filter((t) => !words.has(t));
+      if (absent.length === 0 || !c.reading.tokens.some((t) => c.have.has(t))) return null;
       return {
         verdict: 'paraphrase_unverified',
         reason: `the words overlap, but the quoted sentence does not say ${absent.map((t) => `"${t}"`).join(', ')}`,
       };
-    }
-  }
-  const missing = wanted.filter((t) => !have.has(t));
-  if (missing.length === wanted.length) {
-    return { verdict: 'not_found', reason: `the quoted sentence says none of ${cite(claim)}` };
-  }
-  const unsaid = missing.filter((t) => !TOLERATED.has(t));
-  if (unsaid.length > 0) {
-    return {
-      verdict: 'paraphrase_unverified',
-      reason: `the words overlap, but the quoted sentence does not say ${unsaid
-        .slice(0, 4)
-        .map((t) => `"${t}"`)
-        .join(', ')}`,
-    };
-  }
-  const found = wanted.filter((t) => have.has(t));
-  const held = heldClauses(sentences, found);
-
-  // the claim's words only as what something is about: "a documentary about diabetes"
-  if (!reading.about) {
-    for (const h of held) {
-      const topic = TOPIC.exec(h.clause.folded);
-      if (topic === null) continue;
-      const before = new Set(lemmas(h.clause.folded.slice(0, topic.index)));
-      const onlyTopic = found.filter((t) => h.clause.tokens.has(t) && !before.has(t));
-      if (
-        onlyTopic.length > 0 &&
-        onlyTopic.length === found.filter((t) => h.clause.tokens.has(t)).length
-      ) {
-        return {
-          verdict: 'paraphrase_unverified',
-          reason: `the quote names ${onlyTopic.map((t) => `"${t}"`).join(', ')} only as what something is "${topic[0].split(' ')[0]}", not as what the user does or is`,
-        };
-      }
-    }
-  }
-  if (!reading.near) {
-    for (const h of held) {
-      const near = NEAR.exec(h.clause.folded);
-      if (near !== null) {
-        return {
-          verdict: 'paraphrase_unverified',
-          reason: `the quote says "${near[0]}", and the claim says more than that`,
-        };
-      }
-    }
-  }
-
-  for (const h of held) {
-    const asks = clauseAsks(h.sentence, h.index);
-    if (asks !== null) {
-      const shown = cite(h.sentence.clauses.map((c) => c.original).join(', '));
+    },
+  },
+  {
+    name: 'none-said',
+    verdicts: ['not_found'],
+    when: "the sentence says none of the claim's words",
+    check: (c) =>
+      c.found.length > 0
+        ? null
+        : { verdict: 'not_found', reason: `the quoted sentence says none of ${cite(c.claim)}` },
+  },
+  {
+    name: 'words-unsaid',
+    verdicts: ['paraphrase_unverified'],
+    when: "some of the claim's words (beyond a few tolerated ones) are not in the sentence",
+    check(c) {
+      const unsaid = c.reading.tokens.filter((t) => !c.have.has(t) && !TOLERATED.has(t));
+      if (unsaid.length === 0) return null;
       return {
-        verdict: 'presupposed',
-        reason:
-          asks === 'question'
-            ? `the quoted sentence is a question (${shown}): it asks, it does not state`
-            : `the quoted sentence is a request (${shown}): it takes this for granted, it does not state it`,
+        verdict: 'paraphrase_unverified',
+        reason: `the words overlap, but the quoted sentence does not say ${unsaid
+          .slice(0, 4)
+          .map((t) => `"${t}"`)
+          .join(', ')}`,
       };
-    }
-  }
-
-  if (!reading.hedged) {
-    for (const h of held) {
-      const prev = h.sentence.clauses[h.index - 1];
-      const lead =
-        prev !== undefined &&
-        (bareHedge(prev) ||
-          (CONDITION_OPENING.test(prev.folded) &&
-            (CONSEQUENCE.test(h.clause.folded) || !CONSEQUENCE.test(prev.folded))))
-          ? `${prev.folded} `
-          : '';
-      const scope = `${lead}${h.clause.folded}`.replace(
-        HEDGED_NEGATIVE,
-        (m) => ` ${m.replace(/\s+/gu, '_')} `,
-      );
-      const plain = scope.replace(/_/gu, ' ');
-      if (hedgedText(plain)) {
+    },
+  },
+  {
+    name: 'only-a-topic',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the claim\'s words are only what something is about ("a documentary about diabetes")',
+    check(c) {
+      if (c.reading.about) return null;
+      for (const h of c.held) {
+        const topic = TOPIC.exec(h.clause.folded);
+        if (topic === null) continue;
+        const before = new Set(lemmas(h.clause.folded.slice(0, topic.index)));
+        const inClause = c.found.filter((t) => h.clause.tokens.has(t));
+        const onlyTopic = inClause.filter((t) => !before.has(t));
+        if (onlyTopic.length > 0 && onlyTopic.length === inClause.length) {
+          return {
+            verdict: 'paraphrase_unverified',
+            reason: `the quote names ${onlyTopic.map((t) => `"${t}"`).join(', ')} only as what something is "${topic[0].split(' ')[0]}", not as what the user does or is`,
+          };
+        }
+      }
+      return null;
+    },
+  },
+  {
+    name: 'only-near',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the sentence says only roughly where ("near", "close to"), and the claim says more',
+    check(c) {
+      if (c.reading.near) return null;
+      for (const h of c.held) {
+        const near = NEAR.exec(h.clause.folded);
+        if (near !== null) {
+          return {
+            verdict: 'paraphrase_unverified',
+            reason: `the quote says "${near[0]}", and the claim says more than that`,
+          };
+        }
+      }
+      return null;
+    },
+  },
+  {
+    name: 'asks',
+    verdicts: ['presupposed'],
+    when: 'the sentence holding the words is a question or a request',
+    check(c) {
+      for (const h of c.held) {
+        const asks = clauseAsks(h.sentence, h.index);
+        if (asks === null) continue;
+        const shown = cite(h.sentence.clauses.map((x) => x.original).join(', '));
+        return {
+          verdict: 'presupposed',
+          reason:
+            asks === 'question'
+              ? `the quoted sentence is a question (${shown}): it asks, it does not state`
+              : `the quoted sentence is a request (${shown}): it takes this for granted, it does not state it`,
+        };
+      }
+      return null;
+    },
+  },
+  {
+    name: 'hedges',
+    verdicts: ['hypothetical'],
+    when: 'the clause (or the condition or hedge before it) hedges or conditions what it says',
+    check(c) {
+      if (c.reading.hedged) return null;
+      for (const h of c.held) {
+        const prev = h.sentence.clauses[h.index - 1];
+        const lead =
+          prev !== undefined &&
+          (bareHedge(prev) ||
+            (CONDITION_OPENING.test(prev.folded) &&
+              (CONSEQUENCE.test(h.clause.folded) || !CONSEQUENCE.test(prev.folded))))
+            ? `${prev.folded} `
+            : '';
+        const scope = `${lead}${h.clause.folded}`.replace(
+          HEDGED_NEGATIVE,
+          (m) => ` ${m.replace(/\s+/gu, '_')} `,
+        );
+        const plain = scope.replace(/_/gu, ' ');
+        if (!hedgedText(plain)) continue;
         const cond = firstMatch(CONDITIONAL, plain);
         const word = cond || firstMatch(HEDGE, plain) || firstMatch(MAY_MODAL, plain);
         return {
@@ -692,10 +759,140 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
               : `the quote hedges it ("${word}"): the user did not state it as fact`,
         };
       }
-    }
-  }
+      return null;
+    },
+  },
+  {
+    name: 'someone-else',
+    verdicts: ['other_holder', 'paraphrase_unverified'],
+    when: 'the clause is about someone else, or reports what someone else holds; or the claim makes the user the one a person of theirs is',
+    check: someoneElse,
+  },
+  {
+    name: 'denies',
+    verdicts: ['negated'],
+    when: 'the clause denies the claim, says it is over, or says it was so where the claim says it is',
+    check: denies,
+  },
+  {
+    name: 'claim-denies',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the claim denies it or says it is over, and the sentence does neither',
+    check(c) {
+      if (!c.reading.negated) return null;
+      const denied = c.held.some((h) => {
+        const text = h.clause.folded.replace(HEDGED_NEGATIVE, ' ');
+        return NEGATION.test(text) || CESSATION_ONE.test(text) || PAST.test(text);
+      });
+      return denied
+        ? null
+        : {
+            verdict: 'paraphrase_unverified',
+            reason: 'the claim denies it, or says it is over; the quoted sentence does neither',
+          };
+    },
+  },
+  {
+    name: 'claim-hedges',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the claim hedges it, and the sentence states it',
+    check: (c) =>
+      !c.reading.hedged || c.held.some((h) => hedgedText(h.clause.folded) || bareHedgeBefore(h))
+        ? null
+        : {
+            verdict: 'paraphrase_unverified',
+            reason: 'the claim hedges it; the quoted sentence states it',
+          },
+  },
+  {
+    name: 'yet-to-come',
+    verdicts: ['hypothetical'],
+    when: 'the sentence says it is yet to come, and the claim states it as so',
+    check(c) {
+      if (c.reading.future || c.reading.hedged) return null;
+      for (const h of c.held) {
+        const m = FUTURE.exec(h.clause.folded);
+        // "…has autism and starts secondary school next year": the future is another statement's
+        if (m !== null && denialCovers(h.clause.folded, m.index, c.found)) {
+          return {
+            verdict: 'hypothetical',
+            reason: `the quote says it is yet to come ("${m[0]}"), and the claim states it as so`,
+          };
+        }
+      }
+      return null;
+    },
+  },
+  {
+    name: 'to-and-from',
+    verdicts: ['paraphrase_unverified'],
+    when: '"to" and "from" swapped places ("moved from Oslo to Rome" is no move to Oslo)',
+    check(c) {
+      for (const m of c.claimFolded.matchAll(/\b(to|from) (?:the )?([\p{L}\p{N}]+)/gu)) {
+        const prep = m[1] ?? '';
+        const word = m[2] ?? '';
+        const other = prep === 'to' ? 'from' : 'to';
+        const says = (p: string) =>
+          c.held.some(
+            (h) =>
+              h.clause.folded.includes(`${p} ${word}`) ||
+              h.clause.folded.includes(`${p} the ${word}`),
+          );
+        if (says(other) && !says(prep)) {
+          return {
+            verdict: 'paraphrase_unverified',
+            reason: `the quote says "${other} ${word}", the claim "${prep} ${word}"`,
+          };
+        }
+      }
+      return null;
+    },
+  },
+  {
+    name: 'joined-statements',
+    verdicts: ['paraphrase_unverified'],
+    when: 'the claim joins words from two of the user\'s statements ("I love Rome, but I live in Oslo")',
+    check(c) {
+      const statements = c.held.filter((h) => USER_SUBJECT.test(h.clause.folded));
+      if (
+        statements.length <= 1 ||
+        /\b(?:and|but|while|who|which|with|after|before|because|so|then)\b|[,;]/u.test(
+          c.claimFolded,
+        )
+      )
+        return null;
+      return {
+        verdict: 'paraphrase_unverified',
+        reason: `the claim joins words from separate clauses (${c.held.map((h) => cite(h.clause.original)).join(' and ')})`,
+      };
+    },
+  },
+  {
+    name: 'their-person',
+    verdicts: ['paraphrase_unverified'],
+    when: "the claim is about a person of the user's, and the sentence about someone else",
+    check(c) {
+      const wantedOther = c.reading.otherSubject;
+      if (wantedOther === null) return null;
+      const want = personForm(wantedOther);
+      const subjects = c.held.map((h) => holderOf(h.clause));
+      if (subjects.some((x) => x !== null && personForm(x) === want)) return null;
+      const other = subjects.find((x) => x !== null && !PRONOUN.test(x));
+      const inQuote =
+        other ?? (c.held.some((h) => USER_SUBJECT.test(h.clause.folded)) ? 'the user' : null);
+      if (inQuote === null) return null;
+      return {
+        verdict: 'paraphrase_unverified',
+        reason: `the claim makes the user's ${wantedOther} the one it is about; in the quote it is ${inQuote === 'the user' ? inQuote : `the user's ${inQuote}`}`,
+      };
+    },
+  },
+];
 
-  for (const h of held) {
+/** The `someone-else` rule: the first held clause with a holder decides. */
+function someoneElse(c: Case): Attestation | null {
+  const { reading, found } = c;
+  for (const h of c.held) {
     // the frame is in the clause, or ends the clause before it ("the doctor told my dad, he …");
     // a frame across "but" is another statement ("My boss thinks I'm a slacker but I've hit …")
     const prev = h.sentence.clauses[h.index - 1];
@@ -734,7 +931,7 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
     const named = PRONOUN.test(holder)
       ? h.sentence.clauses
           .slice(h.index + 1)
-          .map((c) => PERSON_NOUN.exec(c.folded)?.[0])
+          .map((x) => PERSON_NOUN.exec(x.folded)?.[0])
           .find((x) => x !== undefined)
       : undefined;
     const who = named ?? holder;
@@ -747,133 +944,81 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
           : `the quote is about ${PRONOUN.test(who) ? `"${who}"` : `the user's ${who}`}, not the user`,
     };
   }
+  return null;
+}
 
-  if (!reading.negated) {
-    for (const h of held) {
-      const text = h.clause.folded.replace(HEDGED_NEGATIVE, ' ');
-      for (const m of text.matchAll(NEGATIONS)) {
-        if (!denialCovers(text, m.index, found)) continue;
+/** The `denies` rule: a denial or an ending that covers the claim's words, or a past for a present. */
+function denies(c: Case): Attestation | null {
+  const { reading, found } = c;
+  if (reading.negated) return null;
+  for (const h of c.held) {
+    const text = h.clause.folded.replace(HEDGED_NEGATIVE, ' ');
+    for (const m of text.matchAll(NEGATIONS)) {
+      if (!denialCovers(text, m.index, found)) continue;
+      return {
+        verdict: 'negated',
+        reason: `the quote says "${m[0].trim()}": it denies this, or says it is no longer so`,
+      };
+    }
+    for (const x of text.matchAll(CESSATION)) {
+      const object = (x[1] ?? '').split(/\s(?:so|and|but|then|because)\s/u)[0] ?? '';
+      const after = new Set(lemmas(object));
+      // the claim says the same word ("left-handed"): nothing is reported as over
+      const verb = lemmas((x[0] ?? '').slice(0, (x[0] ?? '').length - (x[1] ?? '').length));
+      if (verb.some((t) => reading.tokens.includes(t))) continue;
+      // what ends must be a thing the claim names, not its date ("left Stockholm in 2021")
+      if (found.some((t) => after.has(t) && !/^\d/u.test(t))) {
         return {
           verdict: 'negated',
-          reason: `the quote says "${m[0].trim()}": it denies this, or says it is no longer so`,
+          reason: `the quote says "${(x[0] ?? '').trim()}": what the claim says is over`,
         };
       }
-      for (const c of text.matchAll(CESSATION)) {
-        const object = (c[1] ?? '').split(/\s(?:so|and|but|then|because)\s/u)[0] ?? '';
-        const after = new Set(lemmas(object));
-        // the claim says the same word ("left-handed"): nothing is reported as over
-        const verb = lemmas((c[0] ?? '').slice(0, (c[0] ?? '').length - (c[1] ?? '').length));
-        if (verb.some((t) => wanted.includes(t))) continue;
-        // what ends must be a thing the claim names, not its date ("left Stockholm in 2021")
-        if (found.some((t) => after.has(t) && !/^\d/u.test(t))) {
-          return {
-            verdict: 'negated',
-            reason: `the quote says "${(c[0] ?? '').trim()}": what the claim says is over`,
-          };
-        }
-      }
-    }
-    if (!reading.past && PRESENT.test(normalizeForQuote(claim))) {
-      for (const h of held) {
-        const m = PAST.exec(h.clause.folded);
-        if (m !== null && !PRESENT.test(h.clause.folded.slice(0, m.index))) {
-          return {
-            verdict: 'negated',
-            reason: `the quote says it was so ("${m[0]}"), and the claim says it still is`,
-          };
-        }
-      }
     }
   }
-
-  // a claim that denies or says it is over needs a quote that does
-  if (reading.negated) {
-    const denies = held.some((h) => {
-      const text = h.clause.folded.replace(HEDGED_NEGATIVE, ' ');
-      return NEGATION.test(text) || CESSATION_ONE.test(text) || PAST.test(text);
-    });
-    if (!denies) {
-      return {
-        verdict: 'paraphrase_unverified',
-        reason: 'the claim denies it, or says it is over; the quoted sentence does neither',
-      };
-    }
-  }
-  // a claim that hedges it says less than a quote that states it, and not what it says
-  if (reading.hedged && !held.some((h) => hedgedText(h.clause.folded) || bareHedgeBefore(h))) {
-    return {
-      verdict: 'paraphrase_unverified',
-      reason: 'the claim hedges it; the quoted sentence states it',
-    };
-  }
-  if (!reading.future && !reading.hedged) {
-    for (const h of held) {
-      const m = FUTURE.exec(h.clause.folded);
-      // "…has autism and starts secondary school next year": the future is another statement's
-      if (m !== null && denialCovers(h.clause.folded, m.index, found)) {
+  if (!reading.past && PRESENT.test(c.claimFolded)) {
+    for (const h of c.held) {
+      const m = PAST.exec(h.clause.folded);
+      if (m !== null && !PRESENT.test(h.clause.folded.slice(0, m.index))) {
         return {
-          verdict: 'hypothetical',
-          reason: `the quote says it is yet to come ("${m[0]}"), and the claim states it as so`,
+          verdict: 'negated',
+          reason: `the quote says it was so ("${m[0]}"), and the claim says it still is`,
         };
       }
     }
   }
-  // "to" and "from" keep their places: "moved from Oslo to Rome" is no move to Oslo
-  const claimFolded = normalizeForQuote(claim);
-  for (const m of claimFolded.matchAll(/\b(to|from) (?:the )?([\p{L}\p{N}]+)/gu)) {
-    const prep = m[1] ?? '';
-    const word = m[2] ?? '';
-    const other = prep === 'to' ? 'from' : 'to';
-    const swapped = held.some(
-      (h) =>
-        h.clause.folded.includes(`${other} ${word}`) ||
-        h.clause.folded.includes(`${other} the ${word}`),
-    );
-    const kept = held.some(
-      (h) =>
-        h.clause.folded.includes(`${prep} ${word}`) ||
-        h.clause.folded.includes(`${prep} the ${word}`),
-    );
-    if (swapped && !kept) {
-      return {
-        verdict: 'paraphrase_unverified',
-        reason: `the quote says "${other} ${word}", the claim "${prep} ${word}"`,
-      };
-    }
-  }
-  // the claim's words gathered from two of the user's statements ("I love Rome, but I live in Oslo")
-  const statements = held.filter((h) => USER_SUBJECT.test(h.clause.folded));
-  if (
-    statements.length > 1 &&
-    !/\b(?:and|but|while|who|which|with|after|before|because|so|then)\b|[,;]/u.test(claimFolded)
-  ) {
-    return {
-      verdict: 'paraphrase_unverified',
-      reason: `the claim joins words from separate clauses (${held.map((h) => cite(h.clause.original)).join(' and ')})`,
-    };
-  }
+  return null;
+}
 
-  if (reading.otherSubject !== null) {
-    const want = personForm(reading.otherSubject);
-    const subjects = held.map((h) => holderOf(h.clause));
-    if (!subjects.some((x) => x !== null && personForm(x) === want)) {
-      const other = subjects.find((x) => x !== null && !PRONOUN.test(x));
-      const inQuote =
-        other ?? (held.some((h) => USER_SUBJECT.test(h.clause.folded)) ? 'the user' : null);
-      if (inQuote !== null) {
-        return {
-          verdict: 'paraphrase_unverified',
-          reason: `the claim makes the user's ${reading.otherSubject} the one it is about; in the quote it is ${inQuote === 'the user' ? inQuote : `the user's ${inQuote}`}`,
-        };
-      }
-    }
-  }
-
-  const shown = held.map((h) => h.clause.original).join(' … ');
-  return {
-    verdict: 'asserted',
-    reason: `the user states it: ${cite(shown)}`,
+/**
+ * What the quoted sentence does with the claim's words. `quote` must be in `turn` (the gate's
+ * QUOTE_NOT_FOUND rule runs first); the sentence or sentences it spans are what is read. The
+ * first of ATTESTATION_RULES that gives a verdict decides; none: the user states it.
+ */
+export function attest(claim: string, quote: string, turn: string): Attestation {
+  const reading = readClaim(claim.replace(CORRECTION_FRAME, ''));
+  const sentences = sentencesAround(quote, turn) ?? [];
+  const have = new Set<string>();
+  for (const s of sentences) for (const cl of s.clauses) for (const t of cl.tokens) have.add(t);
+  const found = reading.tokens.filter((t) => have.has(t));
+  let held: Held[] | null = null;
+  const c: Case = {
+    claim,
+    claimFolded: normalizeForQuote(claim),
+    reading,
+    sentences,
+    have,
+    found,
+    // read only by the rules after the words are known to be there
+    get held() {
+      return (held ??= heldClauses(sentences, found));
+    },
   };
+  for (const rule of ATTESTATION_RULES) {
+    const verdict = rule.check(c);
+    if (verdict !== null) return verdict;
+  }
+  const shown = c.held.map((h) => h.clause.original).join(' … ');
+  return { verdict: 'asserted', reason: `the user states it: ${cite(shown)}` };
 }
 
 /** Words that start a new statement inside a clause: a denial after them is about that one. */
