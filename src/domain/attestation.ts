@@ -583,14 +583,24 @@ interface Case {
   held: readonly Held[];
 }
 
+/** A claim and the user turn it quotes (the whole turn unless `quote` says which words). */
+export interface AttestationExample {
+  turn: string;
+  claim: string;
+  quote?: string;
+}
+
 /**
- * One rule of the verdict: its name, the verdicts it gives, when it fires (docs/ATTESTATION.md
- * says it with examples), and the check, which gives a verdict or passes the case on.
+ * One rule of the verdict: its name, the verdicts it gives, when it fires, a case it decides and
+ * a near-miss it leaves to another (test/attestation-rules.test.ts runs both), and the check,
+ * which gives a verdict or passes the case on.
  */
 export interface AttestationRule {
   name: string;
   verdicts: readonly AttestationVerdict[];
   when: string;
+  fires: readonly AttestationExample[];
+  nearMiss: readonly AttestationExample[];
   check(c: Case): Attestation | null;
 }
 
@@ -604,6 +614,20 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'unplaced',
     verdicts: ['paraphrase_unverified'],
     when: 'the quote cannot be placed in a sentence of its turn',
+    fires: [
+      {
+        turn: "I'm allergic to cats.",
+        quote: 'allergic to dogs',
+        claim: 'The user is allergic to cats.',
+      },
+    ],
+    nearMiss: [
+      {
+        turn: "I'm allergic to cats.",
+        quote: 'allergic to cats',
+        claim: 'The user is allergic to cats.',
+      },
+    ],
     check: (c) =>
       c.sentences.length > 0
         ? null
@@ -617,6 +641,8 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'names-nothing',
     verdicts: ['paraphrase_unverified'],
     when: 'the claim has no content word to look for',
+    fires: [{ turn: "I'm allergic to cats.", claim: 'The user is.' }],
+    nearMiss: [{ turn: "I'm allergic to cats.", claim: 'The user is allergic to cats.' }],
     check: (c) =>
       c.reading.tokens.length > 0
         ? null
@@ -629,6 +655,10 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'function-words-unsaid',
     verdicts: ['paraphrase_unverified'],
     when: 'the words overlap, but a function word the claim rests on ("owns") is not in the sentence',
+    fires: [{ turn: "I'm allergic to cats.", claim: 'The user owns a cat.' }],
+    nearMiss: [
+      { turn: 'I own a sailboat and sail it every weekend.', claim: 'The user owns a sailboat.' },
+    ],
     check(c) {
       if (c.reading.functionStems.length === 0) return null;
       const words = new Set<string>();
@@ -647,6 +677,10 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'none-said',
     verdicts: ['not_found'],
     when: "the sentence says none of the claim's words",
+    fires: [{ turn: 'I had pasta for lunch.', claim: 'The user owns a sailboat.' }],
+    nearMiss: [
+      { turn: 'I own a sailboat and sail it every weekend.', claim: 'The user owns a sailboat.' },
+    ],
     check: (c) =>
       c.found.length > 0
         ? null
@@ -656,6 +690,10 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'words-unsaid',
     verdicts: ['paraphrase_unverified'],
     when: "some of the claim's words (beyond a few tolerated ones) are not in the sentence",
+    fires: [{ turn: 'I live in Paris.', claim: 'The user lives in Paris and works as a nurse.' }],
+    nearMiss: [
+      { turn: "I'm worried about my exam.", claim: 'The user is worried about their exam.' },
+    ],
     check(c) {
       const unsaid = c.reading.tokens.filter((t) => !c.have.has(t) && !TOLERATED.has(t));
       if (unsaid.length === 0) return null;
@@ -672,6 +710,10 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'only-a-topic',
     verdicts: ['paraphrase_unverified'],
     when: 'the claim\'s words are only what something is about ("a documentary about diabetes")',
+    fires: [{ turn: 'I watched a documentary about diabetes.', claim: 'The user has diabetes.' }],
+    nearMiss: [
+      { turn: "I'm worried about my exam.", claim: 'The user is worried about their exam.' },
+    ],
     check(c) {
       if (c.reading.about) return null;
       for (const h of c.held) {
@@ -694,6 +736,15 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'only-near',
     verdicts: ['paraphrase_unverified'],
     when: 'the sentence says only roughly where ("near", "close to"), and the claim says more',
+    fires: [
+      {
+        turn: 'I work near the central hospital.',
+        claim: 'The user works at the central hospital.',
+      },
+    ],
+    nearMiss: [
+      { turn: 'I work at the central hospital.', claim: 'The user works at the central hospital.' },
+    ],
     check(c) {
       if (c.reading.near) return null;
       for (const h of c.held) {
@@ -712,6 +763,20 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'asks',
     verdicts: ['presupposed'],
     when: 'the sentence holding the words is a question or a request',
+    fires: [
+      { turn: 'Do you think I am allergic to peanuts?', claim: 'The user is allergic to peanuts.' },
+      {
+        turn: 'Remind me what we decided last week about the vendor contract.',
+        claim: 'The user and the agent decided something about the vendor contract last week.',
+      },
+    ],
+    nearMiss: [
+      {
+        turn: "I'm allergic to peanuts, do you have a safe satay recipe?",
+        quote: "I'm allergic to peanuts",
+        claim: 'The user is allergic to peanuts.',
+      },
+    ],
     check(c) {
       for (const h of c.held) {
         const asks = clauseAsks(h.sentence, h.index);
@@ -732,6 +797,21 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'hedges',
     verdicts: ['hypothetical'],
     when: 'the clause (or the condition or hedge before it) hedges or conditions what it says',
+    fires: [
+      {
+        turn: 'If I ever move to Berlin I will need a new bank.',
+        claim: 'The user is moving to Berlin.',
+      },
+      {
+        turn: "I'm not sure, but I think I'm allergic to cats.",
+        claim: 'The user is allergic to cats.',
+      },
+      { turn: 'I may take the job.', claim: 'The user is taking the job.' },
+    ],
+    nearMiss: [
+      { turn: "I'm considering adopting a dog.", claim: 'The user is considering adopting a dog.' },
+      { turn: 'I quit my job at Ikea in May.', claim: 'The user quit their job at Ikea in May.' },
+    ],
     check(c) {
       if (c.reading.hedged) return null;
       for (const h of c.held) {
@@ -766,18 +846,41 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'someone-else',
     verdicts: ['other_holder', 'paraphrase_unverified'],
     when: 'the clause is about someone else, or reports what someone else holds; or the claim makes the user the one a person of theirs is',
+    fires: [
+      { turn: 'My wife is a doctor at Karolinska.', claim: 'The user is a doctor at Karolinska.' },
+      { turn: 'My brother thinks I should quit my job.', claim: 'The user should quit their job.' },
+      { turn: 'My sister taught me to knit.', claim: 'The user taught their sister to knit.' },
+    ],
+    nearMiss: [
+      { turn: 'My wife and I moved to Lund.', claim: 'The user moved to Lund.' },
+      { turn: "I told my brother I'm moving to Lund.", claim: 'The user is moving to Lund.' },
+    ],
     check: someoneElse,
   },
   {
     name: 'denies',
     verdicts: ['negated'],
     when: 'the clause denies the claim, says it is over, or says it was so where the claim says it is',
+    fires: [
+      { turn: 'I never drink coffee.', claim: 'The user drinks coffee.' },
+      { turn: 'I quit the Tuesday book club.', claim: 'The user is in the Tuesday book club.' },
+      { turn: 'I was vegan for five years.', claim: 'The user is vegan.' },
+    ],
+    nearMiss: [
+      { turn: 'I was vegan for five years.', claim: 'The user was vegan for five years.' },
+      {
+        turn: 'I left Stockholm in 2021 and moved to Umeå.',
+        claim: 'The user moved to Umeå in 2021.',
+      },
+    ],
     check: denies,
   },
   {
     name: 'claim-denies',
     verdicts: ['paraphrase_unverified'],
     when: 'the claim denies it or says it is over, and the sentence does neither',
+    fires: [{ turn: "I'm allergic to peanuts.", claim: 'The user is not allergic to peanuts.' }],
+    nearMiss: [{ turn: "I don't eat meat.", claim: 'The user does not eat meat.' }],
     check(c) {
       if (!c.reading.negated) return null;
       const denied = c.held.some((h) => {
@@ -796,6 +899,8 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'claim-hedges',
     verdicts: ['paraphrase_unverified'],
     when: 'the claim hedges it, and the sentence states it',
+    fires: [{ turn: "I'm moving to Berlin.", claim: 'The user might move to Berlin.' }],
+    nearMiss: [{ turn: "I'd like a window seat.", claim: 'The user would like a window seat.' }],
     check: (c) =>
       !c.reading.hedged || c.held.some((h) => hedgedText(h.clause.folded) || bareHedgeBefore(h))
         ? null
@@ -808,6 +913,13 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'yet-to-come',
     verdicts: ['hypothetical'],
     when: 'the sentence says it is yet to come, and the claim states it as so',
+    fires: [{ turn: "I'm moving to Berlin next month.", claim: 'The user moved to Berlin.' }],
+    nearMiss: [
+      {
+        turn: 'My son has autism and starts secondary school next year.',
+        claim: "The user's son has autism.",
+      },
+    ],
     check(c) {
       if (c.reading.future || c.reading.hedged) return null;
       for (const h of c.held) {
@@ -827,6 +939,8 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'to-and-from',
     verdicts: ['paraphrase_unverified'],
     when: '"to" and "from" swapped places ("moved from Oslo to Rome" is no move to Oslo)',
+    fires: [{ turn: 'I moved from Oslo to Rome.', claim: 'The user moved to Oslo.' }],
+    nearMiss: [{ turn: 'I moved to Rome from Oslo.', claim: 'The user moved to Rome.' }],
     check(c) {
       for (const m of c.claimFolded.matchAll(/\b(to|from) (?:the )?([\p{L}\p{N}]+)/gu)) {
         const prep = m[1] ?? '';
@@ -852,6 +966,13 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'joined-statements',
     verdicts: ['paraphrase_unverified'],
     when: 'the claim joins words from two of the user\'s statements ("I love Rome, but I live in Oslo")',
+    fires: [{ turn: 'I love Rome, but I live in Oslo.', claim: 'The user lives in Rome.' }],
+    nearMiss: [
+      {
+        turn: "My dad has Parkinson's so I visit him in Västerås every Sunday.",
+        claim: 'The user visits their dad in Västerås every Sunday.',
+      },
+    ],
     check(c) {
       const statements = c.held.filter((h) => USER_SUBJECT.test(h.clause.folded));
       if (
@@ -871,6 +992,18 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
     name: 'their-person',
     verdicts: ['paraphrase_unverified'],
     when: "the claim is about a person of the user's, and the sentence about someone else",
+    fires: [
+      {
+        turn: 'I drove my sister to the airport.',
+        claim: "The user's sister drove the user to the airport.",
+      },
+    ],
+    nearMiss: [
+      {
+        turn: 'My sister drove me to the airport.',
+        claim: "The user's sister drove the user to the airport.",
+      },
+    ],
     check(c) {
       const wantedOther = c.reading.otherSubject;
       if (wantedOther === null) return null;
@@ -995,6 +1128,15 @@ function denies(c: Case): Attestation | null {
  * first of ATTESTATION_RULES that gives a verdict decides; none: the user states it.
  */
 export function attest(claim: string, quote: string, turn: string): Attestation {
+  return decideAttestation(claim, quote, turn).attestation;
+}
+
+/** `attest`, and the name of the rule that decided (`asserted`: none did). */
+export function decideAttestation(
+  claim: string,
+  quote: string,
+  turn: string,
+): { attestation: Attestation; rule: string } {
   const reading = readClaim(claim.replace(CORRECTION_FRAME, ''));
   const sentences = sentencesAround(quote, turn) ?? [];
   const have = new Set<string>();
@@ -1014,11 +1156,14 @@ export function attest(claim: string, quote: string, turn: string): Attestation 
     },
   };
   for (const rule of ATTESTATION_RULES) {
-    const verdict = rule.check(c);
-    if (verdict !== null) return verdict;
+    const attestation = rule.check(c);
+    if (attestation !== null) return { attestation, rule: rule.name };
   }
   const shown = c.held.map((h) => h.clause.original).join(' … ');
-  return { verdict: 'asserted', reason: `the user states it: ${cite(shown)}` };
+  return {
+    attestation: { verdict: 'asserted', reason: `the user states it: ${cite(shown)}` },
+    rule: 'asserted',
+  };
 }
 
 /** Words that start a new statement inside a clause: a denial after them is about that one. */
