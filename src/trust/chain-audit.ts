@@ -32,12 +32,14 @@ export interface SignedHead {
 /**
  * The full check, from the first link: every link, every decided proposal's content, every
  * status out of the pile, every slot delegation, and the heads recorded outside the tables.
+ * `owner`: the head the owner recorded, or how to pick it from the chain's link 1 (an anchor's
+ * heads are recorded per store, or per chain by its first link).
  */
 export async function auditChain(
   db: SqlExecutor,
   subjectId: string,
   deps: { crypto: ChainCrypto; clock: () => Date },
-  signedHead?: SignedHead,
+  owner?: SignedHead | ((root: string | null) => SignedHead | undefined),
 ): Promise<ChainReport> {
   const subject = await new SubjectSql(db).get(subjectId);
   if (subject === null)
@@ -68,6 +70,7 @@ export async function auditChain(
     },
   });
   if (!report.ok) return report;
+  const signedHead = typeof owner === 'function' ? owner(links[0]?.hash ?? null) : owner;
   const state = new ChainState(subjectId, opts);
   state.extend(links, (id) => facts.get(id) ?? null, deps.crypto);
   const length = links.length;

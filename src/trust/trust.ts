@@ -2,7 +2,7 @@ import { anchoredHead, anchorKeyMismatch } from '../domain/anchor.js';
 import type { ChainCrypto, ChainReport } from '../domain/decision-chain.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
-import { auditChain, decisionProblem, type SignedHead } from './chain-audit.js';
+import { auditChain, decisionProblem } from './chain-audit.js';
 import { NeutralWrites } from './neutral-writes.js';
 import { createTrustVerifier, type AnchorSource } from './trust-verifier.js';
 import type { AuditOptions, Trust } from './trust-types.js';
@@ -23,10 +23,11 @@ export function createTrust(deps: {
   const neutral = new NeutralWrites();
   const verifier = createTrustVerifier({ ...deps, neutral });
   const { client, crypto } = deps;
-  const full = (subjectId: string, head?: SignedHead) => auditChain(client, subjectId, deps, head);
+  const full = (subjectId: string, head?: Parameters<typeof auditChain>[3]) =>
+    auditChain(client, subjectId, deps, head);
 
   async function audit(subjectId: string, options: AuditOptions): Promise<ChainReport> {
-    let head = options.signedHead;
+    const head = options.signedHead;
     const given =
       options.anchor ??
       (options.ownerKey === undefined && head === undefined
@@ -50,13 +51,11 @@ export function createTrust(deps: {
         return { ok: false, length, brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
       }
     }
-    if (given !== undefined) {
-      // the head the anchor recorded for this store, or for a chain with the same first link
-      const first = await full(subjectId);
-      if (!first.ok) return first;
-      head = anchoredHead(given, deps.storeId, first.rootHash ?? null) ?? undefined;
-    }
-    const report = await full(subjectId, head);
+    // the head the anchor recorded for this store, or for a chain with the same first link
+    const report = await full(
+      subjectId,
+      given === undefined ? head : (root) => anchoredHead(given, deps.storeId, root) ?? undefined,
+    );
     if (!report.ok) return report;
     // a head this process verified earlier, that the store no longer holds
     const cut = (await verifier.view(subjectId)).chain.headCut;
