@@ -15,7 +15,7 @@ import { startServe, type RunningServe } from '../server/serve.js';
 import { parseListen } from '../cli/commands/serve.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, testStore } from './support/engines.js';
-import { codeOf } from './support/mcp.js';
+import { codeOf, initializeRequest } from './support/mcp.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-mcp-transports-'));
@@ -125,16 +125,7 @@ describe.each(ENGINES)('memledger serve: MCP over Streamable HTTP [%s]', (kind) 
     const init = await rawPost(
       `${running.url}mcp`,
       { ...MCP_HEADERS, host: `127.0.0.1:${running.port}`, authorization: `Bearer ${mine.agent}` },
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'x', version: '1' },
-        },
-      }),
+      initializeRequest(1, 'x'),
     );
     expect(init.status).toBe(200);
     expect(init.headers['mcp-session-id']).toBeUndefined();

@@ -13,7 +13,7 @@ import { createEngine } from '../../src/index.js';
 import { MCP_TOOLS } from '../../server/mcp/mcp-server.js';
 import { BUILT_CLI as MAIN, runBuiltCli } from '../support/cli.js';
 import { ENGINES, testStore } from '../support/engines.js';
-import { codeOf } from '../support/mcp.js';
+import { codeOf, initializeRequest } from '../support/mcp.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-mcp-processes-'));
@@ -136,18 +136,7 @@ describe.each(ENGINES)('memledger mcp over stdio, a child process [%s]', (kind) 
     const next = async () => JSON.parse(((await answers.next()).value as string) ?? 'null');
     const send = (line: string) => child.stdin.write(`${line}\n`);
     try {
-      send(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      );
+      send(initializeRequest(1, 'raw'));
       expect(await next()).toMatchObject({ id: 1, result: { serverInfo: { name: 'memledger' } } });
       send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
       send('{"jsonrpc": "2.0", "id": 2, "method": ');

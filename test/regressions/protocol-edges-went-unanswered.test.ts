@@ -12,6 +12,7 @@ import { callerForToken } from '../../server/access.js';
 import { createMcpServer } from '../../server/mcp/mcp-server.js';
 import { serveMcpStdio } from '../../server/mcp/mcp-stdio.js';
 import { startServe, type RunningServe } from '../../server/serve.js';
+import { initializeRequest } from '../support/mcp.js';
 import { ONE_ENGINE } from '../support/engines.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
 
@@ -58,11 +59,7 @@ function stdioSession(engine: Engine, token: string) {
 const request = (id: number, method: string, params?: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 
-const INITIALIZE = request(0, 'initialize', {
-  protocolVersion: '2025-06-18',
-  capabilities: {},
-  clientInfo: { name: 'edges', version: '1' },
-});
+const INITIALIZE = initializeRequest(0, 'edges');
 
 describe.each(ONE_ENGINE)('MCP and HTTP edges each get their answer [%s]', () => {
   let engine: Engine;

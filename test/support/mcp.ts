@@ -7,6 +7,20 @@ import { createMcpServer } from '../../server/mcp/mcp-server.js';
 import { serveMcpStdio } from '../../server/mcp/mcp-stdio.js';
 import type { Engine } from '../../src/index.js';
 
+/** An MCP `initialize` request as one JSON-RPC line, for a test that speaks the protocol raw. */
+export function initializeRequest(id: number, client: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: client, version: '1' },
+    },
+  });
+}
+
 /** The first text part of a tool result. */
 export function textOf(result: { content?: unknown }): string {
   return (result.content as Array<{ text?: string }> | undefined)?.[0]?.text ?? '';
