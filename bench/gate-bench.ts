@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { resetTextMemo } from '../src/domain/text-normalize.js';
-import type { Engine, ProposeResult } from '../src/index.js';
+import type { Engine, Proposal, ProposeResult } from '../src/index.js';
 import { checkProposal } from '../src/rules.js';
 import { BATCH_SIZE, MIX, makeBatch, type BenchItem } from './fixtures/gate-batches.js';
 import { prepareContexts, type PureItem } from './fixtures/gate-contexts.js';
@@ -166,7 +166,8 @@ async function runStore(
       const propose = (batch: readonly BenchItem[]): Promise<ProposeResult> =>
         me.gate.propose({
           sessionId: SESSION,
-          proposals: batch.map((x) => x.raw),
+          // raw items as a reflection writes them: the gate drops what is not a proposal
+          proposals: batch.map((x) => x.raw as unknown as Proposal),
           proposedBy: 'reflection',
         });
       await propose(warmBatch);

@@ -14,6 +14,7 @@ import { storedVerdictDiffers } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import { unchecked } from './support/unchecked.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
@@ -177,7 +178,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     };
     const result = await me.gate.propose({
       sessionId,
-      proposals: [...reflection.map(([p]) => p), wire],
+      proposals: unchecked([...reflection.map(([p]) => p), wire]),
       proposedBy: 'reflection',
     });
     expect(result.dropped.map((d) => [d.text, d.code])).toEqual(
@@ -473,7 +474,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
           slot: 'stances',
           text,
           origin: 'saw',
-          evidence: { turn: 5, quote: quotes[i] },
+          evidence: { turn: 5, quote: quotes[i] ?? '' },
         })),
       });
       const ids = r.proposed.map((p) => p.id);

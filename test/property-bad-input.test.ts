@@ -41,6 +41,7 @@ import {
   uniqueSchema,
   type EngineKind,
 } from './support/engines.js';
+import { unchecked } from './support/unchecked.js';
 
 /** Generated inputs per property; the bulk runs on PGlite, a share on PostgreSQL. */
 const RUNS: Record<EngineKind, { turns: number; propose: number; retract: number; probe: number }> =
@@ -214,7 +215,7 @@ describe.each(ENGINES)('bad input is a clear error, never a store failure [%s]',
       fc.asyncProperty(fc.array(badItem, { minLength: 1, maxLength: 8 }), async (items) => {
         count('proposals', items.length);
         const n = await logged();
-        const result = await me.gate.propose({ sessionId, proposals: items });
+        const result = await me.gate.propose({ sessionId, proposals: unchecked(items) });
         expect(result.proposed).toEqual([]);
         expect(result.dropped.map((d) => d.code)).toEqual(items.map(() => 'INVALID_PROPOSAL'));
         expect(await logged()).toBe(n + items.length);

@@ -8,6 +8,7 @@ import type { Engine, SubjectHandle } from '../src/index.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { unchecked } from './support/unchecked.js';
 
 const MINUTE = 60_000;
 
@@ -160,7 +161,7 @@ describe.each(ENGINES)('review reads [%s]', (kind) => {
       proposals: unknown[],
     ): Promise<void> {
       at(iso);
-      const r = await who.gate.propose({ sessionId, proposals });
+      const r = await who.gate.propose({ sessionId, proposals: unchecked(proposals) });
       expect(r.proposed).toEqual([]);
       expect(r.dropped).toHaveLength(proposals.length);
     }
@@ -311,7 +312,7 @@ describe.each(ENGINES)('review reads [%s]', (kind) => {
               slot: 'stances',
               text: `The user ${t}.`,
               origin: 'saw',
-              evidence: { turn: 1, quote },
+              evidence: { turn: 1, quote: quote ?? '' },
             },
           ],
         });

@@ -7,6 +7,7 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type OwnerAnchor,
+  type Proposal,
   type ProposeResult,
 } from '../../src/index.js';
 import { renderFactLine } from '../../src/rules.js';
@@ -30,7 +31,7 @@ export const SEED_001_DAY: Array<{ role: 'user' | 'assistant'; content: string }
 ];
 
 /** What an overnight reflection wrote that the gate must drop: self-blame, invented corrections. */
-export const SEED_001_CONFABULATED = [
+export const SEED_001_CONFABULATED: readonly Proposal[] = [
   {
     slot: 'what_i_know_about_user',
     text: 'The user recently asked about the vendor contract, a conversation I failed to recall.',
@@ -92,7 +93,7 @@ export const SEED_001_CONFABULATED = [
  * happened (its quote is real, and asks: presupposed), a claim its quote does not say, one real
  * stance.
  */
-export const SEED_001_NIGHT = [
+export const SEED_001_NIGHT: readonly Proposal[] = [
   ...SEED_001_CONFABULATED,
   {
     slot: 'what_i_know_about_user',

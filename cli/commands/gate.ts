@@ -1,5 +1,5 @@
 import { storedVerdictDiffers } from '../../src/rules.js';
-import { DECISIONS, EngineError, parseChoice } from '../../src/index.js';
+import { DECISIONS, EngineError, parseChoice, type Proposal } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { factToJson, verdictLine } from '../fact-json.js';
 import type { CliIo } from '../io.js';
@@ -44,7 +44,8 @@ export const proposeCommand = defineCommand({
     const { session: sessionId, by } = ctx.values;
     const proposals = await readJsonArray(ctx.io, ctx.values.file);
     const result = await ctx.withSubject(ctx.values.subject, (me) =>
-      me.gate.propose({ sessionId, proposals, ...(by === undefined ? {} : { proposedBy: by }) }),
+      // the file's items as written: the gate judges each and drops what is not a proposal
+      me.gate.propose({ sessionId, proposals: proposals as readonly Proposal[], ...(by === undefined ? {} : { proposedBy: by }) }),
     );
     ctx.print(
       {

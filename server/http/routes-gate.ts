@@ -13,6 +13,7 @@ import {
   apiRoute,
   DEFAULT_PAGE,
   ENGINE_WINDOW,
+  exact,
   jsonResponse,
   pageOf,
   send,
@@ -69,7 +70,7 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
       const caller = c.var.caller;
       const result = await caller.handle.gate.propose({
         sessionId,
-        proposals,
+        proposals: exact(proposals),
         proposedBy: `agent:${caller.tokenId ?? 'local'}`,
       });
       return c.json(send(ProposeResult, result), 200);

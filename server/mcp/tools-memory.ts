@@ -11,6 +11,7 @@ import {
   Attestation as AttestationShape,
   RecallItem as RecallItemEntity,
 } from '../http/entities.js';
+import { exact } from '../http/route-kit.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 import { LIMITS, freeText, idText, isoDate, positiveInt, text } from './mcp-schemas.js';
 
@@ -85,7 +86,7 @@ const proposeMemories = defineTool({
   async run(me, input) {
     const result = await me.gate.propose({
       sessionId: input.sessionId,
-      proposals: input.proposals,
+      proposals: exact(input.proposals),
       proposedBy: 'agent',
     });
     return {

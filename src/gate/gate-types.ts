@@ -2,7 +2,13 @@ import type { OwnerAnchor } from '../domain/anchor.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
-import type { Fact, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
+import type {
+  Fact,
+  Proposal,
+  SlotDeclaration,
+  SlotRule,
+  SummaryScope,
+} from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
 import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
@@ -26,11 +32,13 @@ export interface PendingProposal {
 export interface GateApi {
   /**
    * Checks proposals against the cited user turns of one of the subject's sessions. What passes
-   * waits in the pile; what fails is dropped with a code, and logged.
+   * waits in the pile; what fails is dropped with a code, and logged. An item that is not a
+   * `Proposal` at run time (a JavaScript caller's, or a model's JSON) is dropped INVALID_PROPOSAL
+   * with the rest of the batch judged, never thrown.
    */
   propose(input: {
     sessionId: string;
-    proposals: readonly unknown[];
+    proposals: readonly Proposal[];
     proposedBy?: string;
   }): Promise<ProposeResult>;
   /**

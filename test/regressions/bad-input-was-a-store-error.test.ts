@@ -18,6 +18,7 @@ import {
   type TestEngine,
 } from '../support/engines.js';
 import { code } from '../support/errors.js';
+import { unchecked } from '../support/unchecked.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-bad-input-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -115,7 +116,7 @@ describe.each(ENGINES)('bad input was a store error [%s]', (kind) => {
       const me = engine.subject();
       const result = await me.gate.propose({
         sessionId,
-        proposals: [good(`${name} before`), bad, good(`${name} after`)],
+        proposals: unchecked([good(`${name} before`), bad, good(`${name} after`)]),
       });
       expect(result.proposed.map((p) => [p.text, p.status])).toEqual([
         [`The user loves green tea (${name} before)`, 'proposed'],
@@ -138,7 +139,7 @@ describe.each(ENGINES)('bad input was a store error [%s]', (kind) => {
   it('keeps a bounded prefix of a 5 MB text plus the SHA-256 of the whole', async () => {
     const me = engine.subject();
     const raw = { ...good('five'), text: FIVE_MB };
-    await me.gate.propose({ sessionId, proposals: [raw] });
+    await me.gate.propose({ sessionId, proposals: unchecked([raw]) });
     const [logged] = (await me.gate.dropped({ limit: 1 })) as unknown as Logged[];
     expect(logged?.text).toBe(FIVE_MB.slice(0, 2048));
     expect(logged?.digest).toMatchObject({
@@ -158,19 +159,19 @@ describe.each(ENGINES)('bad input was a store error [%s]', (kind) => {
 
   it('hashes a 5,000-deep item in full, and says why a cyclic or BigInt item has no JSON', async () => {
     const me = engine.subject();
-    await me.gate.propose({ sessionId, proposals: [nested(5000)] });
+    await me.gate.propose({ sessionId, proposals: unchecked([nested(5000)]) });
     const [deep] = (await me.gate.dropped({ limit: 1 })) as unknown as Logged[];
     const json = '{"a":'.repeat(5000) + '{}' + '}'.repeat(5000);
     expect(deep?.digest?.proposal).toEqual({ length: json.length, sha256: sha256(json) });
     expect(JSON.stringify(deep?.proposal)).toContain('nested deeper than 8 levels');
-    await me.gate.propose({ sessionId, proposals: [cyclic] });
+    await me.gate.propose({ sessionId, proposals: unchecked([cyclic]) });
     const [cycle] = (await me.gate.dropped({ limit: 1 })) as unknown as Logged[];
     expect(cycle?.digest?.proposal).toMatchObject({
       sha256: null,
       unencodable: expect.stringContaining('cycle'),
     });
     expect(JSON.stringify(cycle?.proposal)).toContain('[cycle]');
-    await me.gate.propose({ sessionId, proposals: [{ ...good('big'), n: 10n }] });
+    await me.gate.propose({ sessionId, proposals: unchecked([{ ...good('big'), n: 10n }]) });
     const [big] = (await me.gate.dropped({ limit: 1 })) as unknown as Logged[];
     expect(big?.digest?.proposal).toMatchObject({
       sha256: null,
@@ -182,7 +183,7 @@ describe.each(ENGINES)('bad input was a store error [%s]', (kind) => {
   it('logs a NUL or a lone surrogate as U+FFFD, with the digest of what arrived', async () => {
     const me = engine.subject();
     const text = 'tea\u0000 and \ud800';
-    await me.gate.propose({ sessionId, proposals: [{ ...good('nul'), text }] });
+    await me.gate.propose({ sessionId, proposals: unchecked([{ ...good('nul'), text }]) });
     const [logged] = (await me.gate.dropped({ limit: 1 })) as unknown as Logged[];
     expect(logged?.text).toBe('tea\uFFFD and \uFFFD');
     // WTF-8: the lone surrogate U+D800 is the bytes ED A0 80.

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { Proposal } from '../../src/index.js';
 
 /**
  * Generators of bad input for the property tests: each yields a value that is wrong in exactly
@@ -224,7 +225,7 @@ export const badSpec: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 export const QUOTE = 'I love green tea';
-export const GOOD_ITEM = {
+export const GOOD_ITEM: Proposal = {
   slot: 'what_i_know_about_user',
   text: 'The user loves green tea',
   origin: 'saw',
