@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmClient, type Engine } from '../src/index.js';
 import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
-import { OPERATIONS, type Operation } from '../server/roles.js';
+import { OPERATIONS, type Operation } from '../server/operations/table.js';
 import { dumpStore } from './support/dump-store.js';
 import { request, type Answer } from './support/http.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';

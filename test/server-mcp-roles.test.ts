@@ -4,7 +4,7 @@ import type { Engine } from '../src/index.js';
 import { callerForToken, type Caller } from '../server/access.js';
 import { createMcpServer, MCP_OPERATIONS, MCP_TOOLS } from '../server/mcp/mcp-server.js';
 import { toolErrorSchema } from '../server/mcp/mcp-schemas.js';
-import { mayRun, OPERATIONS } from '../server/roles.js';
+import { mayRun, OPERATIONS, type Operation } from '../server/operations/table.js';
 import { createServeApp } from '../server/serve.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
@@ -238,7 +238,7 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
 
   it('keeps a reader to reading: every agent tool is ROLE_FORBIDDEN and the store unchanged', async () => {
     const before = await dumpStore(engine);
-    const forbidden = MCP_TOOLS.filter((x) => !mayRun('reader', x.operation));
+    const forbidden = MCP_TOOLS.filter((x) => !mayRun('reader', x.operation.name as Operation));
     expect(forbidden.map((x) => x.name)).toEqual(
       expect.arrayContaining(['record_turn', 'propose_memories', 'retract_claim', 'run_probe']),
     );

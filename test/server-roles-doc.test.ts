@@ -6,7 +6,12 @@ import { createEngine } from '../src/index.js';
 import { createHttpApp } from '../server/http/app.js';
 import { OPERATION_KEY } from '../server/http/route-kit.js';
 import { MCP_OPERATIONS } from '../server/mcp/mcp-server.js';
-import { mayRun, OPERATIONS, requireOperation, type Operation } from '../server/roles.js';
+import {
+  mayRun,
+  OPERATIONS,
+  requireOperation,
+  type Operation,
+} from '../server/operations/table.js';
 
 const doc = readFileSync(resolve(import.meta.dirname, '../docs/SERVER.md'), 'utf8');
 const table = doc.slice(

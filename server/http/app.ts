@@ -8,7 +8,10 @@ import {
   validationHook,
   type InternalErrorReporter,
 } from './http-errors.js';
-import type { HttpApp, HttpEnv } from './route-kit.js';
+import type { OperationSpec } from '../operations/operation.js';
+import { OPERATION_TABLE } from '../operations/table.js';
+import { registerDerivedRoute } from './derived-route.js';
+import { OPERATION_KEY, type HttpApp, type HttpEnv } from './route-kit.js';
 import { registerArrivalRoutes } from './routes-arrival.js';
 import { registerGateRoutes } from './routes-gate.js';
 import { registerLedgerRoutes } from './routes-ledger.js';
@@ -26,6 +29,11 @@ export interface HttpAppConfig {
   bodyLimitBytes?: number;
   /** Where failures that are not the caller's doing go (default: one line on stderr). */
   onInternalError?: InternalErrorReporter;
+  /**
+   * The operation table the routes are made from (default `OPERATION_TABLE`). It must hold every
+   * operation of the table; one added to it with a call is served by a derived route.
+   */
+  operations?: readonly OperationSpec[];
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -34,6 +42,27 @@ const reportToStderr: InternalErrorReporter = (err) => {
   const what = err instanceof Error ? (err.stack ?? err.message) : String(err);
   process.stderr.write(`memledger http: ${what}\n`);
 };
+
+/**
+ * Refuses to serve when the routes and the table disagree: an operation of the table with an
+ * HTTP face and no route (no adapter and no call), a route of an operation the table does not
+ * list, or one operation with two routes.
+ */
+function checkRoutes(app: HttpApp, operations: readonly OperationSpec[]): void {
+  const served = app.openAPIRegistry.definitions.flatMap((d) =>
+    d.type === 'route' ? [(d.route as unknown as Record<string, unknown>)[OPERATION_KEY]] : [],
+  );
+  const named = served.filter((name): name is string => typeof name === 'string');
+  const declared = operations.filter((op) => op.http !== undefined).map((op) => op.name);
+  const problems = [
+    ...declared.filter((name) => !named.includes(name)).map((n) => `${n} has no route`),
+    ...named.filter((name) => !declared.includes(name)).map((n) => `${n} is not in the table`),
+    ...named.filter((name, i) => named.indexOf(name) !== i).map((n) => `${n} has two routes`),
+  ];
+  if (problems.length > 0) {
+    throw new Error(`the HTTP routes and the operation table disagree: ${problems.join('; ')}`);
+  }
+}
 
 /**
  * The HTTP API (`/v1/…`, `/healthz`, `/openapi.json`): every route calls the engine API through
@@ -63,6 +92,11 @@ export function createHttpApp(config: HttpAppConfig): HttpApp {
   registerArrivalRoutes(app, engine);
   registerRecallRoutes(app, engine);
   registerReflectionRoutes(app, engine);
+  const operations: readonly OperationSpec[] = config.operations ?? OPERATION_TABLE;
+  for (const op of operations) {
+    if (op.http !== undefined && op.call !== undefined) registerDerivedRoute(app, engine, op);
+  }
+  checkRoutes(app, operations);
 
   app.openapi(
     {

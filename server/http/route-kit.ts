@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { EngineError, type Engine } from '../../src/index.js';
 import { shownJson } from '../../src/rules.js';
 import { authenticateBearer, type Caller } from '../access.js';
-import { requireOperation, type Operation } from '../roles.js';
+import type { OperationSpec } from '../operations/operation.js';
+import { operationSpec, requireRole, type Operation } from '../operations/table.js';
 import { invalidJson, requireIdentityEncoding } from './http-errors.js';
 import { refuseDuplicateKeys } from './strict-json.js';
 import { ErrorBody } from './schemas.js';
@@ -101,10 +102,14 @@ const NO_QUERY = z.strictObject({});
  * The one middleware of every route: the token's caller (401 without a valid one), its role
  * checked against the route's operation (403), then the body read as JSON.
  */
-function guard(engine: Engine, operation: Operation, mode: BodyMode): MiddlewareHandler<HttpEnv> {
+function guard(
+  engine: Engine,
+  operation: OperationSpec,
+  mode: BodyMode,
+): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const caller = await authenticateBearer(engine, c.req.header('authorization'));
-    requireOperation(caller, operation);
+    requireRole(caller, operation);
     c.set('caller', caller);
     checkQueryEncoding(c.req.url);
     if (mode !== 'none') await readJson(c, mode);
@@ -112,23 +117,43 @@ function guard(engine: Engine, operation: Operation, mode: BodyMode): Middleware
   };
 }
 
-type ApiRouteConfig = Omit<RouteConfig, 'middleware' | 'hide'>;
+/** What a route's adapter says; its method, path, tag and summary are the operation table's. */
+type ApiRouteConfig = Omit<
+  RouteConfig,
+  'middleware' | 'hide' | 'method' | 'path' | 'tags' | 'summary'
+>;
 
 /**
- * A route of the API: its operation (from server/roles.ts) guards it and is recorded in the
- * OpenAPI document under `x-memledger-operation`; every failure status is documented.
+ * The route of an operation of the table (server/operations/table.ts), from its adapter's request
+ * and response shapes: the table's method, path, tag and doc line, its role guarding it, its name
+ * recorded in the OpenAPI document under `x-memledger-operation`, every failure status documented.
  */
 export function apiRoute<const R extends ApiRouteConfig>(
   engine: Engine,
   operation: Operation,
   config: R,
 ) {
+  return operationRoute(engine, operationSpec(operation), config);
+}
+
+/** `apiRoute` for any operation's entry, one of the table's or one a test adds to it. */
+export function operationRoute<const R extends ApiRouteConfig>(
+  engine: Engine,
+  operation: OperationSpec,
+  config: R,
+) {
+  const http = operation.http;
+  if (http === undefined) throw new Error(`${operation.name} has no HTTP face in the table`);
   const body = config.request?.body;
   const mode: BodyMode =
     body === undefined ? 'none' : body.required === true ? 'json' : 'json-or-empty';
   const route = createRoute({
     ...config,
-    [OPERATION_KEY]: operation,
+    method: http.method,
+    path: http.path,
+    tags: [http.tag],
+    summary: operation.doc,
+    [OPERATION_KEY]: operation.name,
     security: [{ bearer: [] }],
     middleware: guard(engine, operation, mode),
     responses: { ...config.responses, ...ERROR_RESPONSES },

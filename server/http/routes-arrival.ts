@@ -64,11 +64,6 @@ const CommitmentParam = idParam('commitmentId');
 export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'arrival.assemble', {
-      method: 'post',
-      path: '/v1/arrival',
-      tags: ['arrival'],
-      summary:
-        'Assembles the context for a surface (and session, and incoming message) and records its manifest',
       request: {
         body: { required: true, content: { 'application/json': { schema: AssembleBody } } },
       },
@@ -90,11 +85,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'arrival.diff', {
-      method: 'get',
-      path: '/v1/arrival/diff',
-      tags: ['arrival'],
-      summary:
-        'What changed between an arrival (by id, or the latest on a surface) and the one before',
       request: { query: DiffQuery },
       responses: jsonResponse(ManifestDiff, 'the diff'),
     }),
@@ -109,10 +99,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'commitments.list', {
-      method: 'get',
-      path: '/v1/commitments',
-      tags: ['commitments'],
-      summary: 'Commitments, newest first, optionally of one status',
       request: {
         query: z.strictObject({ status: z.enum(COMMITMENT_STATUSES).optional(), ...pageQuery }),
       },
@@ -134,10 +120,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'commitments.add', {
-      method: 'post',
-      path: '/v1/commitments',
-      tags: ['commitments'],
-      summary: 'Records an open commitment',
       request: {
         body: { required: true, content: { 'application/json': { schema: AddCommitment } } },
       },
@@ -157,10 +139,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
   for (const action of ['done', 'drop'] as const) {
     app.openapi(
       apiRoute(engine, `commitments.${action}`, {
-        method: 'post',
-        path: `/v1/commitments/{commitmentId}/${action}`,
-        tags: ['commitments'],
-        summary: action === 'done' ? 'Marks an open commitment done' : 'Drops an open commitment',
         request: {
           params: CommitmentParam,
           body: { required: false, content: { 'application/json': { schema: EmptyBody } } },
@@ -181,10 +159,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'actions.record', {
-      method: 'post',
-      path: '/v1/actions',
-      tags: ['actions'],
-      summary: 'Records what the agent did through a tool (confirmed ones show on arrival)',
       request: {
         body: { required: true, content: { 'application/json': { schema: RecordAction } } },
       },
@@ -203,10 +177,6 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'tools.list', {
-      method: 'get',
-      path: '/v1/tools',
-      tags: ['tools'],
-      summary: 'The registered tools (registering is the owner’s, from the CLI)',
       request: { query: z.strictObject({ surface: Surface.optional(), ...pageQuery }) },
       responses: jsonResponse(
         z.object({ tools: z.array(RegisteredTool), page: PageInfo }),

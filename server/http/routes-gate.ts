@@ -22,8 +22,6 @@ import {
 } from './route-kit.js';
 import { Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
 
-const tag = ['gate'];
-
 /**
  * One proposed memory. The schema holds the types; the gate holds the rules (a quote not in its
  * turn, an unknown slot, a text over 2,000 code points…) and drops a failing item with its code,
@@ -56,10 +54,6 @@ const ProposeBody = z.strictObject({
 export function registerGateRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'gate.propose', {
-      method: 'post',
-      path: '/v1/proposals',
-      tags: tag,
-      summary: "Proposes memories citing a session's user turns; what passes waits for the owner",
       request: {
         body: { required: true, content: { 'application/json': { schema: ProposeBody } } },
       },
@@ -79,10 +73,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'gate.pileCount', {
-      method: 'get',
-      path: '/v1/pile/count',
-      tags: tag,
-      summary: "How many proposals await the owner's decision",
       responses: jsonResponse(z.object({ count: z.number().int() }), 'the count'),
     }),
     async (c) => c.json({ count: await c.var.caller.handle.gate.pileCount() }, 200),
@@ -90,10 +80,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'gate.pile', {
-      method: 'get',
-      path: '/v1/pile',
-      tags: tag,
-      summary: "Proposals awaiting the owner's decision, each with the turn it cites",
       request: { query: z.strictObject(pageQuery) },
       responses: jsonResponse(
         z.object({ pending: z.array(PendingProposal), page: PageInfo }),
@@ -115,10 +101,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'gate.dropped', {
-      method: 'get',
-      path: '/v1/dropped',
-      tags: tag,
-      summary: 'Dropped proposals, newest first, each with its code',
       request: { query: z.strictObject(pageQuery) },
       responses: jsonResponse(
         z.object({ dropped: z.array(DroppedProposal), page: PageInfo }),
@@ -135,10 +117,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'facts.integrity', {
-      method: 'get',
-      path: '/v1/facts/integrity',
-      tags: tag,
-      summary: "What failed verification against the owner's chain, if anything",
       responses: jsonResponse(IntegrityReport, 'the integrity report'),
     }),
     async (c) => c.json(send(IntegrityReport, await c.var.caller.handle.facts.integrity()), 200),
@@ -146,10 +124,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'facts.live', {
-      method: 'get',
-      path: '/v1/facts',
-      tags: tag,
-      summary: "Live memory: only facts the owner's signatures back, each with its passport",
       request: { query: z.strictObject({ slot: text(LIMITS.slot).optional(), ...pageQuery }) },
       responses: jsonResponse(
         z.object({ facts: z.array(Fact), page: PageInfo, integrity: LiveIntegrity }),
@@ -171,10 +145,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'facts.get', {
-      method: 'get',
-      path: '/v1/facts/{factId}',
-      tags: tag,
-      summary: 'One fact or proposal by id, whatever its status, with its passport',
       request: { params: idParam('factId') },
       responses: jsonResponse(Fact, 'the fact'),
     }),
@@ -186,10 +156,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'slots.list', {
-      method: 'get',
-      path: '/v1/slots',
-      tags: tag,
-      summary: 'The declared slots (auto-live only where a verified owner delegation says so)',
       responses: jsonResponse(z.object({ slots: z.array(Slot) }), 'the slots'),
     }),
     async (c) =>

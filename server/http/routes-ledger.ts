@@ -5,7 +5,6 @@ import { RetractionProbeIn } from './probe-spec.js';
 import { apiRoute, exact, jsonResponse, pageOf, send, type HttpApp } from './route-kit.js';
 import { DateTimeIn, Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
 
-const tag = ['ledger'];
 const RetractionParam = idParam('retractionId');
 
 const RetractBody = z.strictObject({
@@ -35,10 +34,6 @@ const RetractionPage = z.object({ retractions: z.array(Retraction), page: PageIn
 export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'ledger.retract', {
-      method: 'post',
-      path: '/v1/retractions',
-      tags: tag,
-      summary: 'Records a typed retraction with a falsifier whose polarity is checked',
       request: {
         body: { required: true, content: { 'application/json': { schema: RetractBody } } },
       },
@@ -57,10 +52,6 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'ledger.due', {
-      method: 'get',
-      path: '/v1/retractions/due',
-      tags: tag,
-      summary: 'Unchecked falsifiers whose maturity date has passed',
       request: { query: z.strictObject(pageQuery) },
       responses: jsonResponse(RetractionPage, 'a page of due retractions'),
     }),
@@ -72,10 +63,6 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'ledger.list', {
-      method: 'get',
-      path: '/v1/retractions',
-      tags: tag,
-      summary: "The subject's retractions, optionally of one verdict",
       request: {
         query: z.strictObject({ verdict: z.enum(RETRACTION_VERDICTS).optional(), ...pageQuery }),
       },
@@ -93,10 +80,6 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'ledger.get', {
-      method: 'get',
-      path: '/v1/retractions/{retractionId}',
-      tags: tag,
-      summary: 'One retraction',
       request: { params: RetractionParam },
       responses: jsonResponse(Retraction, 'the retraction'),
     }),
@@ -108,10 +91,6 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'ledger.settleByProbe', {
-      method: 'post',
-      path: '/v1/retractions/{retractionId}/settle',
-      tags: tag,
-      summary: "Settles a due falsifier by running its calibrated probe (a verdict is the owner's)",
       request: {
         params: RetractionParam,
         body: { required: true, content: { 'application/json': { schema: SettleBody } } },

@@ -14,8 +14,6 @@ import {
 } from './route-kit.js';
 import { idParam, InstrumentName, PageInfo, pageQuery, text } from './schemas.js';
 
-const tag = ['probes'];
-
 const RunBody = z.strictObject({
   spec: ProbeSpecIn,
   purpose: text().optional(),
@@ -27,10 +25,6 @@ const CalibrateBody = z.strictObject({ instrument: InstrumentName.optional() });
 export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'probes.run', {
-      method: 'post',
-      path: '/v1/probes/run',
-      tags: tag,
-      summary: 'Runs a structured probe (file, sql, http) and records it',
       request: {
         body: { required: true, content: { 'application/json': { schema: RunBody } } },
       },
@@ -45,10 +39,6 @@ export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'probes.calibrate', {
-      method: 'post',
-      path: '/v1/probes/calibrate',
-      tags: tag,
-      summary: "Runs each instrument's positive and negative controls (or one instrument's)",
       request: {
         body: { required: false, content: { 'application/json': { schema: CalibrateBody } } },
       },
@@ -65,10 +55,6 @@ export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'probes.log', {
-      method: 'get',
-      path: '/v1/probes/log',
-      tags: tag,
-      summary: "The subject's probe records, newest first",
       request: { query: z.strictObject({ kind: z.enum(PROBE_KINDS).optional(), ...pageQuery }) },
       responses: jsonResponse(
         z.object({ records: z.array(ProbeRecord), page: PageInfo }),
@@ -88,10 +74,6 @@ export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'probes.get', {
-      method: 'get',
-      path: '/v1/probes/{recordId}',
-      tags: tag,
-      summary: 'One probe record',
       request: { params: idParam('recordId') },
       responses: jsonResponse(ProbeRecord, 'the probe record'),
     }),

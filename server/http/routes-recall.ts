@@ -23,10 +23,6 @@ const RecallQuery = z.strictObject({
 export function registerRecallRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'recall.search', {
-      method: 'get',
-      path: '/v1/recall',
-      tags: ['recall'],
-      summary: 'Ranked turns and facts for a query, each with its passport; reads only',
       request: { query: RecallQuery },
       responses: jsonResponse(z.object({ items: z.array(RecallItem) }), 'the recalled items'),
     }),

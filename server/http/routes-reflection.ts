@@ -4,8 +4,6 @@ import { ReflectionOutcome, ReflectionRun, ReflectResult, Summary } from './enti
 import { apiRoute, DEFAULT_PAGE, exact, jsonResponse, send, type HttpApp } from './route-kit.js';
 import { ErrorBody, Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
 
-const tag = ['reflection'];
-
 const failure = (description: string) => ({
   description,
   content: { 'application/json': { schema: ErrorBody } },
@@ -33,11 +31,6 @@ const SummarizeBody = z.strictObject({
 export function registerReflectionRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'reflection.reflect', {
-      method: 'post',
-      path: '/v1/sessions/{sessionId}/reflect',
-      tags: tag,
-      summary:
-        "Runs memledger's reflection on a session: the server's model proposes, the gate checks, the pile waits for the owner",
       description:
         'Nothing becomes live: what passes the gate waits in the pile for an owner decision. LLM_NOT_CONFIGURED (503) when the server has no model; LLM_FAILED (502) when the call or its answer fails, and then nothing is written.',
       request: {
@@ -60,10 +53,6 @@ export function registerReflectionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'reflection.list', {
-      method: 'get',
-      path: '/v1/reflections',
-      tags: tag,
-      summary: 'Past reflection runs, newest first, optionally of one session',
       request: { query: z.strictObject({ sessionId: Id.optional(), ...pageQuery }) },
       responses: jsonResponse(
         z.object({ runs: z.array(ReflectionRun), page: PageInfo }),
@@ -88,11 +77,6 @@ export function registerReflectionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'reflection.outcomes', {
-      method: 'get',
-      path: '/v1/reflections/outcomes',
-      tags: tag,
-      summary:
-        "Per prompt version and slot, what the runs' proposals became: dropped per code, pending, live, rejected",
       request: {
         query: z.strictObject({
           promptVersion: text(128).min(1).optional().openapi({
@@ -116,11 +100,6 @@ export function registerReflectionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'summaries.summarize', {
-      method: 'post',
-      path: '/v1/summaries',
-      tags: ['summaries'],
-      summary:
-        "Writes a summary aspect with the server's model: every sentence checked against the turns it cites, the supported ones to the pile",
       description:
         'Nothing becomes live: the supported sentences wait in the pile as one summarized fact for an owner decision. SLOT_NOT_FOUND when the aspect is not a declared summary aspect; LLM_NOT_CONFIGURED (503) when the server has no model; LLM_FAILED (502) when the call or its answer fails, and then nothing is written.',
       request: {
@@ -144,11 +123,6 @@ export function registerReflectionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'summaries.list', {
-      method: 'get',
-      path: '/v1/summaries',
-      tags: ['summaries'],
-      summary:
-        'Past summaries, newest first, optionally of one aspect, with every sentence’s verdict',
       request: { query: z.strictObject({ aspect: SlotName.optional(), ...pageQuery }) },
       responses: jsonResponse(
         z.object({ summaries: z.array(Summary), page: PageInfo }),

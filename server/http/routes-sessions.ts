@@ -25,7 +25,6 @@ import {
 } from './schemas.js';
 
 const SessionParam = idParam('sessionId');
-const tag = ['sessions'];
 
 const CreateSession = z.strictObject({
   id: Id.optional().openapi({ description: 'a host-chosen id (SESSION_EXISTS when taken)' }),
@@ -74,10 +73,6 @@ const lastQuery = intQuery(1, LIMITS.maxInt)
 export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
   app.openapi(
     apiRoute(engine, 'sessions.list', {
-      method: 'get',
-      path: '/v1/sessions',
-      tags: tag,
-      summary: "The subject's sessions, newest first",
       request: { query: z.strictObject(pageQuery) },
       responses: jsonResponse(
         z.object({ sessions: z.array(Session), page: PageInfo }),
@@ -94,10 +89,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'sessions.create', {
-      method: 'post',
-      path: '/v1/sessions',
-      tags: tag,
-      summary: 'Starts a session',
       request: {
         body: { required: false, content: { 'application/json': { schema: CreateSession } } },
       },
@@ -113,10 +104,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'sessions.get', {
-      method: 'get',
-      path: '/v1/sessions/{sessionId}',
-      tags: tag,
-      summary: 'One session',
       request: { params: SessionParam },
       responses: jsonResponse(Session, 'the session'),
     }),
@@ -128,10 +115,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'turns.add', {
-      method: 'post',
-      path: '/v1/sessions/{sessionId}/turns',
-      tags: tag,
-      summary: 'Records a turn with its receipt (or counts a utility generation)',
       request: {
         params: SessionParam,
         body: { required: true, content: { 'application/json': { schema: AddTurn } } },
@@ -148,11 +131,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'turns.recordResponse', {
-      method: 'post',
-      path: '/v1/sessions/{sessionId}/responses',
-      tags: tag,
-      summary:
-        'Records a model response from its content blocks (text joined, receipt from tool blocks)',
       request: {
         params: SessionParam,
         body: { required: true, content: { 'application/json': { schema: ResponseBody } } },
@@ -169,10 +147,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'history.turns', {
-      method: 'get',
-      path: '/v1/sessions/{sessionId}/turns',
-      tags: tag,
-      summary: "The session's turns as JSON, in order, a page at a time",
       request: {
         params: SessionParam,
         query: z.strictObject({
@@ -204,10 +178,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'history.render', {
-      method: 'get',
-      path: '/v1/sessions/{sessionId}/history',
-      tags: tag,
-      summary: 'The transcript as text, each receipt beside its turn',
       request: {
         params: SessionParam,
         query: z.strictObject({
@@ -232,10 +202,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'history.messages', {
-      method: 'get',
-      path: '/v1/sessions/{sessionId}/messages',
-      tags: tag,
-      summary: 'The history as chat-completion messages, receipts as system messages',
       request: { params: SessionParam, query: z.strictObject({ last: lastQuery }) },
       responses: jsonResponse(z.object({ messages: z.array(HistoryMessage) }), 'the messages'),
     }),
@@ -253,10 +219,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
 
   app.openapi(
     apiRoute(engine, 'history.usage', {
-      method: 'get',
-      path: '/v1/sessions/{sessionId}/usage',
-      tags: tag,
-      summary: 'Utility generations counted in the session (never recorded as turns)',
       request: { params: SessionParam },
       responses: jsonResponse(z.object({ usage: z.array(UtilityUsage) }), 'the counts'),
     }),

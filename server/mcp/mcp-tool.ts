@@ -1,7 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { SubjectHandle } from '../../src/index.js';
 import { shownJson } from '../../src/rules.js';
-import type { Operation } from '../roles.js';
+import type { OperationSpec } from '../operations/operation.js';
 import { parseArguments } from './mcp-schemas.js';
 
 /** What a tool answers: structured content (checked against its output schema) and the text. */
@@ -11,12 +11,11 @@ export interface ToolAnswer<O> {
 }
 
 /**
- * One MCP tool: its name, the one operation of the role table it runs, its schemas, and the
- * call. `call` parses its own arguments, so a bad one is INVALID_ARGUMENT.
+ * One MCP tool: its name, its schemas, and the call. `call` parses its own arguments, so a bad one
+ * is INVALID_ARGUMENT. Which operation it runs is the operation table's to say (`McpTool`).
  */
-export interface McpTool {
+export interface McpToolAdapter {
   readonly name: string;
-  readonly operation: Operation;
   readonly title: string;
   readonly description: string;
   readonly input: z.ZodType;
@@ -24,6 +23,11 @@ export interface McpTool {
   /** Reads only: nothing in the store changes (MCP's `readOnlyHint`). */
   readonly readOnly: boolean;
   call(handle: SubjectHandle, args: unknown): Promise<ToolAnswer<Record<string, unknown>>>;
+}
+
+/** A tool as the MCP face offers it: with the operation of the table that names it. */
+export interface McpTool extends McpToolAdapter {
+  readonly operation: OperationSpec;
 }
 
 /**
@@ -35,7 +39,6 @@ export interface McpTool {
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: {
   name: string;
-  operation: Operation;
   title: string;
   description: string;
   input: I;
@@ -43,7 +46,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: {
   readOnly?: boolean;
   rendered?: boolean;
   run(handle: SubjectHandle, input: z.output<I>): Promise<ToolAnswer<z.input<O>>>;
-}): McpTool {
+}): McpToolAdapter {
   const { run, readOnly, rendered, ...meta } = def;
   return {
     ...meta,
@@ -61,4 +64,32 @@ export function iso(d: Date): string;
 export function iso(d: Date | null): string | null;
 export function iso(d: Date | null): string | null {
   return d === null ? null : d.toISOString();
+}
+
+/**
+ * The tool of an operation that declares its call: its arguments are the call's input, its
+ * structured answer the call's output (an object, as MCP requires), its text the call's `text`
+ * (which shows stored strings itself, `shownInline`) or the answer as JSON, shown; its title and description are the operation's doc line.
+ */
+export function derivedTool(name: string, op: OperationSpec): McpToolAdapter {
+  const call = op.call;
+  if (call === undefined) throw new Error(`${op.name}: a derived tool needs the operation's call`);
+  if (!(call.output instanceof z.ZodObject)) {
+    throw new Error(`${op.name}: an MCP tool answers with an object; its output is not one`);
+  }
+  return defineTool({
+    name,
+    title: op.doc,
+    description: op.doc,
+    input: call.input,
+    output: call.output,
+    readOnly: call.readOnly,
+    async run(handle, input) {
+      const answer = call.output.parse(await call.run(handle, input));
+      return {
+        structured: answer as z.input<z.ZodObject>,
+        text: call.text === undefined ? JSON.stringify(shownJson(answer)) : call.text(answer),
+      };
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { renderReceiptLine, shownInline } from '../../src/rules.js';
 import type { Session, Turn } from '../../src/index.js';
-import { defineTool, iso, type McpTool } from './mcp-tool.js';
+import { defineTool, iso, type McpToolAdapter } from './mcp-tool.js';
 import {
   LIMITS,
   compact,
@@ -32,7 +32,6 @@ function sessionJson(s: Session): z.input<typeof sessionSchema> {
 
 const startSession = defineTool({
   name: 'start_session',
-  operation: 'sessions.create',
   title: 'Start a session',
   description:
     'Starts a conversation session. Turns are numbered from 1 within it; history is kept per session, never in a global bucket.',
@@ -51,7 +50,6 @@ const startSession = defineTool({
 
 const listSessions = defineTool({
   name: 'list_sessions',
-  operation: 'sessions.list',
   title: 'List sessions',
   description: 'Lists this subject’s sessions, newest first, with their turn counts.',
   readOnly: true,
@@ -84,7 +82,6 @@ const receiptInput = z
 
 const recordTurn = defineTool({
   name: 'record_turn',
-  operation: 'turns.add',
   title: 'Record a turn',
   description:
     'Records one user or assistant turn in a session, and returns its number (seq) and its receipt. An assistant turn carries a receipt: the tools that ran and the sources they returned, noTools when none ran, or nothing (unknown). Receipt lines imitated inside the reply text are cut out.',
@@ -127,7 +124,6 @@ const recordTurn = defineTool({
 
 const readHistory = defineTool({
   name: 'read_history',
-  operation: 'history.render',
   title: 'Read a session’s history',
   description:
     'The transcript of one session, each assistant turn beside its receipt (tools ran, no tools ran, or unknown). Truncation drops the oldest turns first and never cuts a receipt.',
@@ -150,7 +146,7 @@ const readHistory = defineTool({
 });
 
 /** Sessions, turns and history. */
-export const CONVERSATION_TOOLS: readonly McpTool[] = [
+export const CONVERSATION_TOOLS: readonly McpToolAdapter[] = [
   startSession,
   listSessions,
   recordTurn,

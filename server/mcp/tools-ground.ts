@@ -11,7 +11,7 @@ import {
   type Retraction,
 } from '../../src/index.js';
 import { shownInline } from '../../src/rules.js';
-import { defineTool, iso, type McpTool } from './mcp-tool.js';
+import { defineTool, iso, type McpToolAdapter } from './mcp-tool.js';
 import {
   LIMITS,
   commitmentSchema,
@@ -93,7 +93,6 @@ function retractionJson(r: Retraction): z.input<typeof retractionSchema> {
 
 const retractClaim = defineTool({
   name: 'retract_claim',
-  operation: 'ledger.retract',
   title: 'Retract a claim',
   description:
     'Records a disproven claim in the retraction ledger: what it stood on, why it was wrong, what replaces it, and a typed falsifier (how to check, the observation that keeps the retraction standing, and a different one that would overturn it). Retracted claims stay retracted in recall, arrival and the gate.',
@@ -165,7 +164,6 @@ function probeJson(r: ProbeRecord): z.input<typeof probeRecordSchema> {
 
 const runProbe = defineTool({
   name: 'run_probe',
-  operation: 'probes.run',
   title: 'Run a probe',
   description:
     'Runs a structured probe (file exists/missing/contains, one read-only SQL number, or an HTTP GET on an allowed host) outside the model’s context and records it. The verdict comes from the spec’s polarity, never from wording; an instrument is trusted only once its positive and negative controls diverged (calibrated).',
@@ -202,7 +200,6 @@ const commitmentLine = (c: Commitment) =>
 
 const listCommitments = defineTool({
   name: 'list_commitments',
-  operation: 'commitments.list',
   title: 'List commitments',
   description:
     'What was promised to this subject, newest first; open ones unless a status is given.',
@@ -230,7 +227,6 @@ const listCommitments = defineTool({
 
 const addCommitment = defineTool({
   name: 'add_commitment',
-  operation: 'commitments.add',
   title: 'Add a commitment',
   description: 'Records something promised to this subject, open until done or dropped.',
   input: z.strictObject({
@@ -246,7 +242,6 @@ const addCommitment = defineTool({
 
 const completeCommitment = defineTool({
   name: 'complete_commitment',
-  operation: 'commitments.done',
   title: 'Complete a commitment',
   description: 'Marks an open commitment done.',
   input: z.strictObject({ commitmentId: idText }),
@@ -269,7 +264,6 @@ const actionSchema = z.object({
 
 const recordAction = defineTool({
   name: 'record_action',
-  operation: 'actions.record',
   title: 'Record an action',
   description:
     'Records an action taken through a tool (tool, surface, what it touched). Confirmed actions of the last 48 hours show on arrival.',
@@ -305,7 +299,7 @@ const recordAction = defineTool({
 });
 
 /** The ledger, probes, commitments and actions. */
-export const GROUND_TOOLS: readonly McpTool[] = [
+export const GROUND_TOOLS: readonly McpToolAdapter[] = [
   retractClaim,
   runProbe,
   listCommitments,

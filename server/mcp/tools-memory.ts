@@ -12,7 +12,7 @@ import {
   RecallItem as RecallItemEntity,
 } from '../http/entities.js';
 import { exact } from '../http/route-kit.js';
-import { defineTool, type McpTool } from './mcp-tool.js';
+import { defineTool, type McpToolAdapter } from './mcp-tool.js';
 import { LIMITS, freeText, idText, isoDate, positiveInt, text } from './mcp-schemas.js';
 
 const proposalInput = z.strictObject({
@@ -60,7 +60,6 @@ function renderPropose(r: ProposeResult): string {
 
 const proposeMemories = defineTool({
   name: 'propose_memories',
-  operation: 'gate.propose',
   title: 'Propose memories',
   description:
     'Proposes memories from one session. Each must quote the user’s own words from a numbered user turn of that session (evidence.turn + evidence.quote), or, for origin did, cite a tool on that turn’s receipt. What passes waits in the review pile, not live; what fails is dropped with a code and a reason. Nothing proposed becomes live through any tool.',
@@ -118,7 +117,6 @@ function recallLine(item: RecallItem, rank: number): string {
 
 const recall = defineTool({
   name: 'recall',
-  operation: 'recall.search',
   title: 'Recall',
   description:
     'Searches this subject’s recorded turns and live facts, each item with its passport (origin did/saw/inferred/summarized or turn, status, date, evidence, receipt). Reads only. An empty answer means no record exists: say so.',
@@ -200,7 +198,6 @@ export async function arrivalJson(
 
 const getArrival = defineTool({
   name: 'get_arrival',
-  operation: 'arrival.assemble',
   title: 'Get the arrival context',
   description:
     'The context to read before answering: standing rules, live memory with passports, open commitments with their true count, recent actions and retractions, falsifiers due, and how many proposals await review. Pass the incoming user message as `message` to also get the recorded turns and live facts relevant to it. Each arrival records a manifest of what it gave.',
@@ -223,4 +220,4 @@ const getArrival = defineTool({
 });
 
 /** Proposing, recalling and arriving. */
-export const MEMORY_TOOLS: readonly McpTool[] = [proposeMemories, recall, getArrival];
+export const MEMORY_TOOLS: readonly McpToolAdapter[] = [proposeMemories, recall, getArrival];
