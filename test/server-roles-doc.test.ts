@@ -1,4 +1,4 @@
-// docs/SERVER.md's role table drifting from server/roles.ts would tell an operator a reader cannot do what it can.
+// docs/SERVER.md's role table drifting from the operation table would tell an operator a reader cannot do what it can.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ const group = (pairs: Array<[string, string]>): Record<string, string[]> => {
 };
 
 describe('the role table', () => {
-  it('docs/SERVER.md lists exactly the operations of server/roles.ts, with their roles', () => {
+  it('docs/SERVER.md lists exactly the operations of the operation table, with their roles', () => {
     expect(rows.length).toBeGreaterThan(10);
     expect(Object.fromEntries(rows.map((r) => [r.op, r.role]))).toEqual(OPERATIONS);
   });

@@ -51,7 +51,8 @@ export function registerDerivedRoute(app: HttpApp, engine: Engine, op: Operation
     responses: jsonResponse(call.output, op.doc),
   });
   app.openapi(route, async (c) => {
-    const valid = c.req.valid as (target: 'param' | 'query' | 'json') => Record<string, unknown>;
+    const valid = (target: 'param' | 'query' | 'json') =>
+      (c.req.valid as (t: typeof target) => Record<string, unknown>).call(c.req, target);
     const input = call.input.parse({
       ...(params === undefined ? {} : valid('param')),
       ...valid(isGet ? 'query' : 'json'),
