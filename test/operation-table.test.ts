@@ -199,6 +199,18 @@ describe('a face whose adapters and table disagree', () => {
       expect(() => createHttpApp({ engine: t.engine, operations: withoutRecall })).toThrow(
         /recall\.search is not in the table/,
       );
+      // a static path after a parameter's: the earlier route would answer it
+      const settleAll: OperationSpec = {
+        ...THROWAWAY_OPERATION,
+        name: 'ledger.settleAll',
+        http: { method: 'post', path: '/v1/retractions/all/settle', tag: 'ledger' },
+        mcp: {},
+      };
+      expect(() =>
+        createHttpApp({ engine: t.engine, operations: [...OPERATION_TABLE, settleAll] }),
+      ).toThrow(
+        /\/v1\/retractions\/all\/settle is answered by \/v1\/retractions\/\{retractionId\}\/settle/,
+      );
       // negative control: the shipped table starts
       expect(() => createHttpApp({ engine: t.engine })).not.toThrow();
     } finally {

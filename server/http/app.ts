@@ -43,21 +43,46 @@ const reportToStderr: InternalErrorReporter = (err) => {
   process.stderr.write(`memledger http: ${what}\n`);
 };
 
+/** Routes an earlier route of the same method answers first: `GET /v1/x/{id}` before `GET /v1/x/y`. */
+function shadowed(routes: readonly Record<string, unknown>[]): string[] {
+  const literal = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const pattern = (path: string) =>
+    new RegExp(
+      `^${path
+        .split(/\{[^}]+\}/)
+        .map(literal)
+        .join('[^/]+')}$`,
+    );
+  const out: string[] = [];
+  routes.forEach((later, i) => {
+    for (const earlier of routes.slice(0, i)) {
+      if (earlier.method !== later.method) continue;
+      if (pattern(String(earlier.path)).test(String(later.path))) {
+        out.push(`${String(later.path)} is answered by ${String(earlier.path)}, added before it`);
+      }
+    }
+  });
+  return out;
+}
+
 /**
  * Refuses to serve when the routes and the table disagree: an operation of the table with an
  * HTTP face and no route (no adapter and no call), a route of an operation the table does not
- * list, or one operation with two routes.
+ * list, one operation with two routes, or a route that one added before it would answer.
  */
 function checkRoutes(app: HttpApp, operations: readonly OperationSpec[]): void {
-  const served = app.openAPIRegistry.definitions.flatMap((d) =>
-    d.type === 'route' ? [(d.route as unknown as Record<string, unknown>)[OPERATION_KEY]] : [],
+  const routes = app.openAPIRegistry.definitions.flatMap((d) =>
+    d.type === 'route' ? [d.route as unknown as Record<string, unknown>] : [],
   );
-  const named = served.filter((name): name is string => typeof name === 'string');
+  const named = routes
+    .map((route) => route[OPERATION_KEY])
+    .filter((name): name is string => typeof name === 'string');
   const declared = operations.filter((op) => op.http !== undefined).map((op) => op.name);
   const problems = [
     ...declared.filter((name) => !named.includes(name)).map((n) => `${n} has no route`),
     ...named.filter((name) => !declared.includes(name)).map((n) => `${n} is not in the table`),
     ...named.filter((name, i) => named.indexOf(name) !== i).map((n) => `${n} has two routes`),
+    ...shadowed(routes),
   ];
   if (problems.length > 0) {
     throw new Error(`the HTTP routes and the operation table disagree: ${problems.join('; ')}`);
@@ -93,8 +118,12 @@ export function createHttpApp(config: HttpAppConfig): HttpApp {
   registerRecallRoutes(app, engine);
   registerReflectionRoutes(app, engine);
   const operations: readonly OperationSpec[] = config.operations ?? OPERATION_TABLE;
-  for (const op of operations) {
-    if (op.http !== undefined && op.call !== undefined) registerDerivedRoute(app, engine, op);
+  // Hono tries routes in the order they were added: a path without parameters before one with
+  // them, so `/v1/facts/integrity` is never read as the fact `integrity`
+  const params = (op: OperationSpec) => (op.http?.path.match(/\{/g) ?? []).length;
+  const derived = operations.filter((op) => op.http !== undefined && op.call !== undefined);
+  for (const op of [...derived].sort((a, b) => params(a) - params(b))) {
+    registerDerivedRoute(app, engine, op);
   }
   checkRoutes(app, operations);
 

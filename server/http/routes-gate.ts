@@ -3,11 +3,9 @@ import { FACT_ORIGINS, type Engine } from '../../src/index.js';
 import {
   DroppedProposal,
   Fact,
-  IntegrityReport,
   LiveIntegrity,
   PendingProposal,
   ProposeResult,
-  Slot,
 } from './entities.js';
 import {
   apiRoute,
@@ -20,7 +18,7 @@ import {
   windowFor,
   type HttpApp,
 } from './route-kit.js';
-import { Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
+import { Id, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
 
 /**
  * One proposed memory. The schema holds the types; the gate holds the rules (a quote not in its
@@ -72,13 +70,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
   );
 
   app.openapi(
-    apiRoute(engine, 'gate.pileCount', {
-      responses: jsonResponse(z.object({ count: z.number().int() }), 'the count'),
-    }),
-    async (c) => c.json({ count: await c.var.caller.handle.gate.pileCount() }, 200),
-  );
-
-  app.openapi(
     apiRoute(engine, 'gate.pile', {
       request: { query: z.strictObject(pageQuery) },
       responses: jsonResponse(
@@ -116,13 +107,6 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
   );
 
   app.openapi(
-    apiRoute(engine, 'facts.integrity', {
-      responses: jsonResponse(IntegrityReport, 'the integrity report'),
-    }),
-    async (c) => c.json(send(IntegrityReport, await c.var.caller.handle.facts.integrity()), 200),
-  );
-
-  app.openapi(
     apiRoute(engine, 'facts.live', {
       request: { query: z.strictObject({ slot: text(LIMITS.slot).optional(), ...pageQuery }) },
       responses: jsonResponse(
@@ -141,24 +125,5 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
       );
       return c.json({ facts: send(z.array(Fact), items), page, integrity: { ok, warning } }, 200);
     },
-  );
-
-  app.openapi(
-    apiRoute(engine, 'facts.get', {
-      request: { params: idParam('factId') },
-      responses: jsonResponse(Fact, 'the fact'),
-    }),
-    async (c) => {
-      const { factId } = c.req.valid('param');
-      return c.json(send(Fact, await c.var.caller.handle.facts.get(factId)), 200);
-    },
-  );
-
-  app.openapi(
-    apiRoute(engine, 'slots.list', {
-      responses: jsonResponse(z.object({ slots: z.array(Slot) }), 'the slots'),
-    }),
-    async (c) =>
-      c.json({ slots: send(z.array(Slot), await c.var.caller.handle.slots.list()) }, 200),
   );
 }

@@ -79,17 +79,6 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
   );
 
   app.openapi(
-    apiRoute(engine, 'ledger.get', {
-      request: { params: RetractionParam },
-      responses: jsonResponse(Retraction, 'the retraction'),
-    }),
-    async (c) => {
-      const { retractionId } = c.req.valid('param');
-      return c.json(send(Retraction, await c.var.caller.handle.ledger.get(retractionId)), 200);
-    },
-  );
-
-  app.openapi(
     apiRoute(engine, 'ledger.settleByProbe', {
       request: {
         params: RetractionParam,

@@ -12,7 +12,7 @@ import {
   windowFor,
   type HttpApp,
 } from './route-kit.js';
-import { idParam, InstrumentName, PageInfo, pageQuery, text } from './schemas.js';
+import { InstrumentName, PageInfo, pageQuery, text } from './schemas.js';
 
 const RunBody = z.strictObject({
   spec: ProbeSpecIn,
@@ -69,17 +69,6 @@ export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
       });
       const { items, page } = pageOf(all, q, ENGINE_WINDOW);
       return c.json({ records: send(z.array(ProbeRecord), items), page }, 200);
-    },
-  );
-
-  app.openapi(
-    apiRoute(engine, 'probes.get', {
-      request: { params: idParam('recordId') },
-      responses: jsonResponse(ProbeRecord, 'the probe record'),
-    }),
-    async (c) => {
-      const { recordId } = c.req.valid('param');
-      return c.json(send(ProbeRecord, await c.var.caller.handle.probes.get(recordId)), 200);
     },
   );
 }

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { TURN_ROLES, type Engine } from '../../src/index.js';
-import { AddTurnResult, HistoryMessage, Session, Turn, UtilityUsage } from './entities.js';
+import { AddTurnResult, HistoryMessage, Session, Turn } from './entities.js';
 import {
   apiRoute,
   ENGINE_WINDOW,
@@ -99,17 +99,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
     async (c) => {
       const session = await c.var.caller.handle.sessions.create(exact(c.req.valid('json')));
       return c.json(send(Session, session), 201);
-    },
-  );
-
-  app.openapi(
-    apiRoute(engine, 'sessions.get', {
-      request: { params: SessionParam },
-      responses: jsonResponse(Session, 'the session'),
-    }),
-    async (c) => {
-      const { sessionId } = c.req.valid('param');
-      return c.json(send(Session, await c.var.caller.handle.sessions.get(sessionId)), 200);
     },
   );
 
@@ -214,18 +203,6 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
       );
       // rendered by history (contents shown, receipt lines memledger's own)
       return c.json({ messages: sendRendered(z.array(HistoryMessage), messages) }, 200);
-    },
-  );
-
-  app.openapi(
-    apiRoute(engine, 'history.usage', {
-      request: { params: SessionParam },
-      responses: jsonResponse(z.object({ usage: z.array(UtilityUsage) }), 'the counts'),
-    }),
-    async (c) => {
-      const { sessionId } = c.req.valid('param');
-      const usage = await c.var.caller.handle.history.usage(sessionId);
-      return c.json({ usage: send(z.array(UtilityUsage), usage) }, 200);
     },
   );
 }

@@ -85,7 +85,7 @@ export function derivedTool(name: string, op: OperationSpec): McpToolAdapter {
     output: call.output,
     readOnly: call.readOnly,
     async run(handle, input) {
-      const answer = call.output.parse(await call.run(handle, input));
+      const answer = call.output.parse(JSON.parse(JSON.stringify(await call.run(handle, input))));
       return {
         structured: answer as z.input<z.ZodObject>,
         text: call.text === undefined ? JSON.stringify(shownJson(answer)) : call.text(answer),

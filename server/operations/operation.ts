@@ -33,7 +33,12 @@ export interface OperationCall<
   readonly output: O;
   /** Nothing in the store changes (MCP's `readOnlyHint`). */
   readonly readOnly: boolean;
-  run(handle: SubjectHandle, input: z.output<I>): Promise<z.input<O>>;
+  /**
+   * Runs it on the caller's handle. The answer, as JSON (dates as ISO strings), is parsed by
+   * `output`, which drops what it does not name: the engine's own entities can be answered as
+   * they are.
+   */
+  run(handle: SubjectHandle, input: z.output<I>): Promise<unknown>;
   /** The MCP tool's text answer (default: the answer as JSON). */
   text?(output: z.output<O>): string;
 }
@@ -53,6 +58,13 @@ export interface OperationSpec {
   readonly http?: HttpFace;
   readonly mcp?: McpFace;
   readonly call?: OperationCall;
+}
+
+/** A call, typed from its schemas (`run` sees the parsed input and answers the output). */
+export function defineCall<I extends z.ZodObject, O extends z.ZodType>(
+  call: OperationCall<I, O>,
+): OperationCall {
+  return call as unknown as OperationCall;
 }
 
 /** An operation whose faces are all derived from its call (the shape a new operation takes). */

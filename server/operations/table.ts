@@ -1,6 +1,17 @@
 import { ServerError } from '../server-errors.js';
 import type { TokenRole } from '../../src/index.js';
-import type { OperationSpec } from './operation.js';
+import { z } from '@hono/zod-openapi';
+import {
+  Fact,
+  IntegrityReport,
+  ProbeRecord,
+  Retraction,
+  Session,
+  Slot,
+  UtilityUsage,
+} from '../http/entities.js';
+import { Id } from '../http/schemas.js';
+import { defineCall, type OperationSpec } from './operation.js';
 
 /**
  * Every operation a token can run through a face, the least role that may run it, and where each
@@ -24,6 +35,12 @@ export const OPERATION_TABLE = [
     role: 'reader',
     doc: 'One session',
     http: { method: 'get', path: '/v1/sessions/{sessionId}', tag: 'sessions' },
+    call: defineCall({
+      input: z.strictObject({ sessionId: Id }),
+      output: Session,
+      readOnly: true,
+      run: (me, { sessionId }) => me.sessions.get(sessionId),
+    }),
   },
   {
     name: 'history.turns',
@@ -49,12 +66,24 @@ export const OPERATION_TABLE = [
     role: 'reader',
     doc: 'Utility generations counted in the session (never recorded as turns)',
     http: { method: 'get', path: '/v1/sessions/{sessionId}/usage', tag: 'sessions' },
+    call: defineCall({
+      input: z.strictObject({ sessionId: Id }),
+      output: z.object({ usage: z.array(UtilityUsage) }),
+      readOnly: true,
+      run: async (me, { sessionId }) => ({ usage: await me.history.usage(sessionId) }),
+    }),
   },
   {
     name: 'gate.pileCount',
     role: 'reader',
     doc: "How many proposals await the owner's decision",
     http: { method: 'get', path: '/v1/pile/count', tag: 'gate' },
+    call: defineCall({
+      input: z.strictObject({}),
+      output: z.object({ count: z.number().int() }),
+      readOnly: true,
+      run: async (me) => ({ count: await me.gate.pileCount() }),
+    }),
   },
   {
     name: 'facts.live',
@@ -67,18 +96,36 @@ export const OPERATION_TABLE = [
     role: 'reader',
     doc: 'One fact or proposal by id, whatever its status, with its passport',
     http: { method: 'get', path: '/v1/facts/{factId}', tag: 'gate' },
+    call: defineCall({
+      input: z.strictObject({ factId: Id }),
+      output: Fact,
+      readOnly: true,
+      run: (me, { factId }) => me.facts.get(factId),
+    }),
   },
   {
     name: 'facts.integrity',
     role: 'reader',
     doc: "What failed verification against the owner's chain, if anything",
     http: { method: 'get', path: '/v1/facts/integrity', tag: 'gate' },
+    call: defineCall({
+      input: z.strictObject({}),
+      output: IntegrityReport,
+      readOnly: true,
+      run: (me) => me.facts.integrity(),
+    }),
   },
   {
     name: 'slots.list',
     role: 'reader',
     doc: 'The declared slots (auto-live only where a verified owner delegation says so)',
     http: { method: 'get', path: '/v1/slots', tag: 'gate' },
+    call: defineCall({
+      input: z.strictObject({}),
+      output: z.object({ slots: z.array(Slot) }),
+      readOnly: true,
+      run: async (me) => ({ slots: await me.slots.list() }),
+    }),
   },
   {
     name: 'ledger.list',
@@ -91,6 +138,12 @@ export const OPERATION_TABLE = [
     role: 'reader',
     doc: 'One retraction',
     http: { method: 'get', path: '/v1/retractions/{retractionId}', tag: 'ledger' },
+    call: defineCall({
+      input: z.strictObject({ retractionId: Id }),
+      output: Retraction,
+      readOnly: true,
+      run: (me, { retractionId }) => me.ledger.get(retractionId),
+    }),
   },
   {
     name: 'ledger.due',
@@ -226,6 +279,12 @@ export const OPERATION_TABLE = [
     role: 'agent',
     doc: 'One probe record',
     http: { method: 'get', path: '/v1/probes/{recordId}', tag: 'probes' },
+    call: defineCall({
+      input: z.strictObject({ recordId: Id }),
+      output: ProbeRecord,
+      readOnly: true,
+      run: (me, { recordId }) => me.probes.get(recordId),
+    }),
   },
   {
     name: 'commitments.add',
