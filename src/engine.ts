@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createTokensModule } from './access/access-tokens.js';
 import type { ArrivalConfig } from './arrival/arrival-module.js';
 import { requireId } from './domain/turn.js';
 import { createEngineContext } from './engine/context.js';
@@ -164,19 +163,7 @@ async function assemble(
         return subjects.list();
       },
     },
-    tokens: createTokensModule({
-      client,
-      clock: ctx.clock,
-      newId: ctx.newId,
-      crypto: modules.crypto,
-      storeId,
-      defaultSubject: DEFAULT_SUBJECT,
-      assertOpen: () => ctx.assertOpen(),
-      revokeOnChain: (input) => modules.gate.revokeToken(input),
-      verifiedRevocations: async (subjectId) =>
-        (await modules.trust.withSubject(subjectId, (held) => held.chain(client))).revokedTokens,
-      ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
-    }),
+    tokens: { authenticate: (secret) => modules.tokens.authenticate(secret) },
     addArrivalBlock(def) {
       ctx.assertOpen();
       modules.arrival.addBlock(def);

@@ -47,7 +47,12 @@ export type {
 // The servers' credentials.
 export { TOKEN_PREFIX, TOKEN_ROLES } from './domain/token.js';
 export type { TokenInfo, TokenRole } from './domain/token.js';
-export type { CreatedToken, TokensApi } from './access/access-tokens.js';
+export type {
+  CreatedToken,
+  OwnerTokensApi,
+  RevokedToken,
+  TokensApi,
+} from './access/access-tokens.js';
 
 // Errors.
 export { EngineError, ERROR_CODES, isEngineError } from './domain/errors.js';

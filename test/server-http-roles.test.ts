@@ -431,13 +431,14 @@ describe.each(ENGINES)('HTTP roles [%s]', (kind) => {
   });
 
   it('refuses a revoked token on every route', async () => {
-    const made = await engine.tokens.create({
-      subject: 'alice',
+    const made = await engine.subject('alice').owner.createToken({
       role: 'agent',
       signer: alice.signer,
     });
     expect((await call(app, 'GET', '/v1/sessions', bearer(made.token))).status).toBe(200);
-    await engine.tokens.revoke({ id: made.info.id, signer: alice.signer });
+    await engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: alice.signer });
     const before = await dumpStore(engine);
     for (const o of ops) {
       const res = await send(o, bearer(made.token));

@@ -257,8 +257,7 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
   });
 
   it('stops a connection whose token is revoked at its next request', async () => {
-    const made = await engine.tokens.create({
-      subject: mine.agentInfo.subject,
+    const made = await engine.subject(mine.agentInfo.subject).owner.createToken({
       role: 'agent',
       signer: owner.signer,
     });
@@ -269,7 +268,9 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
     try {
       const ok = await client.callTool({ name: 'list_sessions', arguments: {} });
       expect(ok.isError).not.toBe(true);
-      await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+      await engine
+        .subject(made.info.subject)
+        .owner.revokeToken({ id: made.info.id, signer: owner.signer });
       const before = await dumpStore(engine);
       expect(await errorCode(client, 'record_turn', valid.record_turn ?? {})).toBe('TOKEN_REVOKED');
       await expect(client.getPrompt({ name: 'arrival', arguments: {} })).rejects.toThrow(
@@ -282,12 +283,13 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
   });
 
   it('answers a revoked token over HTTP /mcp with 401 TOKEN_REVOKED', async () => {
-    const made = await engine.tokens.create({
-      subject: mine.agentInfo.subject,
+    const made = await engine.subject(mine.agentInfo.subject).owner.createToken({
       role: 'reader',
       signer: owner.signer,
     });
-    await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+    await engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: owner.signer });
     const serve = createServeApp({ engine });
     try {
       const post = (authorization?: string) =>

@@ -177,8 +177,7 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
 
   it('the untampered store: every face shows what the owner signed, and none warns (negative control)', async () => {
     f = await store.fixture();
-    const agent = await f.engine.tokens.create({
-      subject: f.subject,
+    const agent = await f.engine.subject(f.subject).owner.createToken({
       role: 'agent',
       signer: f.signer,
     });
@@ -200,8 +199,7 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
   for (const c of TAMPER_CASES) {
     it(`${c.name}: no face shows it, every integrity face names ${c.anchored}`, async () => {
       f = await store.fixture();
-      const agent = await f.engine.tokens.create({
-        subject: f.subject,
+      const agent = await f.engine.subject(f.subject).owner.createToken({
         role: 'agent',
         signer: f.signer,
       });
@@ -225,8 +223,7 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
 
   it("a pending proposal's verdict forged to asserted: every arrival face counts the gate's verdict and says one was stored otherwise", async () => {
     f = await store.fixture();
-    const agent = await f.engine.tokens.create({
-      subject: f.subject,
+    const agent = await f.engine.subject(f.subject).owner.createToken({
       role: 'agent',
       signer: f.signer,
     });
@@ -250,12 +247,13 @@ describe.each(ENGINES)('every face after a tamper [%s]', (kind) => {
 
   it('a revoked token whose row was cleared is refused on the HTTP and MCP faces', async () => {
     f = await store.fixture();
-    const made = await f.engine.tokens.create({
-      subject: f.subject,
+    const made = await f.engine.subject(f.subject).owner.createToken({
       role: 'agent',
       signer: f.signer,
     });
-    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    const revoked = await f.engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: f.signer });
     if (revoked.head !== undefined)
       recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, revoked.head);
     await f.tamper([`UPDATE access_tokens SET revoked_at = NULL WHERE id = $1`], [made.info.id]);

@@ -125,24 +125,24 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
 
   it('a revoked token stays revoked when its row is cleared; a grant re-signed under a swapped key is refused where the anchor is held', async () => {
     f = await store.fixture();
-    const made = await f.engine.tokens.create({
-      subject: f.subject,
+    const made = await f.engine.subject(f.subject).owner.createToken({
       role: 'agent',
       signer: f.signer,
     });
-    const kept = await f.engine.tokens.create({
-      subject: f.subject,
+    const kept = await f.engine.subject(f.subject).owner.createToken({
       role: 'reader',
       signer: f.signer,
     });
-    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    const revoked = await f.engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: f.signer });
     // recorded beside the key file, as `memledger token revoke` records it
     recordKeyFileRevocation(f.keyFile, f.engine.storeId, f.subject, made.info.id);
     if (revoked.head !== undefined) {
       recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, revoked.head);
     }
     await f.tamper([`UPDATE access_tokens SET revoked_at = NULL WHERE id = $1`], [made.info.id]);
-    expect((await f.engine.tokens.list({ subject: f.subject }))[0]?.revokedAt ?? null).toBeNull();
+    expect((await f.engine.subject(f.subject).owner.tokens())[0]?.revokedAt ?? null).toBeNull();
     expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
     // negative control: the token never revoked still authenticates
     expect((await f.engine.tokens.authenticate(kept.token)).role).toBe('reader');
@@ -160,8 +160,7 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     // the owner key swapped and every grant re-signed: the store agrees with itself...
     const other = await store.fixture();
     f = other;
-    const reader = await other.engine.tokens.create({
-      subject: other.subject,
+    const reader = await other.engine.subject(other.subject).owner.createToken({
       role: 'reader',
       signer: other.signer,
     });
@@ -201,8 +200,7 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
 
   it("a forged revoke link does not make the owner's revocation a no-op; a broken chain leaves the row revoked", async () => {
     f = await store.fixture();
-    const made = await f.engine.tokens.create({
-      subject: f.subject,
+    const made = await f.engine.subject(f.subject).owner.createToken({
       role: 'agent',
       signer: f.signer,
     });
@@ -216,7 +214,9 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
       ],
       [`token:${made.info.id}`],
     );
-    const revoked = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    const revoked = await f.engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: f.signer });
     expect(revoked.revokedAt).toBeInstanceOf(Date);
     expect(revoked.head).toBeUndefined();
     expect(revoked.unsigned).toMatch(/broken/i);
@@ -230,7 +230,9 @@ describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
     await f.reopen();
     expect(await code(f.engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
     // and on a whole chain the owner's revoke signs a link after all
-    const again = await f.engine.tokens.revoke({ id: made.info.id, signer: f.signer });
+    const again = await f.engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: f.signer });
     expect(again.head?.seq).toBe(4);
   });
 

@@ -2,7 +2,7 @@
 // signature on every authentication, so a flipped column refuses a token instead of widening it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../src/engine/test-access.js';
-import { TOKEN_ROLES, type Engine } from '../src/index.js';
+import { TOKEN_ROLES, type Engine, type SubjectHandle } from '../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
@@ -32,7 +32,7 @@ describe.each(ENGINES)('tokens [%s]', (kind) => {
     const { rows } = await sql('SELECT * FROM access_tokens');
     expect(JSON.stringify(rows)).not.toContain(agent.slice(4));
     expect(TOKEN_ROLES).toEqual(['agent', 'reader']);
-    const listed = await engine.tokens.list({ subject: 'alice' });
+    const listed = await engine.subject('alice').owner.tokens();
     expect(listed.map((x) => x.role)).toEqual(['agent', 'reader']);
     expect(JSON.stringify(listed)).not.toContain(agent);
   });
@@ -43,57 +43,85 @@ describe.each(ENGINES)('tokens [%s]', (kind) => {
     expect(await code(engine.tokens.authenticate(undefined as unknown as string))).toBe(
       'TOKEN_INVALID',
     );
-    const made = await engine.tokens.create({
-      subject: 'alice',
+    const made = await engine.subject('alice').owner.createToken({
       role: 'agent',
       signer: owner.signer,
     });
     await engine.tokens.authenticate(made.token); // positive control
-    const revoked = await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+    const revoked = await engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: owner.signer });
     expect(revoked.revokedAt).toBeInstanceOf(Date);
     expect(await code(engine.tokens.authenticate(made.token))).toBe('TOKEN_REVOKED');
     // revoking twice is harmless and keeps the first time
-    const again = await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+    const again = await engine
+      .subject(made.info.subject)
+      .owner.revokeToken({ id: made.info.id, signer: owner.signer });
     expect(again.revokedAt?.getTime()).toBe(revoked.revokedAt?.getTime());
-    expect(await code(engine.tokens.revoke({ id: 'tok_nosuch', signer: owner.signer }))).toBe(
+    const alice = engine.subject('alice').owner;
+    expect(await code(alice.revokeToken({ id: 'tok_nosuch', signer: owner.signer }))).toBe(
       'TOKEN_NOT_FOUND',
     );
+    // another subject's token reads as a missing one in this subject's owner namespace
+    const bobs = await ownerWithTokens(engine, 'bob-revoke', owner);
+    expect(await code(alice.revokeToken({ id: bobs.agentInfo.id, signer: owner.signer }))).toBe(
+      'TOKEN_NOT_FOUND',
+    );
+    await engine.tokens.authenticate(bobs.agent); // untouched
   });
 
   it('only the subject\u2019s owner key makes or revokes its tokens', async () => {
     expect(
       await code(
-        engine.tokens.create({ subject: 'alice', role: 'agent', signer: stranger.signer }),
+        engine.subject('alice').owner.createToken({ role: 'agent', signer: stranger.signer }),
       ),
     ).toBe('WRONG_KEY');
     await engine.subjects.create('keyless');
     expect(
       await code(
-        engine.tokens.create({ subject: 'keyless', role: 'reader', signer: owner.signer }),
+        engine.subject('keyless').owner.createToken({ role: 'reader', signer: owner.signer }),
       ),
     ).toBe('NO_OWNER_KEY');
     expect(
-      await code(engine.tokens.create({ subject: 'ghost', role: 'reader', signer: owner.signer })),
+      await code(
+        engine.subject('ghost').owner.createToken({ role: 'reader', signer: owner.signer }),
+      ),
     ).toBe('SUBJECT_NOT_FOUND');
-    const made = await engine.tokens.create({
-      subject: 'alice',
+    const made = await engine.subject('alice').owner.createToken({
       role: 'reader',
       signer: owner.signer,
     });
-    expect(await code(engine.tokens.revoke({ id: made.info.id, signer: stranger.signer }))).toBe(
-      'WRONG_KEY',
-    );
+    expect(
+      await code(
+        engine
+          .subject(made.info.subject)
+          .owner.revokeToken({ id: made.info.id, signer: stranger.signer }),
+      ),
+    ).toBe('WRONG_KEY');
     await engine.tokens.authenticate(made.token);
+    type CreateInput = Parameters<SubjectHandle['owner']['createToken']>[0];
     for (const bad of [
-      { subject: 'alice', role: 'owner', signer: owner.signer },
-      { subject: 'alice', role: 'agent' },
-      { subject: 'alice', role: 'agent', signer: owner.signer, name: 'a\u0000b' },
-      { subject: '../alice', role: 'agent', signer: owner.signer },
+      { role: 'owner', signer: owner.signer },
+      { role: 'agent' },
+      { role: 'agent', signer: owner.signer, name: 'a\u0000b' },
     ]) {
-      expect(
-        await code(engine.tokens.create(bad as Parameters<Engine['tokens']['create']>[0])),
-      ).toBe('INVALID_ARGUMENT');
+      expect(await code(engine.subject('alice').owner.createToken(bad as CreateInput))).toBe(
+        'INVALID_ARGUMENT',
+      );
     }
+    expect(
+      await code(
+        engine.subject('../alice').owner.createToken({ role: 'agent', signer: owner.signer }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    // a subject named in the input changes nothing: the token is the namespace's subject's
+    await ownerWithTokens(engine, 'bob-input', owner);
+    const aimed = await engine.subject('alice').owner.createToken({
+      subject: 'bob-input',
+      role: 'agent',
+      signer: owner.signer,
+    } as CreateInput);
+    expect(aimed.info.subject).toBe('alice');
   });
 
   it('a row changed in the store refuses the token: its role or its subject', async () => {
@@ -132,7 +160,7 @@ describe.each(ENGINES)('tokens [%s]', (kind) => {
   it('rejects every call once the engine is closed', async () => {
     const other = await openTestEngine(kind);
     await other.close();
-    expect(await code(other.engine.tokens.list())).toBe('ENGINE_CLOSED');
+    expect(await code(other.engine.subject().owner.tokens())).toBe('ENGINE_CLOSED');
     expect(await code(other.engine.tokens.authenticate('x'))).toBe('ENGINE_CLOSED');
   });
 });

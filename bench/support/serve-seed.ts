@@ -221,8 +221,7 @@ async function seedSubject(
         `expected ${wantSessions}, ${wantTurns}, ${approved}`,
     );
   }
-  const { token } = await engine.tokens.create({
-    subject,
+  const { token } = await engine.subject(subject).owner.createToken({
     role: 'agent',
     name: 'serve-bench',
     signer,

@@ -45,7 +45,11 @@ export const proposeCommand = defineCommand({
     const proposals = await readJsonArray(ctx.io, ctx.values.file);
     const result = await ctx.withSubject(ctx.values.subject, (me) =>
       // the file's items as written: the gate judges each and drops what is not a proposal
-      me.gate.propose({ sessionId, proposals: proposals as readonly Proposal[], ...(by === undefined ? {} : { proposedBy: by }) }),
+      me.gate.propose({
+        sessionId,
+        proposals: proposals as readonly Proposal[],
+        ...(by === undefined ? {} : { proposedBy: by }),
+      }),
     );
     ctx.print(
       {

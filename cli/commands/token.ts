@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { EngineError, TOKEN_ROLES, type TokenInfo } from '../../src/index.js';
+import { EngineError, TOKEN_ROLES, type Engine, type TokenInfo } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { recordRevokedToken, recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
@@ -51,8 +51,7 @@ export const tokenCreateCommand = defineCommand({
     const made = await ctx.withEngine(false, async (engine) => {
       const me = engine.subject(ctx.values.subject);
       const { signer } = await ownerSigner(ctx, me);
-      const created = await engine.tokens.create({
-        subject: me.id,
+      const created = await me.owner.createToken({
         role,
         signer,
         ...(name === undefined ? {} : { name }),
@@ -72,15 +71,21 @@ export const tokenCreateCommand = defineCommand({
   },
 });
 
+/** The tokens of one subject, or of every subject in order (each subject's owner namespace). */
+async function everyToken(engine: Engine, subject?: string): Promise<TokenInfo[]> {
+  const subjects = subject === undefined ? await engine.subjects.list() : [subject];
+  const lists = [];
+  for (const s of subjects) lists.push(await engine.subject(s).owner.tokens());
+  return lists.flat();
+}
+
 export const tokenListCommand = defineCommand({
   path: ['token', 'list'],
   summary: 'Lists the tokens (never their secrets), of one subject with --subject.',
   options: { subject: SUBJECT_OPTION.subject },
   async run(ctx) {
     const { subject } = ctx.values;
-    const tokens = await ctx.withEngine(false, (engine) =>
-      engine.tokens.list(subject === undefined ? {} : { subject }),
-    );
+    const tokens = await ctx.withEngine(false, (engine) => everyToken(engine, subject));
     ctx.print({ tokens: tokens.map(infoJson) }, () =>
       tokens.length === 0 ? 'no tokens' : tokens.map(infoLine).join('\n'),
     );
@@ -99,13 +104,13 @@ export const tokenRevokeCommand = defineCommand({
     }
     const revoked = await ctx.withEngine(false, async (engine) => {
       // Found before the passphrase is asked for: an unknown id needs no key.
-      const found = (await engine.tokens.list()).find((t) => t.id === id);
+      const found = (await everyToken(engine)).find((t) => t.id === id);
       if (found === undefined) {
         throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${id}"`);
       }
       const me = engine.subject(found.subject);
       const { signer, keyFile } = await ownerSigner(ctx, me);
-      const result = await engine.tokens.revoke({ id, signer });
+      const result = await me.owner.revokeToken({ id, signer });
       // recorded beside the key file: anchored processes refuse it whatever the store says; the
       // link's head too, so a cut of it is found
       recordRevokedToken(ctx, keyFile, me, id);

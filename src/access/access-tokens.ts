@@ -12,7 +12,6 @@ import {
   type TokenInfo,
   type TokenRole,
 } from '../domain/token.js';
-import { requireId } from '../domain/turn.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { SubjectSql } from '../store/subject-sql.js';
@@ -24,32 +23,44 @@ export interface CreatedToken {
   info: TokenInfo;
 }
 
+/** A revoked token's record, with the chain head its signed revocation made (`head`), or why none. */
+export type RevokedToken = TokenInfo & {
+  head?: { seq: number; hash: string; root: string };
+  unsigned?: string;
+};
+
 /**
- * The owner's credentials for the servers. Making and revoking a token needs the owner key of
- * its subject; authenticating one checks the owner's signature over its grant every time.
+ * The owner's credentials for the servers, managed in the subject's owner namespace
+ * (`handle.owner`): making and revoking a token needs the subject's owner key.
  */
-export interface TokensApi {
-  create(input: {
-    subject?: string;
+export interface OwnerTokensApi {
+  /** Makes an agent or reader token for this subject, its grant signed by the owner key. */
+  createToken(input: {
     role: TokenRole;
     name?: string;
     signer: OwnerSigner;
   }): Promise<CreatedToken>;
-  list(options?: { subject?: string }): Promise<TokenInfo[]>;
+  /** This subject's tokens, revoked ones too (never a secret). */
+  tokens(): Promise<TokenInfo[]>;
   /**
-   * Revokes: the row at once, then a signed link in the subject's chain. `head`: the chain head
-   * that link made (for the owner's head file), absent when a verified link revoked it already.
-   * `unsigned`: why no link could be appended (a broken chain); the row still refuses it, and an
-   * anchored process refuses it once the owner's head file records it.
+   * Revokes one of this subject's tokens: the row at once, then a signed link in the subject's
+   * chain. `head`: the chain head that link made (for the owner's head file), absent when a
+   * verified link revoked it already. `unsigned`: why no link could be appended (a broken chain);
+   * the row still refuses it, and an anchored process refuses it once the owner's head file
+   * records it. Another subject's token reads as a missing one (TOKEN_NOT_FOUND).
    */
-  revoke(input: { id: string; signer: OwnerSigner }): Promise<
-    TokenInfo & {
-      head?: { seq: number; hash: string; root: string };
-      unsigned?: string;
-    }
-  >;
+  revokeToken(input: { id: string; signer: OwnerSigner }): Promise<RevokedToken>;
+}
+
+/** The engine's side of tokens: what the servers authenticate with. */
+export interface TokensApi {
   /** The token's record when the secret is a live, owner-signed token; TOKEN_INVALID or TOKEN_REVOKED otherwise. */
   authenticate(secret: string): Promise<TokenInfo>;
+}
+
+/** The tokens module: authentication for the engine, and each subject's owner powers over its tokens. */
+export interface TokensModule extends TokensApi {
+  owner(subjectId: string): OwnerTokensApi;
 }
 
 export interface TokensDeps extends ModuleDeps {
@@ -66,7 +77,6 @@ export interface TokensDeps extends ModuleDeps {
     signer: OwnerSigner;
   }): Promise<{ seq: number; hash: string; root: string }>;
   storeId: string;
-  defaultSubject: string;
   /** ENGINE_CLOSED once the engine is closed. */
   assertOpen(): void;
 }
@@ -101,14 +111,14 @@ function requireSigner(signer: unknown): OwnerSigner {
 
 function requireObject(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new EngineError('INVALID_ARGUMENT', `tokens.${what} takes an input object`, {
+    throw new EngineError('INVALID_ARGUMENT', `owner.${what} takes an input object`, {
       data: { field: 'input' },
     });
   }
   return value as Record<string, unknown>;
 }
 
-export function createTokensModule(deps: TokensDeps): TokensApi {
+export function createTokensModule(deps: TokensDeps): TokensModule {
   const { client, clock, newId, crypto, storeId } = deps;
   const tokens = new TokenSql(client);
 
@@ -170,69 +180,72 @@ export function createTokensModule(deps: TokensDeps): TokensApi {
   }
 
   return {
-    async create(raw) {
-      deps.assertOpen();
-      const input = requireObject(raw, 'create');
-      const subjectId = requireId(input.subject ?? deps.defaultSubject, 'subject');
-      const role = parseChoice(TOKEN_ROLES, input.role, 'role');
-      const name = optionalString(input.name, 'name', NAME_MAX) ?? null;
-      const signer = requireSigner(input.signer);
-      await ownerOf(subjectId, signer);
-      const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-      const row: Omit<TokenRow, 'revokedAt'> = {
-        id: `tok_${newId()}`,
-        subjectId,
-        role,
-        name,
-        tokenHash: crypto.sha256Hex(token),
-        keyId: signer.keyId,
-        signature: '',
-        createdAt: clock().toISOString(),
-      };
-      row.signature = signer.sign(
-        tokenGrantPayload({ storeId, ...row, subject: subjectId, id: row.id }),
-      );
-      await tokens.insert(row);
-      return { token, info: info({ ...row, revokedAt: null }) };
-    },
+    owner: (subjectId): OwnerTokensApi => ({
+      async createToken(raw) {
+        deps.assertOpen();
+        const input = requireObject(raw, 'createToken');
+        const role = parseChoice(TOKEN_ROLES, input.role, 'role');
+        const name = optionalString(input.name, 'name', NAME_MAX) ?? null;
+        const signer = requireSigner(input.signer);
+        await ownerOf(subjectId, signer);
+        const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+        const row: Omit<TokenRow, 'revokedAt'> = {
+          id: `tok_${newId()}`,
+          subjectId,
+          role,
+          name,
+          tokenHash: crypto.sha256Hex(token),
+          keyId: signer.keyId,
+          signature: '',
+          createdAt: clock().toISOString(),
+        };
+        row.signature = signer.sign(
+          tokenGrantPayload({ storeId, ...row, subject: subjectId, id: row.id }),
+        );
+        await tokens.insert(row);
+        return { token, info: info({ ...row, revokedAt: null }) };
+      },
 
-    async list(options = {}) {
-      deps.assertOpen();
-      const opts = options as { subject?: unknown };
-      const subject = opts.subject === undefined ? null : requireId(opts.subject, 'subject');
-      return (await tokens.list(subject)).map(info);
-    },
+      async tokens() {
+        deps.assertOpen();
+        return (await tokens.list(subjectId)).map(info);
+      },
 
-    async revoke(raw) {
-      deps.assertOpen();
-      const input = requireObject(raw, 'revoke');
-      if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200) {
-        throw invalidField('id', 'must be a token id (tok_…)');
-      }
-      const signer = requireSigner(input.signer);
-      const row = await tokens.get(input.id);
-      if (row === null) {
-        throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${input.id}"`);
-      }
-      await ownerOf(row.subjectId, signer);
-      // the row first: refused from now on, whatever becomes of the link
-      await tokens.revoke(row.id, clock());
-      const now = (): Promise<TokenRow> => tokens.get(row.id) as Promise<TokenRow>;
-      // a link only the verified chain holds counts (a forged one would make this a no-op)
-      if ((await deps.verifiedRevocations(row.subjectId)).has(row.id)) return info(await now());
-      try {
-        const link = await deps.revokeOnChain({
-          subjectId: row.subjectId,
-          tokenId: row.id,
-          tokenHash: row.tokenHash,
-          signer,
-        });
-        return { ...info(await now()), head: { seq: link.seq, hash: link.hash, root: link.root } };
-      } catch (err) {
-        if (!(err instanceof EngineError) || err.code !== 'CHAIN_BROKEN') throw err;
-        return { ...info(await now()), unsigned: err.message };
-      }
-    },
+      async revokeToken(raw) {
+        deps.assertOpen();
+        const input = requireObject(raw, 'revokeToken');
+        if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200) {
+          throw invalidField('id', 'must be a token id (tok_…)');
+        }
+        const signer = requireSigner(input.signer);
+        const row = await tokens.get(input.id);
+        // another subject's token reads exactly like a missing one
+        if (row === null || row.subjectId !== subjectId) {
+          throw new EngineError('TOKEN_NOT_FOUND', `no token has the id "${input.id}"`);
+        }
+        await ownerOf(row.subjectId, signer);
+        // the row first: refused from now on, whatever becomes of the link
+        await tokens.revoke(row.id, clock());
+        const now = (): Promise<TokenRow> => tokens.get(row.id) as Promise<TokenRow>;
+        // a link only the verified chain holds counts (a forged one would make this a no-op)
+        if ((await deps.verifiedRevocations(row.subjectId)).has(row.id)) return info(await now());
+        try {
+          const link = await deps.revokeOnChain({
+            subjectId: row.subjectId,
+            tokenId: row.id,
+            tokenHash: row.tokenHash,
+            signer,
+          });
+          return {
+            ...info(await now()),
+            head: { seq: link.seq, hash: link.hash, root: link.root },
+          };
+        } catch (err) {
+          if (!(err instanceof EngineError) || err.code !== 'CHAIN_BROKEN') throw err;
+          return { ...info(await now()), unsigned: err.message };
+        }
+      },
+    }),
 
     async authenticate(secret) {
       deps.assertOpen();

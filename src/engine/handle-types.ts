@@ -1,4 +1,4 @@
-import type { TokensApi } from '../access/access-tokens.js';
+import type { OwnerTokensApi, TokensApi } from '../access/access-tokens.js';
 import type { HostBlockDef } from '../arrival/host-blocks.js';
 import type { SessionsApi, TurnsApi, HistoryApi } from '../history/history-types.js';
 import type { GateApi, OwnerApi, SlotsApi, FactsApi } from '../gate/gate-types.js';
@@ -22,7 +22,7 @@ export interface SubjectHandle {
   readonly turns: TurnsApi;
   readonly history: HistoryApi;
   readonly gate: GateApi;
-  readonly owner: OwnerApi;
+  readonly owner: OwnerApi & OwnerTokensApi;
   readonly slots: SlotsApi;
   readonly facts: FactsApi;
   readonly ledger: LedgerApi;
@@ -59,8 +59,9 @@ export interface Engine {
     list(): Promise<string[]>;
   };
   /**
-   * The servers' credentials: agent and reader tokens, each bound to one subject, made and
-   * revoked with that subject's owner key (docs/SERVER.md).
+   * What the servers authenticate a token with. Tokens are made, listed and revoked in their
+   * subject's owner namespace (`handle.owner.createToken`, `tokens`, `revokeToken`), with that
+   * subject's owner key (docs/SERVER.md).
    */
   readonly tokens: TokensApi;
   /** Adds a host block to every arrival (read-only SQL inside a read-only transaction). */

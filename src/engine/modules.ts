@@ -1,3 +1,4 @@
+import { createTokensModule } from '../access/access-tokens.js';
 import { createArrivalModule, type ArrivalConfig } from '../arrival/arrival-module.js';
 import { nodeChainCrypto } from '../crypto/chain-crypto.js';
 import { rememberingVerifier } from '../domain/decision-chain.js';
@@ -30,7 +31,10 @@ export interface ModulesConfig {
   anchor?: AnchorSource;
 }
 
-export function createModules(base: ModuleDeps & { storeId: string }, config: ModulesConfig) {
+export function createModules(
+  base: ModuleDeps & { storeId: string; assertOpen(): void },
+  config: ModulesConfig,
+) {
   const { client } = base;
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
@@ -99,5 +103,17 @@ export function createModules(base: ModuleDeps & { storeId: string }, config: Mo
     }),
     arrival,
     recall,
+    tokens: createTokensModule({
+      client,
+      clock: base.clock,
+      newId: base.newId,
+      crypto,
+      storeId: base.storeId,
+      assertOpen: () => base.assertOpen(),
+      revokeOnChain: (input) => gate.revokeToken(input),
+      verifiedRevocations: async (subjectId) =>
+        (await trust.withSubject(subjectId, (held) => held.chain(client))).revokedTokens,
+      ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
+    }),
   };
 }

@@ -45,7 +45,7 @@ export function createSubjectHandle(
     turns: g('turns', modules.history.turns(id)),
     history: g('history', modules.history.history(id)),
     gate: g('gate', modules.gate.gate(id)),
-    owner: g('owner', modules.gate.owner(id)),
+    owner: g('owner', { ...modules.gate.owner(id), ...modules.tokens.owner(id) }),
     slots: g('slots', modules.gate.slots(id)),
     facts: g('facts', modules.gate.facts(id)),
     ledger: g('ledger', modules.ledger.ledger(id)),

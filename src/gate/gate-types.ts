@@ -2,13 +2,7 @@ import type { OwnerAnchor } from '../domain/anchor.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
-import type {
-  Fact,
-  Proposal,
-  SlotDeclaration,
-  SlotRule,
-  SummaryScope,
-} from '../domain/fact.js';
+import type { Fact, Proposal, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
 import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';

@@ -112,8 +112,12 @@ describe.each(ENGINES)('memledger mcp over stdio, a child process [%s]', (kind) 
     const engine = await createEngine({ db: store.db });
     let revokedFile: string;
     try {
-      const made = await engine.tokens.create({ subject, role: 'agent', signer: owner.signer });
-      await engine.tokens.revoke({ id: made.info.id, signer: owner.signer });
+      const made = await engine
+        .subject(subject)
+        .owner.createToken({ role: 'agent', signer: owner.signer });
+      await engine
+        .subject(made.info.subject)
+        .owner.revokeToken({ id: made.info.id, signer: owner.signer });
       revokedFile = join(tmp, `revoked-${counter}`);
       writeFileSync(revokedFile, made.token);
     } finally {

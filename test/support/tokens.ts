@@ -40,8 +40,12 @@ export async function ownerWithTokens(
   if ((await handle.owner.key()) === null) {
     await handle.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
   }
-  const agent = await engine.tokens.create({ subject, role: 'agent', name: 'agent', signer });
-  const reader = await engine.tokens.create({ subject, role: 'reader', name: 'reader', signer });
+  const agent = await engine
+    .subject(subject)
+    .owner.createToken({ role: 'agent', name: 'agent', signer });
+  const reader = await engine
+    .subject(subject)
+    .owner.createToken({ role: 'reader', name: 'reader', signer });
   return {
     ...owner,
     agent: agent.token,
