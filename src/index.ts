@@ -44,6 +44,9 @@ export type {
   VectorsApi,
 } from './recall/recall-types.js';
 
+// Every list's one paging shape.
+export type { PageOptions } from './domain/input.js';
+
 // The servers' credentials.
 export { TOKEN_PREFIX, TOKEN_ROLES } from './domain/token.js';
 export type { TokenInfo, TokenRole } from './domain/token.js';

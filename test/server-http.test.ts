@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
-import { ENGINE_WINDOW, pageOf, windowFor } from '../server/http/route-kit.js';
+import { enginePage, pageOf } from '../server/http/route-kit.js';
 import { request } from './support/http.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { UNANCHORED_LINE } from '../src/domain/trust.js';
@@ -449,7 +449,7 @@ describe.each(ENGINES)('HTTP API resources [%s]', (kind) => {
 });
 
 describe('HTTP API edges', () => {
-  it('pages a list the face holds whole, and says when an engine window ended the page', () => {
+  it('pages a list the face holds whole, and one the engine pages, past its 1,000th item too', async () => {
     const all = Array.from({ length: 5 }, (_, i) => i);
     expect(pageOf(all, { limit: 2, offset: 2 })).toEqual({
       items: [2, 3],
@@ -457,19 +457,24 @@ describe('HTTP API edges', () => {
     });
     expect(pageOf(all, { limit: 2, offset: 4 }).page.nextOffset).toBeNull();
     expect(pageOf(all, { offset: 9 }).items).toEqual([]);
-    expect(windowFor({ limit: 50, offset: 100 })).toBe(151);
-    expect(windowFor({ limit: 200, offset: 5000 })).toBe(ENGINE_WINDOW);
-    const full = Array.from({ length: ENGINE_WINDOW }, (_, i) => i);
-    expect(pageOf(full, { limit: 200, offset: 800 }, ENGINE_WINDOW).page).toEqual({
-      limit: 200,
-      offset: 800,
-      nextOffset: null,
-      truncated: true,
+    // the engine's side: asked one more than the page, at the page's offset
+    const store = Array.from({ length: 1_250 }, (_, i) => i);
+    const asked: Array<{ limit: number; offset: number }> = [];
+    const list = async (p: { limit: number; offset: number }) => {
+      asked.push(p);
+      return store.slice(p.offset, p.offset + p.limit);
+    };
+    expect(await enginePage({ limit: 50, offset: 100 }, list)).toEqual({
+      items: store.slice(100, 150),
+      page: { limit: 50, offset: 100, nextOffset: 150, truncated: false },
     });
-    expect(pageOf(full.slice(0, 51), { limit: 50 }, ENGINE_WINDOW).page).toMatchObject({
-      nextOffset: 50,
-      truncated: false,
-    });
+    expect(asked).toEqual([{ limit: 51, offset: 100 }]);
+    const deep = await enginePage({ limit: 200, offset: 1_000 }, list);
+    expect(deep.items).toEqual(store.slice(1_000, 1_200));
+    expect(deep.page.nextOffset).toBe(1_200);
+    const last = await enginePage({ limit: 200, offset: 1_200 }, list);
+    expect(last.items).toHaveLength(50);
+    expect(last.page).toEqual({ limit: 200, offset: 1_200, nextOffset: null, truncated: false });
   });
 
   it('answers 503 ENGINE_CLOSED, without the engine’s message, once the engine is closed', async () => {

@@ -189,8 +189,6 @@ export function jsonResponse<S extends z.ZodType>(schema: S, description: string
   return { 200: { description, content: { 'application/json': { schema } } } } as const;
 }
 
-/** How many items the engine keeps in a list that takes only a limit. */
-export const ENGINE_WINDOW = 1_000;
 export const DEFAULT_PAGE = 50;
 
 export interface PageQuery {
@@ -198,19 +196,31 @@ export interface PageQuery {
   offset?: number | undefined;
 }
 
-/** How many items to ask a windowed engine list for, to serve this page and know if more follow. */
-export function windowFor(q: PageQuery): number {
-  return Math.min((q.offset ?? 0) + (q.limit ?? DEFAULT_PAGE) + 1, ENGINE_WINDOW);
+/**
+ * One page of a list the engine pages (`PageOptions`): one item more than the page is asked
+ * for, so the answer knows whether another page follows, however far the offset reaches.
+ */
+export async function enginePage<T>(
+  q: PageQuery,
+  list: (page: { limit: number; offset: number }) => Promise<T[]>,
+): Promise<{
+  items: T[];
+  page: { limit: number; offset: number; nextOffset: number | null; truncated: boolean };
+}> {
+  const limit = q.limit ?? DEFAULT_PAGE;
+  const offset = q.offset ?? 0;
+  const rows = await list({ limit: limit + 1, offset });
+  const more = rows.length > limit;
+  return {
+    items: rows.slice(0, limit),
+    page: { limit, offset, nextOffset: more ? offset + limit : null, truncated: false },
+  };
 }
 
-/**
- * One page of a list the face holds whole (`window` undefined) or of an engine list that stops
- * at its newest `window` items.
- */
+/** One page of a list the face holds whole (one the engine answers in full). */
 export function pageOf<T>(
   all: readonly T[],
   q: PageQuery,
-  window?: number,
 ): {
   items: T[];
   page: { limit: number; offset: number; nextOffset: number | null; truncated: boolean };
@@ -225,7 +235,7 @@ export function pageOf<T>(
       limit,
       offset,
       nextOffset: more ? end : null,
-      truncated: window !== undefined && !more && all.length >= window,
+      truncated: false,
     },
   };
 }

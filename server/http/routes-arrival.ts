@@ -4,13 +4,12 @@ import { shownText } from '../../src/rules.js';
 import { ActionRecord, Arrival, Commitment, ManifestDiff, RegisteredTool } from './entities.js';
 import {
   apiRoute,
-  ENGINE_WINDOW,
+  enginePage,
   exact,
   jsonResponse,
   pageOf,
   send,
   sendRendered,
-  windowFor,
   type HttpApp,
 } from './route-kit.js';
 import {
@@ -109,11 +108,12 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const all = await c.var.caller.handle.commitments.list({
-        limit: windowFor(q),
-        ...(q.status === undefined ? {} : { status: q.status }),
-      });
-      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      const { items, page } = await enginePage(q, (p) =>
+        c.var.caller.handle.commitments.list({
+          ...p,
+          ...(q.status === undefined ? {} : { status: q.status }),
+        }),
+      );
       return c.json({ commitments: send(z.array(Commitment), items), page }, 200);
     },
   );

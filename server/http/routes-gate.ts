@@ -9,13 +9,12 @@ import {
 } from './entities.js';
 import {
   apiRoute,
+  enginePage,
   DEFAULT_PAGE,
-  ENGINE_WINDOW,
   exact,
   jsonResponse,
   pageOf,
   send,
-  windowFor,
   type HttpApp,
 } from './route-kit.js';
 import { Id, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
@@ -100,8 +99,7 @@ export function registerGateRoutes(app: HttpApp, engine: Engine): void {
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const all = await c.var.caller.handle.gate.dropped({ limit: windowFor(q) });
-      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      const { items, page } = await enginePage(q, (p) => c.var.caller.handle.gate.dropped(p));
       return c.json({ dropped: send(z.array(DroppedProposal), items), page }, 200);
     },
   );

@@ -2,16 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { PROBE_KINDS, type Engine } from '../../src/index.js';
 import { CalibrationSummary, ProbeRecord } from './entities.js';
 import { ProbeSpecIn } from './probe-spec.js';
-import {
-  apiRoute,
-  ENGINE_WINDOW,
-  exact,
-  jsonResponse,
-  pageOf,
-  send,
-  windowFor,
-  type HttpApp,
-} from './route-kit.js';
+import { apiRoute, enginePage, exact, jsonResponse, send, type HttpApp } from './route-kit.js';
 import { InstrumentName, PageInfo, pageQuery, text } from './schemas.js';
 
 const RunBody = z.strictObject({
@@ -63,11 +54,9 @@ export function registerProbeRoutes(app: HttpApp, engine: Engine): void {
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const all = await c.var.caller.handle.probes.log({
-        limit: windowFor(q),
-        ...(q.kind === undefined ? {} : { kind: q.kind }),
-      });
-      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      const { items, page } = await enginePage(q, (p) =>
+        c.var.caller.handle.probes.log({ ...p, ...(q.kind === undefined ? {} : { kind: q.kind }) }),
+      );
       return c.json({ records: send(z.array(ProbeRecord), items), page }, 200);
     },
   );

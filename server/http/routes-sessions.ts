@@ -3,13 +3,11 @@ import { TURN_ROLES, type Engine } from '../../src/index.js';
 import { AddTurnResult, HistoryMessage, Session, Turn } from './entities.js';
 import {
   apiRoute,
-  ENGINE_WINDOW,
+  enginePage,
   exact,
   jsonResponse,
-  pageOf,
   send,
   sendRendered,
-  windowFor,
   type HttpApp,
 } from './route-kit.js';
 import {
@@ -81,8 +79,7 @@ export function registerSessionRoutes(app: HttpApp, engine: Engine): void {
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const all = await c.var.caller.handle.sessions.list({ limit: windowFor(q) });
-      const { items, page } = pageOf(all, q, ENGINE_WINDOW);
+      const { items, page } = await enginePage(q, (p) => c.var.caller.handle.sessions.list(p));
       return c.json({ sessions: send(z.array(Session), items), page }, 200);
     },
   );

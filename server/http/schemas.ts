@@ -96,8 +96,8 @@ export const PageInfo = z
     /** The offset of the next page; null on the last. */
     nextOffset: z.number().int().nullable(),
     /**
-     * True when the engine lists only its newest 1,000 items of this kind and the page reached
-     * that window's end: older items may exist that this route cannot page to.
+     * Always false: every list is paged to its end (the store pages what it lists in full). Kept
+     * so that a client reading it stays right.
      */
     truncated: z.boolean(),
   })

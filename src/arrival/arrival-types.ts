@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { ActionRecord, ActionStatus } from '../domain/action.js';
 import type { Commitment, CommitmentStatus } from '../domain/commitment.js';
 import type { ArrivalManifest, ManifestDiff } from '../domain/manifest.js';
@@ -45,13 +46,9 @@ export interface Arrival {
 }
 
 /** Which manifests `arrival.manifests` reads. */
-export interface ManifestsOptions {
+export interface ManifestsOptions extends PageOptions {
   /** Only this surface's. */
   surface?: string;
-  /** How many (1 to 1000, default 20). */
-  limit?: number;
-  /** How many of the newest to skip (default 0). */
-  offset?: number;
 }
 
 /** One page of manifests, and how many match in all. */
@@ -106,7 +103,7 @@ export interface CommitmentsApi {
   /** Drops an open commitment (COMMITMENT_NOT_FOUND, COMMITMENT_NOT_OPEN). */
   drop(commitmentId: string): Promise<Commitment>;
   /** Commitments, newest first (default limit 100, at most 1000), optionally of one status. */
-  list(options?: { status?: CommitmentStatus; limit?: number }): Promise<Commitment[]>;
+  list(options?: PageOptions & { status?: CommitmentStatus }): Promise<Commitment[]>;
 }
 
 /** Actions: what the agent did, confirmed by the host. */

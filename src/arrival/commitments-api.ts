@@ -1,5 +1,6 @@
 import { COMMITMENT_STATUSES, type Commitment } from '../domain/commitment.js';
 import { EngineError } from '../domain/errors.js';
+import { pageOf } from '../domain/input.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import { CommitmentSql } from '../store/commitment-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
@@ -7,27 +8,12 @@ import type { CommitmentsApi } from './arrival-types.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DEFAULT_LIMIT = 100;
-const MAX_LIMIT = 1000;
 
 /** YYYY-MM-DD naming a day that exists (2026-02-30 does not). */
 function isCalendarDate(s: string): boolean {
   if (!DATE.test(s)) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-}
-
-function limitOf(limit: unknown): number {
-  const n = limit ?? DEFAULT_LIMIT;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new EngineError(
-      'INVALID_ARGUMENT',
-      `limit must be a whole number from 1 to ${MAX_LIMIT}`,
-      {
-        data: { field: 'limit' },
-      },
-    );
-  }
-  return n;
 }
 
 function commitmentIdOf(id: unknown): string {
@@ -92,7 +78,7 @@ export function createCommitmentsApi(deps: ModuleDeps): (subjectId: string) => C
         options.status === undefined
           ? null
           : parseChoice(COMMITMENT_STATUSES, options.status, 'status');
-      return commitments.list(subjectId, status, limitOf(options.limit));
+      return commitments.list(subjectId, status, pageOf(options, DEFAULT_LIMIT));
     },
   });
 }

@@ -139,6 +139,15 @@ export function optionalWhole(
 export const MAX_PAGE = 1000;
 
 /**
+ * The one paging shape of every list of the API: `limit` 1 to 1000 (each list's default is in
+ * its doc), `offset` how many to skip (default 0).
+ */
+export interface PageOptions {
+  limit?: number;
+  offset?: number;
+}
+
+/**
  * One page of a list: `limit` a whole number from 1 to `MAX_PAGE` (default `fallback`), `offset`
  * a whole number of at least 0 (default 0); INVALID_ARGUMENT naming the field otherwise.
  */

@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { OwnerAnchor } from '../domain/anchor.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { OwnerSigner } from '../crypto/owner-key.js';
@@ -39,11 +40,11 @@ export interface GateApi {
    * Proposals awaiting the owner's decision, oldest first, each with the whole turn it cites:
    * all of them, or a page (`limit` default 100, at most 1000; `offset` default 0).
    */
-  pile(options?: { limit?: number; offset?: number }): Promise<PendingProposal[]>;
+  pile(options?: PageOptions): Promise<PendingProposal[]>;
   /** How many proposals await the owner's decision (one count, no turn read). */
   pileCount(): Promise<number>;
   /** Dropped proposals, newest first: a page (limit default 100, at most 1000; offset default 0). */
-  dropped(options?: { limit?: number; offset?: number }): Promise<DroppedProposal[]>;
+  dropped(options?: PageOptions): Promise<DroppedProposal[]>;
   /** How many proposals the subject's log holds, in all. */
   droppedCount(): Promise<number>;
   /**

@@ -1,5 +1,4 @@
-import { EngineError } from '../domain/errors.js';
-import { invalidField, optionalString, optionalWhole } from '../domain/input.js';
+import { invalidField, optionalString, optionalWhole, pageOf } from '../domain/input.js';
 import { sessionNotFound, type Session } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
 import type { ModuleDeps } from '../store/module-deps.js';
@@ -25,7 +24,6 @@ export interface HistoryModule {
 }
 
 const DEFAULT_SESSION_LIMIT = 100;
-const MAX_SESSION_LIMIT = 1000;
 
 /** Sessions, turns and history, each bound to one subject. */
 export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
@@ -80,15 +78,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
       },
       get: (id) => sessionOf(subjectId, id),
       async list(options = {}) {
-        const limit = options.limit ?? DEFAULT_SESSION_LIMIT;
-        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SESSION_LIMIT) {
-          throw new EngineError(
-            'INVALID_ARGUMENT',
-            `limit must be a whole number from 1 to ${MAX_SESSION_LIMIT}`,
-            { data: { field: 'limit' } },
-          );
-        }
-        return sessionSql.list(subjectId, limit);
+        return sessionSql.list(subjectId, pageOf(options, DEFAULT_SESSION_LIMIT));
       },
     }),
     turns: (subjectId) => ({

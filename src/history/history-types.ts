@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { Session } from '../domain/session.js';
 import type { Turn, TurnRole } from '../domain/turn.js';
 import type { UtilityKind } from '../domain/utility.js';
@@ -49,7 +50,7 @@ export interface SessionsApi {
   /** One session of this subject (SESSION_NOT_FOUND otherwise). */
   get(sessionId: string): Promise<Session>;
   /** The subject's sessions, newest first (default 100). */
-  list(options?: { limit?: number }): Promise<Session[]>;
+  list(options?: PageOptions): Promise<Session[]>;
 }
 
 /** Turns: every recorded turn enters through here, receipts and all. */

@@ -1,7 +1,7 @@
 import { EngineError } from '../domain/errors.js';
 import { PROBE_KINDS, type ProbeSpec } from '../domain/probe.js';
 import { parseProbeSpec } from '../domain/probe-spec.js';
-import { optionalString } from '../domain/input.js';
+import { optionalString, pageOf } from '../domain/input.js';
 import { parseChoice } from '../domain/vocabulary.js';
 import type { FalsifierProbes } from '../ledger/retraction-ledger.js';
 import type { ModuleDeps } from '../store/module-deps.js';
@@ -24,15 +24,8 @@ export interface ProbeModule {
   readonly falsifiers: FalsifierProbes;
 }
 
-function limitOf(limit: number | undefined): number {
-  const n = limit ?? 50;
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new EngineError('INVALID_ARGUMENT', 'limit must be a whole number from 1 to 1000', {
-      data: { field: 'limit' },
-    });
-  }
-  return n;
-}
+/** How many records or calibrations one page holds when the caller names no limit. */
+const DEFAULT_PROBE_PAGE = 50;
 
 /** Claim probes and their calibration; records and the log are per subject, calibration is per instrument. */
 export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
@@ -144,13 +137,13 @@ export function createProbeModule(deps: ProbeModuleDeps): ProbeModule {
       async log(options = {}) {
         const kind =
           options.kind === undefined ? null : parseChoice(PROBE_KINDS, options.kind, 'kind');
-        return sql.list(subjectId, limitOf(options.limit), kind);
+        return sql.list(subjectId, pageOf(options, DEFAULT_PROBE_PAGE), kind);
       },
       calibrate: calibrateAll,
       async calibrations(options = {}) {
         // Any name: an instrument no longer configured still has its history.
         const name = optionalString(options.instrument, 'instrument') ?? null;
-        return sql.listCalibrations(limitOf(options.limit), name);
+        return sql.listCalibrations(pageOf(options, DEFAULT_PROBE_PAGE), name);
       },
       isCalibrated: (name) => isCalibrated(name),
       async instruments() {

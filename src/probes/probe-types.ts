@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { ProbeKind, ProbeSpec, ProbeVerdict } from '../domain/probe.js';
 import type { ProbeCalibration, ProbeRecord } from '../domain/probe-record.js';
 
@@ -19,11 +20,11 @@ export interface ProbesApi {
   /** One of the subject's probe records (PROBE_RECORD_NOT_FOUND otherwise). */
   get(recordId: string): Promise<ProbeRecord>;
   /** The subject's probe records, newest first (default 50, at most 1000). */
-  log(options?: { limit?: number; kind?: ProbeKind }): Promise<ProbeRecord[]>;
+  log(options?: PageOptions & { kind?: ProbeKind }): Promise<ProbeRecord[]>;
   /** Runs the positive and negative controls of one instrument, or of all, and records them. */
   calibrate(options?: { instrument?: string }): Promise<CalibrationSummary[]>;
   /** Recorded calibrations (instrument-wide, not per subject), newest first. */
-  calibrations(options?: { instrument?: string; limit?: number }): Promise<ProbeCalibration[]>;
+  calibrations(options?: PageOptions & { instrument?: string }): Promise<ProbeCalibration[]>;
   /** Whether the instrument's latest calibration passed. */
   isCalibrated(instrument: string): Promise<boolean>;
   /** The configured instruments. */

@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { ProposeResult } from '../gate/proposal-gate.js';
 
 /** One reflection run: which prompt and model, over which turns, and what the gate made of it. */
@@ -56,7 +57,7 @@ export interface ReflectionApi {
    */
   reflect(input: { sessionId: string; from?: number; to?: number }): Promise<ReflectionResult>;
   /** Past runs, newest first, optionally of one session (limit default 20, at most 1000). */
-  list(options?: { sessionId?: string; limit?: number; offset?: number }): Promise<ReflectionRun[]>;
+  list(options?: PageOptions & { sessionId?: string }): Promise<ReflectionRun[]>;
   /** Per prompt version and slot, what the runs' proposals became (optionally one version). */
   outcomes(options?: { promptVersion?: string }): Promise<ReflectionOutcome[]>;
 }

@@ -133,7 +133,7 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
         const aspect = await aspectOf(subjectId, input.aspect);
         let sessionId: string;
         if (input.sessionId === undefined) {
-          const newest = (await sessions.list(subjectId, 1))[0];
+          const newest = (await sessions.list(subjectId, { limit: 1, offset: 0 }))[0];
           if (newest === undefined) {
             throw new EngineError('INVALID_ARGUMENT', 'the subject has no session to summarize', {
               data: { field: 'sessionId' },

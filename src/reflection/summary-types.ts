@@ -1,3 +1,4 @@
+import type { PageOptions } from '../domain/input.js';
 import type { Citation } from '../domain/fact.js';
 import type { SentenceVerdict } from '../domain/summary-check.js';
 
@@ -51,5 +52,5 @@ export interface SummariesApi {
    */
   summarize(input: { aspect: string; sessionId?: string }): Promise<Summary>;
   /** Past runs, newest first, optionally of one aspect (limit default 20, at most 1000). */
-  list(options?: { aspect?: string; limit?: number; offset?: number }): Promise<Summary[]>;
+  list(options?: PageOptions & { aspect?: string }): Promise<Summary[]>;
 }

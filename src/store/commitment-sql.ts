@@ -76,12 +76,16 @@ export class CommitmentSql {
   }
 
   /** The subject's commitments, newest first, optionally of one status. */
-  list(subjectId: string, status: CommitmentStatus | null, limit: number): Promise<Commitment[]> {
+  list(
+    subjectId: string,
+    status: CommitmentStatus | null,
+    page: { limit: number; offset: number },
+  ): Promise<Commitment[]> {
     return guard('listing commitments', async () => {
       const { rows } = await this.db.query<Row>(
         `SELECT ${COLUMNS} FROM commitments WHERE subject_id = $1 AND ($2::text IS NULL OR status = $2)
-         ORDER BY created_at DESC, id DESC LIMIT $3`,
-        [subjectId, status, limit],
+         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+        [subjectId, status, page.limit, page.offset],
       );
       return rows.map(toCommitment);
     });

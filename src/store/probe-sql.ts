@@ -96,14 +96,17 @@ export class ProbeSql {
   }
 
   /** Newest first; one instrument's, or every instrument's. */
-  listCalibrations(limit: number, instrument: string | null): Promise<ProbeCalibration[]> {
+  listCalibrations(
+    page: { limit: number; offset: number },
+    instrument: string | null,
+  ): Promise<ProbeCalibration[]> {
     return guard('reading calibrations', async () => {
       const { rows } = await this.db.query<CalibrationDbRow>(
         `SELECT id, instrument, kind, fingerprint, passed, positive_verdict, negative_verdict,
            detail, ran_at
          FROM probe_calibrations WHERE ($2::text IS NULL OR instrument = $2)
-         ORDER BY seq DESC LIMIT $1`,
-        [limit, instrument],
+         ORDER BY seq DESC LIMIT $1 OFFSET $3`,
+        [page.limit, instrument, page.offset],
       );
       return rows.map((r) => ({
         id: r.id,
@@ -155,13 +158,17 @@ export class ProbeSql {
   }
 
   /** One subject's records, newest first; of one kind, or of every kind. */
-  list(subjectId: string, limit: number, kind: ProbeKind | null): Promise<ProbeRecord[]> {
+  list(
+    subjectId: string,
+    page: { limit: number; offset: number },
+    kind: ProbeKind | null,
+  ): Promise<ProbeRecord[]> {
     return guard('reading the probe log', async () => {
       const { rows } = await this.db.query<RecordDbRow>(
         `SELECT ${RECORD_COLUMNS} FROM probe_records
          WHERE subject_id = $3 AND ($2::text IS NULL OR kind = $2)
-         ORDER BY seq DESC LIMIT $1`,
-        [limit, kind, subjectId],
+         ORDER BY seq DESC LIMIT $1 OFFSET $4`,
+        [page.limit, kind, subjectId, page.offset],
       );
       return rows.map(toRecord);
     });

@@ -68,12 +68,12 @@ export class SessionSql {
     });
   }
 
-  list(subjectId: string, limit: number): Promise<Session[]> {
+  list(subjectId: string, page: { limit: number; offset: number }): Promise<Session[]> {
     return guard('listing sessions', async () => {
       const { rows } = await this.db.query<SessionDbRow>(
         `SELECT ${COLUMNS} FROM sessions WHERE subject_id = $1
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
-        [subjectId, limit],
+         ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+        [subjectId, page.limit, page.offset],
       );
       return rows.map(toSession);
     });
