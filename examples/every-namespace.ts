@@ -133,7 +133,7 @@ async function main(): Promise<Record<string, unknown>> {
     const summaries = await me.summaries.list({ aspect: 'life_lately' });
 
     // tokens for the servers: made with the owner key, shown once, checked on every use
-    const { token } = await engine.tokens.create({ subject: 'alice', role: 'reader', signer });
+    const { token } = await me.owner.createToken({ role: 'reader', signer });
     const caller = await engine.tokens.authenticate(token);
 
     // Errors are EngineErrors with a code.

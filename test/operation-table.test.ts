@@ -18,11 +18,20 @@ import {
 } from '../server/operations/docs.js';
 import type { OperationSpec } from '../server/operations/operation.js';
 import { OPERATION_TABLE } from '../server/operations/table.js';
-import { AGENT_OPERATION, THROWAWAY_OPERATION } from './fixtures/throwaway-operation.js';
+import {
+  AGENT_OPERATION,
+  QUERY_NUMBER_OPERATION,
+  THROWAWAY_OPERATION,
+} from './fixtures/throwaway-operation.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
-const TABLE: readonly OperationSpec[] = [...OPERATION_TABLE, THROWAWAY_OPERATION, AGENT_OPERATION];
+const TABLE: readonly OperationSpec[] = [
+  ...OPERATION_TABLE,
+  THROWAWAY_OPERATION,
+  AGENT_OPERATION,
+  QUERY_NUMBER_OPERATION,
+];
 const PATH = '/v1/sessions/{sessionId}/turn-count';
 
 interface OpenApi {
@@ -100,6 +109,15 @@ describe.each(ENGINES)('an operation added to the table [%s]', (kind) => {
     const { title } = (await answered.json()) as { title: string };
     expect(title).toContain('plan');
     expect(title).not.toContain('\u202E');
+    // a number in a GET's query is read from its string once, as the input says
+    const seqs = `/v1/sessions/${sessionId}/first-seqs`;
+    expect(await (await get(app, `${seqs}?limit=1`, mine.reader)).json()).toEqual({ seqs: [1] });
+    expect(await (await get(app, seqs, mine.reader)).json()).toEqual({ seqs: [1, 2] });
+    for (const bad of ['0', '11', 'x', '1.5']) {
+      const res = await get(app, `${seqs}?limit=${bad}`, mine.reader);
+      expect(res.status, bad).toBe(400);
+      expect(await res.json(), bad).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    }
     // negative control: the shipped table has no such route
     expect((await get(createHttpApp({ engine }), path, mine.reader)).status).toBe(404);
   });
@@ -136,7 +154,10 @@ describe.each(ENGINES)('an operation added to the table [%s]', (kind) => {
       const shown = await agent.callTool({ name: 'session_title', arguments: { sessionId } });
       expect(JSON.stringify(shown.structuredContent)).toContain('plan');
       expect(JSON.stringify(shown.structuredContent)).not.toContain('\u202E');
-      expect(JSON.stringify(shown.content)).not.toContain('\u202E');
+      // the tool's own text is made from the shown answer too
+      const text = (shown.content as Array<{ text: string }>)[0]?.text ?? '';
+      expect(text).toMatch(/^title: plan /);
+      expect(text).not.toContain('\u202E');
     } finally {
       await agent.close();
     }

@@ -32,8 +32,15 @@ describe.each(ENGINES)('tokens [%s]', (kind) => {
     const { rows } = await sql('SELECT * FROM access_tokens');
     expect(JSON.stringify(rows)).not.toContain(agent.slice(4));
     expect(TOKEN_ROLES).toEqual(['agent', 'reader']);
+    const bobs = await ownerWithTokens(engine, 'bob-listed', owner);
     const listed = await engine.subject('alice').owner.tokens();
     expect(listed.map((x) => x.role)).toEqual(['agent', 'reader']);
+    // another subject's tokens are its own namespace's, never alice's
+    expect(listed.map((x) => x.id)).not.toContain(bobs.agentInfo.id);
+    expect((await engine.subject('bob-listed').owner.tokens()).map((x) => x.subject)).toEqual([
+      'bob-listed',
+      'bob-listed',
+    ]);
     expect(JSON.stringify(listed)).not.toContain(agent);
   });
 

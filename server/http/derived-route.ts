@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Engine } from '../../src/index.js';
 import type { OperationCall, OperationSpec } from '../operations/operation.js';
+import { validationHook } from './http-errors.js';
 import { jsonResponse, operationRoute, send, type HttpApp } from './route-kit.js';
 
 /** The `{name}`s of a path. */
@@ -51,13 +52,19 @@ export function registerDerivedRoute(app: HttpApp, engine: Engine, op: Operation
     responses: jsonResponse(call.output, op.doc),
   });
   app.openapi(route, async (c) => {
-    const valid = (target: 'param' | 'query' | 'json') =>
-      (c.req.valid as (t: typeof target) => Record<string, unknown>).call(c.req, target);
-    const input = call.input.parse({
-      ...(params === undefined ? {} : valid('param')),
-      ...valid(isGet ? 'query' : 'json'),
-    });
-    const answer = await call.run(c.var.caller.handle, input);
+    // the request as sent, parsed once by the call's input, so a field that transforms (a query
+    // string read as a number, a date) is read as it would be by the MCP tool
+    const raw: Record<string, unknown> = {
+      ...(params === undefined ? {} : c.req.param()),
+      ...(isGet ? c.req.query() : ((await c.req.json()) as Record<string, unknown>)),
+    };
+    const parsed = call.input.safeParse(raw);
+    if (!parsed.success) {
+      // throws INVALID_ARGUMENT naming the field, as a route's own validation does
+      validationHook({ success: false, error: parsed.error, target: isGet ? 'query' : 'json' });
+      throw parsed.error;
+    }
+    const answer = await call.run(c.var.caller.handle, parsed.data);
     return c.json(send(call.output, answer) as never, 200);
   });
 }

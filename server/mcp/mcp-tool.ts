@@ -69,7 +69,8 @@ export function iso(d: Date | null): string | null {
 /**
  * The tool of an operation that declares its call: its arguments are the call's input, its
  * structured answer the call's output (an object, as MCP requires), its text the call's `text`
- * (which shows stored strings itself, `shownInline`) or the answer as JSON, shown; its title and description are the operation's doc line.
+ * or the answer as JSON, each made from the answer as shown (`shownJson`); its title and
+ * description are the operation's doc line.
  */
 export function derivedTool(name: string, op: OperationSpec): McpToolAdapter {
   const call = op.call;
@@ -88,7 +89,11 @@ export function derivedTool(name: string, op: OperationSpec): McpToolAdapter {
       const answer = call.output.parse(JSON.parse(JSON.stringify(await call.run(handle, input))));
       return {
         structured: answer as z.input<z.ZodObject>,
-        text: call.text === undefined ? JSON.stringify(shownJson(answer)) : call.text(answer),
+        // the text is made from the answer as shown: stored strings cannot reach it raw
+        text:
+          call.text === undefined
+            ? JSON.stringify(shownJson(answer))
+            : call.text(shownJson(answer) as typeof answer),
       };
     },
   });

@@ -17,13 +17,15 @@ export interface McpFace {
 }
 
 /**
- * An operation's input, output and call, from which each face derives itself: an HTTP route (its
- * input from the path parameters its path names, and from the query of a GET or the JSON body of
- * anything else), an MCP tool (its input as the arguments), and the API reference's fields. An
- * operation whose faces need shapes of their own (a query string that packs a list, a tool that
- * answers in prose) has no `call`: each face names it with an adapter instead
- * (`server/http/routes-*.ts`, `server/mcp/tools-*.ts`), and the face refuses to start when the
- * table and its adapters disagree.
+ * An operation's input, output and call, from which each face derives itself: an HTTP route (the
+ * path parameters its path names, the rest of the input from the query of a GET or the JSON body
+ * of anything else), an MCP tool (the input as its arguments), and the API reference's fields. A
+ * GET's query holds strings: give a number or a flag of a GET the query schemas of
+ * `server/http/schemas.ts` (`intQuery`, `boolQuery`), which its MCP tool then takes as strings
+ * too, or give the operation a POST. An operation whose faces need shapes of their own (a query
+ * string that packs a list, a tool that answers in prose) has no `call`: each face names it with
+ * an adapter instead (`server/http/routes-*.ts`, `server/mcp/tools-*.ts`), and the face refuses to
+ * start when the table and its adapters disagree.
  */
 export interface OperationCall<
   I extends z.ZodObject = z.ZodObject,
@@ -39,7 +41,7 @@ export interface OperationCall<
    * they are.
    */
   run(handle: SubjectHandle, input: z.output<I>): Promise<unknown>;
-  /** The MCP tool's text answer (default: the answer as JSON). */
+  /** The MCP tool's text answer, from the answer as shown (default: the answer as JSON). */
   text?(output: z.output<O>): string;
 }
 
