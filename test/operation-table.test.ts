@@ -94,6 +94,9 @@ describe.each(ENGINES)('an operation added to the table [%s]', (kind) => {
     const extra = await get(app, `${path}?limit=3`, mine.reader);
     expect(extra.status).toBe(400);
     expect(await extra.json()).toMatchObject({ error: { code: 'INVALID_ARGUMENT' } });
+    // a path parameter is the path's: the query cannot name it
+    const aimed = await get(app, `${path}?sessionId=${sessionId}x`, mine.reader);
+    expect(aimed.status).toBe(400);
     const badRole = await get(app, `${path}?role=owner`, mine.reader);
     expect(badRole.status).toBe(400);
     expect((await app.request(path)).status).toBe(401);

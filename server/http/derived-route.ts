@@ -53,10 +53,11 @@ export function registerDerivedRoute(app: HttpApp, engine: Engine, op: Operation
   });
   app.openapi(route, async (c) => {
     // the request as sent, parsed once by the call's input, so a field that transforms (a query
-    // string read as a number, a date) is read as it would be by the MCP tool
+    // string read as a number, a date) is read as it would be by the MCP tool; the path's
+    // parameters last, so nothing in a query or body stands in for them
     const raw: Record<string, unknown> = {
-      ...(params === undefined ? {} : c.req.param()),
       ...(isGet ? c.req.query() : ((await c.req.json()) as Record<string, unknown>)),
+      ...(params === undefined ? {} : c.req.param()),
     };
     const parsed = call.input.safeParse(raw);
     if (!parsed.success) {
