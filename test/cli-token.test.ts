@@ -52,6 +52,38 @@ describe('memledger token', () => {
     });
   });
 
+  it("lists and revokes through each subject's own namespace, with that subject's key", async () => {
+    const bobKey = join(root, 'bob.key');
+    const bobEnv = { MEMLEDGER_OWNER_PASSPHRASE: PASS, MEMLEDGER_OWNER_KEY: bobKey };
+    const init = await cli(['init', '--subject', 'bob', '--key', bobKey], bobEnv);
+    expect(init.code, init.stderr).toBe(0);
+    const bobs = await cli(['token', 'create', '--role', 'reader', '--subject', 'bob'], bobEnv);
+    expect(bobs.code, bobs.stderr).toBe(0);
+    const bobToken = bobs.json() as { token: string; id: string };
+    const mine = await cli(['token', 'create', '--role', 'reader', '--name', 'mine']);
+    const ownerToken = mine.json() as { id: string };
+    const subjects = async (args: string[]) =>
+      (
+        (await cli(['token', 'list', ...args])).json() as {
+          tokens: Array<{ id: string; subject: string }>;
+        }
+      ).tokens;
+    const everyone = await subjects([]);
+    expect(everyone.map((x) => x.id)).toEqual(expect.arrayContaining([bobToken.id, ownerToken.id]));
+    expect((await subjects(['--subject', 'bob'])).map((x) => x.id)).toEqual([bobToken.id]);
+    expect((await cli(['token', 'list', '--subject', 'ghost'])).errorCode()).toBe(
+      'SUBJECT_NOT_FOUND',
+    );
+    // the owner's key cannot revoke bob's token; bob's key can
+    expect((await cli(['token', 'revoke', bobToken.id])).errorCode()).toBe('WRONG_KEY');
+    await store().tokens.authenticate(bobToken.token);
+    const revoked = await cli(['token', 'revoke', bobToken.id], bobEnv);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await expect(store().tokens.authenticate(bobToken.token)).rejects.toMatchObject({
+      code: 'TOKEN_REVOKED',
+    });
+  });
+
   it('--out writes the secret to a new 0600 file and refuses to overwrite it', async () => {
     const out = join(root, 'reader.token');
     const made = await cli(['token', 'create', '--role', 'reader', '--out', out]);
