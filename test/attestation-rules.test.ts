@@ -1,19 +1,14 @@
 // The attestation rules as a table (ATTESTATION_RULES): each rule decides the case it names, with
 // one of its verdicts, and leaves its near-miss to another rule; the table's names are distinct.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docSection } from './support/doc-section.js';
 import {
   ATTESTATION_RULES,
   decideAttestation,
   type AttestationExample,
 } from '../src/domain/attestation.js';
 
-const doc = readFileSync(resolve(import.meta.dirname, '../docs/ATTESTATION.md'), 'utf8');
-const listed = doc.slice(
-  doc.indexOf('<!-- attestation-rules:start -->'),
-  doc.indexOf('<!-- attestation-rules:end -->'),
-);
+const listed = docSection('docs/ATTESTATION.md', 'attestation-rules');
 /** The list's rows: number, rule, its verdicts and when it fires, as docs/ATTESTATION.md has them. */
 const rows = [...listed.matchAll(/^\| (\d+)\s*\| `([a-z-]+)`\s*\|([^|]*)\|([^|]*)\|$/gm)].map(
   (m) => ({

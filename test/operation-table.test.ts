@@ -23,6 +23,7 @@ import {
   QUERY_NUMBER_OPERATION,
   THROWAWAY_OPERATION,
 } from './fixtures/throwaway-operation.js';
+import { docSection } from './support/doc-section.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
 
@@ -193,12 +194,7 @@ describe('the docs made from the table', () => {
 
   it('equal, in docs/SERVER.md and docs/API.md, what the shipped table renders', () => {
     for (const { file, marker, render } of GENERATED_SECTIONS) {
-      const doc = readFileSync(resolve(import.meta.dirname, '..', file), 'utf8');
-      const start = `<!-- ${marker}:start -->`;
-      const section = doc.slice(
-        doc.indexOf(start) + start.length,
-        doc.indexOf(`<!-- ${marker}:end -->`),
-      );
+      const section = docSection(file, marker);
       expect(section.trim(), `${file}: run npm run docs:operations`).toBe(render(OPERATION_TABLE));
     }
   });

@@ -1,7 +1,6 @@
 // docs/SERVER.md's role table drifting from the operation table would tell an operator a reader cannot do what it can.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { docSection } from './support/doc-section.js';
 import { createEngine } from '../src/index.js';
 import { createHttpApp } from '../server/http/app.js';
 import { OPERATION_KEY } from '../server/http/route-kit.js';
@@ -13,11 +12,7 @@ import {
   type Operation,
 } from '../server/operations/table.js';
 
-const doc = readFileSync(resolve(import.meta.dirname, '../docs/SERVER.md'), 'utf8');
-const table = doc.slice(
-  doc.indexOf('<!-- operations:start -->'),
-  doc.indexOf('<!-- operations:end -->'),
-);
+const table = docSection('docs/SERVER.md', 'operations');
 /** The table's rows: operation, role, and the backquoted names in its HTTP and MCP cells. */
 const rows = [
   ...table.matchAll(/^\| `([a-zA-Z.]+)`\s*\| (reader|agent)\s*\|([^|]*)\|([^|]*)\|$/gm),

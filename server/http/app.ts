@@ -46,23 +46,23 @@ const reportToStderr: InternalErrorReporter = (err) => {
 /** Routes an earlier route of the same method answers first: `GET /v1/x/{id}` before `GET /v1/x/y`. */
 function shadowed(routes: readonly Record<string, unknown>[]): string[] {
   const literal = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  const pattern = (path: string) =>
-    new RegExp(
+  // each route once: its method, its path, and what requests its path answers
+  const seen = routes.map((r) => {
+    const path = String(r.path);
+    const answers = new RegExp(
       `^${path
         .split(/\{[^}]+\}/)
         .map(literal)
         .join('[^/]+')}$`,
     );
-  const out: string[] = [];
-  routes.forEach((later, i) => {
-    for (const earlier of routes.slice(0, i)) {
-      if (earlier.method !== later.method) continue;
-      if (pattern(String(earlier.path)).test(String(later.path))) {
-        out.push(`${String(later.path)} is answered by ${String(earlier.path)}, added before it`);
-      }
-    }
+    return { method: r.method, path, answers };
   });
-  return out;
+  return seen.flatMap((later, i) =>
+    seen
+      .slice(0, i)
+      .filter((earlier) => earlier.method === later.method && earlier.answers.test(later.path))
+      .map((earlier) => `${later.path} is answered by ${earlier.path}, added before it`),
+  );
 }
 
 /**
