@@ -50,6 +50,22 @@ export default tseslint.config(
     },
   },
   {
+    // domain's own folders (domain/text/): one level up is still domain/
+    files: ['src/domain/*/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'domain/ is pure: no node:* imports' },
+            { group: ['pg', '@electric-sql/*'], message: 'domain/ knows no database driver' },
+            { group: ['../../*'], message: 'domain/ imports only from domain/' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: PURE_LAYERS,
     rules: { 'no-restricted-syntax': ['error', NO_PLAIN_ERRORS] },

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ATTESTATION_VERDICTS } from '../src/domain/attestation.js';
 import type { CitedTurn, Proposal, SlotDeclaration } from '../src/domain/fact.js';
-import { resetTextMemo } from '../src/domain/text-normalize.js';
+import { resetTextMemo } from '../src/domain/text/memo.js';
 import { checkProposal, type GateContext } from '../src/rules.js';
 import { BenchError } from './support/bench-error.js';
 import { progress } from './support/progress.js';

@@ -14,7 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { resetTextMemo } from '../src/domain/text-normalize.js';
+import { resetTextMemo } from '../src/domain/text/memo.js';
 import type { Engine, Proposal, ProposeResult } from '../src/index.js';
 import { checkProposal } from '../src/rules.js';
 import { BATCH_SIZE, MIX, makeBatch, type BenchItem } from './fixtures/gate-batches.js';

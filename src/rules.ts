@@ -27,12 +27,8 @@ export type { ShownLayout } from './domain/shown-text.js';
 export { requireId } from './domain/turn.js';
 
 // The gate: quotes, attestation, the checks a proposal must pass.
-export {
-  isAttestedBy,
-  locateQuote,
-  normalizeForQuote,
-  quoteFoundIn,
-} from './domain/text-normalize.js';
+export { isAttestedBy } from './domain/text/compare.js';
+export { locateQuote, normalizeForQuote, quoteFoundIn } from './domain/text/fold.js';
 export { checkProposal } from './domain/gate-rules.js';
 export type { GateContext, GateVerdict } from './domain/gate-rules.js';
 export {
@@ -56,4 +52,4 @@ export { controlsDiverge, fileVerdict, httpVerdict, sqlVerdict } from './domain/
 export type { FileObservation, FileVerdict, ProbeOutcome } from './domain/probe.js';
 
 // Recall's text analysis: the terms the index stores for a text.
-export { analyze, ANALYZER_VERSION } from './domain/analyze.js';
+export { analyze, ANALYZER_VERSION } from './domain/text/analyze.js';

@@ -7,7 +7,8 @@ import {
   type SlotDeclaration,
 } from '../src/domain/fact.js';
 import { findFailureCues, hasCorrectionCue } from '../src/domain/gate-cues.js';
-import { contentTokens, normalizeForQuote } from '../src/domain/text-normalize.js';
+import { contentTokens } from '../src/domain/text/words.js';
+import { normalizeForQuote } from '../src/domain/text/fold.js';
 import {
   DEFAULT_CORRECTION_CUES,
   DEFAULT_FAILURE_CUES,

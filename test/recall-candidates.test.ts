@@ -17,7 +17,7 @@ import { createNodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../src/domain/decision-chain.js';
 import { createTrustVerifier } from '../src/trust/trust-verifier.js';
 import type { SqlClient } from '../src/store/sql-client.js';
-import { analyze } from '../src/domain/analyze.js';
+import { analyze } from '../src/domain/text/analyze.js';
 import { RecallSql } from '../src/store/recall-sql.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, EngineError } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
-import { analyze, ANALYZER_VERSION, turnTerms } from '../src/domain/analyze.js';
+import { analyze, ANALYZER_VERSION, turnTerms } from '../src/domain/text/analyze.js';
 import { PgliteClient } from '../src/pglite/pglite-client.js';
 import { PostgresClient } from '../src/postgres/postgres-client.js';
 import { migrate } from '../src/store/migrator.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEvidence, parseSessionDate } from '../eval/locomo-data.js';
 import { metricRows, rankPairs } from '../eval/locomo-metrics.js';
-import { analyze } from '../src/domain/analyze.js';
+import { analyze } from '../src/domain/text/analyze.js';
 import {
   bm25Term,
   DEFAULT_RANK_PARAMS,

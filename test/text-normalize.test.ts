@@ -4,17 +4,13 @@ import {
   ATTESTATION_MIN_OVERLAP,
   ATTESTATION_MIN_RATIO,
   RETRACTED_SIMILARITY_THRESHOLD,
-  STOPWORDS,
   claimMatcher,
   containsClaim,
-  containsWords,
-  contentTokens,
   isAttestedBy,
-  normalizeForQuote,
-  quoteFoundIn,
   similarity,
-  stemToken,
-} from '../src/domain/text-normalize.js';
+} from '../src/domain/text/compare.js';
+import { STOPWORDS, contentTokens, stemToken } from '../src/domain/text/words.js';
+import { containsWords, normalizeForQuote, quoteFoundIn } from '../src/domain/text/fold.js';
 
 describe('normalizeForQuote', () => {
   it('folds typographic quotes, apostrophes and primes to ASCII', () => {

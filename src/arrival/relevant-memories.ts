@@ -1,6 +1,6 @@
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 import { isoDay, passportDate, renderFactLine } from '../domain/fact-render.js';
-import { claimMatcher } from '../domain/text-normalize.js';
+import { claimMatcher } from '../domain/text/compare.js';
 import { optionalString } from '../domain/input.js';
 import type { Receipt } from '../domain/receipt.js';
 import { collapseWhitespace, shownInline } from '../domain/shown-text.js';

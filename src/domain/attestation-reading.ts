@@ -4,13 +4,8 @@
  * ahead), and who holds a clause. Pure. The rules that turn a reading into a verdict are in
  * attestation.ts (ATTESTATION_RULES); docs/ATTESTATION.md says what each pattern is for.
  */
-import {
-  contentTokens,
-  locateQuote,
-  normalizeForQuote,
-  stemToken,
-  STOPWORDS,
-} from './text-normalize.js';
+import { lemma, lemmas, stemToken, STOPWORDS } from './text/words.js';
+import { locateQuote, normalizeForQuote } from './text/fold.js';
 
 // ---------------------------------------------------------------------------------------------
 // Word lists. Each pattern runs on text folded by normalizeForQuote (lowercase, plain quotes).
@@ -187,100 +182,6 @@ export function sentencesAround(quote: string, turn: string): Sentence[] | null 
 // ---------------------------------------------------------------------------------------------
 // Reading the claim.
 
-/**
- * Irregular forms, as the shared stemmer leaves them, mapped to one lemma here only (the recall
- * index keeps its own tokens): "said"/"say", "spent"/"spend", "coming"/"came".
- */
-const LEMMA: Readonly<Record<string, string>> = {
-  said: 'say',
-  spent: 'spend',
-  went: 'go',
-  goe: 'go',
-  gon: 'go',
-  told: 'tell',
-  bought: 'buy',
-  made: 'mak',
-  took: 'tak',
-  taken: 'tak',
-  ran: 'run',
-  began: 'begin',
-  begun: 'begin',
-  cam: 'com',
-  saw: 'see',
-  seen: 'see',
-  met: 'meet',
-  paid: 'pay',
-  sold: 'sell',
-  taught: 'teach',
-  thought: 'think',
-  wrote: 'writ',
-  written: 'writ',
-  drove: 'driv',
-  driven: 'driv',
-  flew: 'fly',
-  flown: 'fly',
-  felt: 'feel',
-  kept: 'keep',
-  lost: 'los',
-  won: 'win',
-  found: 'find',
-  gave: 'giv',
-  given: 'giv',
-  knew: 'know',
-  known: 'know',
-  spoke: 'speak',
-  spoken: 'speak',
-  ate: 'eat',
-  eaten: 'eat',
-  broke: 'break',
-  broken: 'break',
-  chose: 'choos',
-  chosen: 'choos',
-  grew: 'grow',
-  grown: 'grow',
-  sent: 'send',
-  built: 'build',
-  left: 'leav',
-  leaving: 'leav',
-  lent: 'lend',
-  slept: 'sleep',
-  swam: 'swim',
-  wore: 'wear',
-  worn: 'wear',
-  born: 'bear',
-  going: 'go',
-  // a few words people use for each other's: "kids" and "children", "uni" and "university"
-  kid: 'child',
-  children: 'child',
-  uni: 'university',
-  jan: 'january',
-  feb: 'february',
-  mar: 'march',
-  apr: 'april',
-  jun: 'june',
-  jul: 'july',
-  aug: 'august',
-  sep: 'september',
-  sept: 'september',
-  oct: 'october',
-  nov: 'november',
-  dec: 'december',
-  one: '1',
-  two: '2',
-  three: '3',
-  four: '4',
-  fiv: '5',
-  six: '6',
-  seven: '7',
-  eight: '8',
-  nin: '9',
-  ten: '10',
-  eleven: '11',
-  twelv: '12',
-};
-
-export const lemma = (t: string): string => LEMMA[t] ?? t;
-
 /** Words a faithful claim may add without saying more than the quote: "currently", "still". */
 export const TOLERATED = new Set([
   'current',
@@ -326,11 +227,6 @@ export function hedgedText(folded: string): boolean {
 function negatedText(folded: string): boolean {
   const plain = folded.replace(HEDGED_NEGATIVE, ' ');
   return NEGATION.test(plain) || CESSATION_ONE.test(plain);
-}
-
-/** Lemmas of a text's content tokens (`contentTokens`, irregular forms mapped). */
-export function lemmas(text: string): string[] {
-  return contentTokens(text).map(lemma);
 }
 
 export const TOPIC = /\b(?:about|regarding|concerning|on the topic of|on the subject of)\b(.*)$/u;

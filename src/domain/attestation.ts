@@ -12,7 +12,8 @@
  * ("The user is considering adopting a dog", "The user no longer lives in Oslo", "The user's wife
  * is a doctor") is not held against it: the claim then says what the quote says.
  */
-import { normalizeForQuote, quoteFoundIn, stemToken } from './text-normalize.js';
+import { normalizeForQuote, quoteFoundIn } from './text/fold.js';
+import { lemma, lemmas, stemToken } from './text/words.js';
 import {
   bareHedge,
   bareHedgeBefore,
@@ -38,8 +39,6 @@ import {
   HOLDER_FRAME,
   holderOf,
   keepsHolder,
-  lemma,
-  lemmas,
   MAY_MODAL,
   NEAR,
   NEGATION,

@@ -4,7 +4,8 @@
  * matching is on `normalizeForQuote`d text, on word boundaries, so cues are written in plain
  * lowercase ASCII and still match curly apostrophes and any case.
  */
-import { contentTokens, indexOfWords, normalizeForQuote } from './text-normalize.js';
+import { contentTokens } from './text/words.js';
+import { indexOfWords, normalizeForQuote } from './text/fold.js';
 
 const words = (list: string): string[] => list.trim().split(/\s+/u);
 

@@ -12,13 +12,8 @@ import {
   mentionsReferent,
   referentTokens,
 } from './gate-cues.js';
-import {
-  normalizeForQuote,
-  quoteFoundIn,
-  RETRACTED_SIMILARITY_THRESHOLD,
-  negates,
-  similarity,
-} from './text-normalize.js';
+import { normalizeForQuote, quoteFoundIn } from './text/fold.js';
+import { RETRACTED_SIMILARITY_THRESHOLD, negates, similarity } from './text/compare.js';
 
 /** The cue lists and referent checks the rules below use (gate-cues.ts). */
 export {

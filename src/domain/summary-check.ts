@@ -8,12 +8,12 @@ import { claimsFailure } from './gate-cues.js';
 import { hiddenCharacters, MAX_PROPOSAL_TEXT_LENGTH } from './gate-rules.js';
 import {
   containsClaim,
-  contentTokens,
   negates,
-  normalizeForQuote,
   RETRACTED_SIMILARITY_THRESHOLD,
   similarity,
-} from './text-normalize.js';
+} from './text/compare.js';
+import { contentTokens } from './text/words.js';
+import { normalizeForQuote } from './text/fold.js';
 
 /** What the check says of one sentence. `supported` and `kept` go into the summary. */
 export const SENTENCE_VERDICTS = [

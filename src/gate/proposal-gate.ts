@@ -7,7 +7,7 @@ import {
   type DropCode,
 } from '../domain/gate-rules.js';
 import { textWithinBound } from '../domain/decision-chain.js';
-import { normalizeForQuote } from '../domain/text-normalize.js';
+import { normalizeForQuote } from '../domain/text/fold.js';
 import { DROPPED_LIMITS, storableString } from '../domain/dropped-proposal.js';
 import { lockChain } from '../store/decision-sql.js';
 import { readProposal } from './read-proposal.js';

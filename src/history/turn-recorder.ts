@@ -9,7 +9,7 @@ import {
 import { isEmptyReport, receiptFromReport } from '../domain/receipt.js';
 import { sessionNotFound } from '../domain/session.js';
 import { parseRole, parseSpeaker, requireId, requireText, type Turn } from '../domain/turn.js';
-import { turnTerms } from '../domain/analyze.js';
+import { turnTerms } from '../domain/text/analyze.js';
 import { detectUtility } from '../domain/utility.js';
 import type { TurnSql } from '../store/turn-sql.js';
 import type { UsageSql } from '../store/usage-sql.js';

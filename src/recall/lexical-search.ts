@@ -1,4 +1,4 @@
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 import type {
   CorpusStats,
   LexicalIndexPort,

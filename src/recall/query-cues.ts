@@ -1,4 +1,4 @@
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 
 /** Cues a question gives beyond its words: is it about time, which months and years it names. */
 export interface QueryCues {

@@ -1,4 +1,4 @@
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import { sessionNotFound } from '../domain/session.js';
 import { viewIndex, type TrustView } from '../domain/trust.js';

@@ -5,7 +5,7 @@
  * live set of the arrival's trust view (no fact query, no second trust read). `recall.search`
  * and its defaults are not changed by any of this.
  */
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 import type { Fact } from '../domain/fact.js';
 import type {
   CandidateReadAhead,

@@ -1,4 +1,4 @@
-import { analyze } from '../domain/analyze.js';
+import { analyze } from '../domain/text/analyze.js';
 import type { Attestation, AttestationVerdict } from '../domain/attestation.js';
 import type { Citation, Fact, FactOrigin, FactStatus } from '../domain/fact.js';
 import type { SqlExecutor } from './sql-client.js';

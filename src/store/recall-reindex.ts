@@ -1,4 +1,4 @@
-import { analyze, ANALYZER_VERSION, turnTerms } from '../domain/analyze.js';
+import { analyze, ANALYZER_VERSION, turnTerms } from '../domain/text/analyze.js';
 import { EngineError } from '../domain/errors.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';

@@ -1,4 +1,4 @@
-import { analyze } from '../../domain/analyze.js';
+import { analyze } from '../../domain/text/analyze.js';
 import { INDEX_TURN_FUNCTION_SQL } from '../recall-index-sql.js';
 import type { SqlExecutor } from '../sql-client.js';
 

@@ -1,4 +1,4 @@
-import { ANALYZER_VERSION } from '../../domain/analyze.js';
+import { ANALYZER_VERSION } from '../../domain/text/analyze.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /**
