@@ -400,7 +400,7 @@ describe.each(ENGINES)('the relevant arrival block [%s]', (kind) => {
     const a = await me.arrival.assemble({
       surface: 'chat',
       sessionId: sessions.current.id,
-      message: 'Как дела у мамы?',
+      message: 'And what about it, then?',
     });
     const text = block(a, 'relevant').text;
     expect(text).toContain('Recall did not search');

@@ -4,7 +4,7 @@
  * ahead), and who holds a clause. Pure. The rules that turn a reading into a verdict are in
  * attestation.ts (ATTESTATION_RULES); docs/ATTESTATION.md says what each pattern is for.
  */
-import { lemma, lemmas, stemToken, STOPWORDS } from './text/words.js';
+import { contentTokens, STOPWORDS, wordForm } from './text/words.js';
 import { locateQuote, normalizeForQuote } from './text/fold.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ export const USER_SUBJECT =
   /^(?:\w+\s+){0,3}?(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|me and|my \w+ and i)\b/u;
 
 /** Agent words a claim may use for the speaker the agent answers: not the user's content. */
-const FRAME_TOKENS = new Set(['user', 'agent', 'assistant']);
+const FRAME_TOKENS = new Set(['user', 'agent', 'assistant'].map(wordForm));
 
 // ---------------------------------------------------------------------------------------------
 // The sentence around the quote.
@@ -147,7 +147,7 @@ function splitClauses(sentence: string): Clause[] {
   return parts.map((original) => ({
     original,
     folded: normalizeForQuote(original),
-    tokens: new Set(lemmas(original)),
+    tokens: new Set(contentTokens(original)),
   }));
 }
 
@@ -183,17 +183,10 @@ export function sentencesAround(quote: string, turn: string): Sentence[] | null 
 // Reading the claim.
 
 /** Words a faithful claim may add without saying more than the quote: "currently", "still". */
-export const TOLERATED = new Set([
-  'current',
-  'now',
-  'still',
-  'also',
-  'longer',
-  'today',
-  'recent',
-  // "two greyhounds, Pip and Moss" names them without the word
-  'nam',
-]);
+export const TOLERATED = new Set(
+  // "two greyhounds, Pip and Moss" names them without the word "named"
+  ['currently', 'now', 'still', 'also', 'longer', 'today', 'recently', 'named'].map(wordForm),
+);
 
 export interface ClaimReading {
   /** Content lemmas to find in the quote's sentence (the user/agent framing words left out). */
@@ -247,7 +240,7 @@ export const PRESENT =
 
 export function readClaim(claim: string): ClaimReading {
   const folded = normalizeForQuote(claim);
-  const all = lemmas(claim).filter((t) => !FRAME_TOKENS.has(t));
+  const all = contentTokens(claim).filter((t) => !FRAME_TOKENS.has(t));
   const tokens = all.filter((t) => !STOPWORDS.has(t));
   // a stem that is itself a function word ("owns" → "own"), looked for among all the quote's words
   const functionStems = all.filter((t) => STOPWORDS.has(t));
@@ -365,7 +358,7 @@ export function bareName(c: Clause): string | null {
 }
 
 /** A person word as one form: "kids" and "children" are one holder. */
-export const personForm = (w: string): string => lemma(stemToken(w));
+export const personForm = (w: string): string => wordForm(w);
 
 export function keepsHolder(reading: ClaimReading, holder: string): boolean {
   if (reading.names.has(holder)) return true;
@@ -442,7 +435,7 @@ const CONNECTIVE = new Set(['so', 'and', 'which', 'then', 'because', 'but', 'whi
  * denial after a connective is about what follows it ("…in 2019 so gluten is a hard no").
  */
 export function denialCovers(text: string, at: number, found: readonly string[]): boolean {
-  const after = new Set(lemmas(text.slice(at)));
+  const after = new Set(contentTokens(text.slice(at)));
   if (found.some((t) => after.has(t))) return true;
   const words = text
     .slice(0, at)
@@ -451,7 +444,7 @@ export function denialCovers(text: string, at: number, found: readonly string[])
   for (let i = words.length - 1; i >= 0; i--) {
     const w = words[i] ?? '';
     if (CONNECTIVE.has(w)) return false;
-    if (lemmas(w).some((t) => found.includes(t))) return true;
+    if (contentTokens(w).some((t) => found.includes(t))) return true;
   }
   return false;
 }

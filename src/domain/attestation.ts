@@ -13,7 +13,7 @@
  * is a doctor") is not held against it: the claim then says what the quote says.
  */
 import { normalizeForQuote, quoteFoundIn } from './text/fold.js';
-import { lemma, lemmas, stemToken } from './text/words.js';
+import { contentTokens, wordForm } from './text/words.js';
 import {
   bareHedge,
   bareHedgeBefore,
@@ -176,7 +176,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
       if (c.reading.functionStems.length === 0) return null;
       const words = new Set<string>();
       for (const s of c.sentences) {
-        for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(lemma(stemToken(w)));
+        for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(wordForm(w));
       }
       const absent = c.reading.functionStems.filter((t) => !words.has(t));
       if (absent.length === 0 || !c.reading.tokens.some((t) => c.have.has(t))) return null;
@@ -232,7 +232,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
       for (const h of c.held) {
         const topic = TOPIC.exec(h.clause.folded);
         if (topic === null) continue;
-        const before = new Set(lemmas(h.clause.folded.slice(0, topic.index)));
+        const before = new Set(contentTokens(h.clause.folded.slice(0, topic.index)));
         const inClause = c.found.filter((t) => h.clause.tokens.has(t));
         const onlyTopic = inClause.filter((t) => !before.has(t));
         if (onlyTopic.length > 0 && onlyTopic.length === inClause.length) {
@@ -608,9 +608,9 @@ function denies(c: Case): Attestation | null {
     }
     for (const x of text.matchAll(CESSATION)) {
       const object = (x[1] ?? '').split(/\s(?:so|and|but|then|because)\s/u)[0] ?? '';
-      const after = new Set(lemmas(object));
+      const after = new Set(contentTokens(object));
       // the claim says the same word ("left-handed"): nothing is reported as over
-      const verb = lemmas((x[0] ?? '').slice(0, (x[0] ?? '').length - (x[1] ?? '').length));
+      const verb = contentTokens((x[0] ?? '').slice(0, (x[0] ?? '').length - (x[1] ?? '').length));
       if (verb.some((t) => reading.tokens.includes(t))) continue;
       // what ends must be a thing the claim names, not its date ("left Stockholm in 2021")
       if (found.some((t) => after.has(t) && !/^\d/u.test(t))) {

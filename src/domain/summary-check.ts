@@ -12,7 +12,7 @@ import {
   RETRACTED_SIMILARITY_THRESHOLD,
   similarity,
 } from './text/compare.js';
-import { contentTokens } from './text/words.js';
+import { contentTokens, wordForm } from './text/words.js';
 import { normalizeForQuote } from './text/fold.js';
 
 /** What the check says of one sentence. `supported` and `kept` go into the summary. */
@@ -90,7 +90,7 @@ const citationOf = (t: SummaryTurn): Citation => ({
 });
 
 /** Words a third-person summary sentence has that no turn needs to say. */
-const SUBJECT_WORDS = new Set(['user']);
+const SUBJECT_WORDS = new Set([wordForm('user')]);
 
 /**
  * Whether the cited user turns say the sentence. Stricter than seed 000's `isAttestedBy`, which

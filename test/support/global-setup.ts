@@ -5,6 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { makeEmbeddedTemplate } from '../../src/engine/test-access.js';
 import { migrationChecksum } from '../../src/store/migrator.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { ANALYZER_VERSION } from '../../src/domain/text/analyze.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,7 +19,10 @@ declare module 'vitest' {
 const ROOT = resolve(import.meta.dirname, '../..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'memledger-test');
 
-/** What a template depends on: the PGlite build and every migration's text. */
+/**
+ * What a template depends on: the PGlite build, every migration's text, and the recall analyzer's
+ * version (a template keeps the version its postings were built by).
+ */
 function templateKey(): string {
   const version = (name: string): string =>
     (
@@ -30,6 +34,7 @@ function templateKey(): string {
     .update(`pglite ${version('@electric-sql/pglite')}\n`)
     .update(`pgvector ${version('@electric-sql/pglite-pgvector')}\n`);
   for (const m of MIGRATIONS) hash.update(`${m.version} ${migrationChecksum(m)}\n`);
+  hash.update(`analyzer ${ANALYZER_VERSION}\n`);
   return hash.digest('hex').slice(0, 16);
 }
 

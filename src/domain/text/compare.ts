@@ -4,7 +4,7 @@
  */
 
 import { quoteFoundIn, normalizeForQuote } from './fold.js';
-import { contentTokens } from './words.js';
+import { contentTokens, wordForm } from './words.js';
 
 /** Seed 000: at least this many of the text's distinct content tokens must be in the turn… */
 export const ATTESTATION_MIN_OVERLAP = 2;
@@ -44,8 +44,10 @@ export function negates(s: string): boolean {
 export const RETRACTED_SIMILARITY_THRESHOLD = 0.8;
 
 /** A claim's distinct content tokens, "user" aside (every third-person line has it). */
+const USER = wordForm('user');
+
 function claimTokens(claim: string): string[] {
-  return contentTokens(claim).filter((t) => t !== 'user');
+  return contentTokens(claim).filter((t) => t !== USER);
 }
 
 /**
