@@ -13,7 +13,7 @@
  * is a doctor") is not held against it: the claim then says what the quote says.
  */
 import { normalizeForQuote, quoteFoundIn } from './text/fold.js';
-import { contentTokens, wordForm } from './text/words.js';
+import { contentTokens, foldedWords, wordForm } from './text/words.js';
 import {
   bareHedge,
   bareHedgeBefore,
@@ -176,7 +176,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
       if (c.reading.functionStems.length === 0) return null;
       const words = new Set<string>();
       for (const s of c.sentences) {
-        for (const w of s.folded.match(/[\p{L}\p{N}]+/gu) ?? []) words.add(wordForm(w));
+        for (const w of foldedWords(s.folded)) words.add(wordForm(w));
       }
       const absent = c.reading.functionStems.filter((t) => !words.has(t));
       if (absent.length === 0 || !c.reading.tokens.some((t) => c.have.has(t))) return null;

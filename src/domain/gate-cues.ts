@@ -4,7 +4,7 @@
  * matching is on `normalizeForQuote`d text, on word boundaries, so cues are written in plain
  * lowercase ASCII and still match curly apostrophes and any case.
  */
-import { contentTokens } from './text/words.js';
+import { contentTokens, foldedWords } from './text/words.js';
 import { indexOfWords, normalizeForQuote } from './text/fold.js';
 
 const words = (list: string): string[] => list.trim().split(/\s+/u);
@@ -136,10 +136,8 @@ const SUBJECT_FILLERS = new Set(
 /** A failure attributed to the user is a fact about the user, not the agent's self-blame. */
 const USER_SUBJECTS = new Set(['user', 'users', 'owner', 'he', 'she', 'they']);
 
-const PREVIOUS_WORDS = /[\p{L}\p{N}']+/gu;
-
 function wordsBefore(text: string, at: number): string[] {
-  return (text.slice(0, at).match(PREVIOUS_WORDS) ?? []).reverse();
+  return foldedWords(text.slice(0, at)).reverse();
 }
 
 /** Cue lists are configuration, normalized once; the cap keeps an odd caller from growing it. */

@@ -33,6 +33,14 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 /** Suffixes stripped off before the stopword lookup: `user's` → `user`, `didn't` → `did`. */
 const CLITIC = /(?:n't|'(?:s|re|ve|ll|d|m))$/u;
 const TOKEN = /[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu;
+
+/**
+ * The words of text already folded (`normalizeForQuote`), stopwords and all, in order: runs of
+ * letters and digits in any script, an apostrophe inside a word keeping it together ("don't").
+ */
+export function foldedWords(folded: string): string[] {
+  return folded.match(TOKEN) ?? [];
+}
 /**
  * Irregular forms and words people use for each other's, mapped to one base word before stemming:
  * "said"/"say", "went"/"go", "kids"/"children", "Sept"/"September", "two"/"2".
@@ -150,8 +158,8 @@ const contentForm = memoized(2048 * 4, (raw: string): string | null => {
  */
 export function contentWords(s: string): string[] {
   const out: string[] = [];
-  for (const match of normalizeForQuote(s).matchAll(TOKEN)) {
-    const form = contentForm(match[0]);
+  for (const word of foldedWords(normalizeForQuote(s))) {
+    const form = contentForm(word);
     if (form !== null) out.push(form);
   }
   return out;
