@@ -10,7 +10,12 @@ import {
   similarity,
 } from '../src/domain/text/compare.js';
 import { STOPWORDS, contentTokens, wordForm } from '../src/domain/text/words.js';
-import { containsWords, normalizeForQuote, quoteFoundIn } from '../src/domain/text/fold.js';
+import {
+  containsWords,
+  locateQuote,
+  normalizeForQuote,
+  quoteFoundIn,
+} from '../src/domain/text/fold.js';
 
 describe('normalizeForQuote', () => {
   it('folds typographic quotes, apostrophes and primes to ASCII', () => {
@@ -71,6 +76,44 @@ describe('quoteFoundIn', () => {
     expect(quoteFoundIn('contract', 'two contracts')).toBe(false);
     expect(quoteFoundIn('contract', 'the contract.')).toBe(true);
     expect(containsWords('the vendor', 'vendor')).toBe(true);
+  });
+});
+
+describe('locateQuote', () => {
+  it('marks where the quote stands in the turn, typographic characters and all', () => {
+    const turn = 'Well — I’m  moving to\nLund, “for good”.';
+    const at = locateQuote(turn, "i'm moving to lund");
+    expect(at).not.toBeNull();
+    expect(turn.slice(at?.start, at?.end)).toBe('I’m  moving to\nLund');
+    const quoted = locateQuote(turn, '"for good"');
+    expect(turn.slice(quoted?.start, quoted?.end)).toBe('“for good”');
+  });
+
+  it('finds nothing the turn does not say, nor a fragment of a word (negative control)', () => {
+    expect(locateQuote('I know', 'no')).toBeNull();
+    expect(locateQuote('I moved to Lund', 'moved to Malmö')).toBeNull();
+    expect(locateQuote('I moved to Lund', '   ')).toBeNull();
+  });
+
+  it('gives a span whose folded text is the folded quote, in a composed turn (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 60 }).map((t) => t.normalize('NFC')),
+        fc.nat(),
+        fc.nat(),
+        (turn, a, b) => {
+          const chars = [...turn];
+          const from = Math.min(a, b) % (chars.length + 1);
+          const quote = chars.slice(from, from + (Math.max(a, b) % 20)).join('');
+          const at = locateQuote(turn, quote);
+          if (at !== null) {
+            expect(normalizeForQuote(turn.slice(at.start, at.end))).toBe(normalizeForQuote(quote));
+          } else {
+            expect(quoteFoundIn(quote, turn)).toBe(false);
+          }
+        },
+      ),
+    );
   });
 });
 

@@ -83,6 +83,13 @@ export function quoteFoundIn(quote: string, turnText: string): boolean {
   return containsWords(normalizeForQuote(turnText), normalizeForQuote(quote));
 }
 
+/** One character as `normalizeForQuote` folds it (plain ASCII only lowercased). */
+const foldChar = memoized(4096, (ch: string): string =>
+  PLAIN_ASCII.test(ch)
+    ? ch.toLowerCase()
+    : mapPunctuation(mapPunctuation(ch).normalize('NFKC')).toLowerCase().replace(INVISIBLE, ''),
+);
+
 /**
  * Where a quote stands in the turn it was found in, as offsets into the turn's own text, so a
  * reviewer sees the quoted words marked inside the whole turn: the same normalization and word
@@ -101,9 +108,7 @@ export function locateQuote(
   for (let i = 0; i < turnText.length;) {
     const cp = turnText.codePointAt(i) ?? 0;
     const ch = String.fromCodePoint(cp);
-    const mapped = /\s/u.test(ch)
-      ? ' '
-      : mapPunctuation(mapPunctuation(ch).normalize('NFKC')).toLowerCase().replace(INVISIBLE, '');
+    const mapped = /\s/u.test(ch) ? ' ' : foldChar(ch);
     if (mapped === ' ') {
       pendingSpace = folded !== '';
     } else if (mapped !== '') {
