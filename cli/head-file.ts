@@ -1,5 +1,4 @@
 import {
-  anchoredHead,
   headFilePath,
   keyFileAnchor,
   recordKeyFileHead,
@@ -7,6 +6,7 @@ import {
   type ChainReport,
   type SubjectHandle,
 } from '../src/index.js';
+import { anchoredHead } from '../src/faces.js';
 import type { CommandContext } from './context.js';
 import { chainAnchor, type KeyContext, type OwnerKeyLookup } from './owner-key-options.js';
 

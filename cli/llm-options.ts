@@ -1,10 +1,5 @@
-import {
-  createLlmClient,
-  EngineError,
-  LLM_PROVIDERS,
-  parseProvider,
-  type LlmClient,
-} from '../src/index.js';
+import { createLlmClient, EngineError, LLM_PROVIDERS, type LlmClient } from '../src/index.js';
+import { parseProvider } from '../src/faces.js';
 import type { CommandContext } from './context.js';
 import type { OptionSpecs } from './options.js';
 

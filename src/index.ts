@@ -164,7 +164,7 @@ export { localEmbedder } from './recall/local-embedder.js';
 export type { LocalEmbedderOptions } from './recall/local-embedder.js';
 
 // Models for memledger's own reflection and summaries (utility generations, never turns).
-export { createLlmClient, parseProvider } from './reflection/llm-providers.js';
+export { createLlmClient } from './reflection/llm-providers.js';
 export { LLM_PROVIDERS } from './reflection/llm-client.js';
 export type {
   LlmClient,
@@ -200,26 +200,16 @@ export { createSqlInstrument } from './probes/sql-probe.js';
 export { createHttpInstrument } from './probes/http-probe.js';
 export type { HttpInstrumentOptions } from './probes/http-probe.js';
 
-// Outbound HTTP as memledger's probes do it, for the servers' own notices: the same URL policy
-// (http or https, no credentials, loopback or allowlisted) and the same guarded request.
-export { httpTarget } from './probes/host-policy.js';
-export type { HttpTarget, HttpTargetRefusal } from './probes/host-policy.js';
-export { httpRequest } from './probes/http-request.js';
-export type { HttpExchange, HttpFailureCode, HttpRequestOptions } from './probes/http-request.js';
-
 // The owner's key: made, kept encrypted, loaded to sign decisions.
 export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
 export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
 // The owner's anchor: the key and signed heads every read checks the store against.
 export {
   headFilePath,
-  headFileRecords,
   keyFileAnchor,
   recordKeyFileHead,
   recordKeyFileRevocation,
 } from './crypto/owner-anchor.js';
-export { boundWords } from './domain/trust.js';
-export { anchoredHead } from './domain/anchor.js';
-export type { AnchoredHead, OwnerAnchor } from './domain/anchor.js';
+export type { OwnerAnchor } from './domain/anchor.js';
 export type { GeneratedOwnerKey, OwnerKeyOptions, OwnerSigner } from './crypto/owner-key.js';
 export type { KdfCost } from './crypto/owner-key-format.js';

@@ -87,7 +87,10 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   pglite: { paths: ['src/pglite/'], imports: ['domain', 'store'], drivers: true },
   postgres: { paths: ['src/postgres/'], imports: ['domain', 'store'], drivers: true },
   engine: { paths: ['src/engine.ts', 'src/engine/'], imports: BELOW_ENGINE },
-  root: { paths: ['src/index.ts', 'src/rules.ts'], imports: [...BELOW_ENGINE, 'engine'] },
+  root: {
+    paths: ['src/index.ts', 'src/rules.ts', 'src/faces.ts'],
+    imports: [...BELOW_ENGINE, 'engine'],
+  },
   // the LoCoMo harness, shipped: `memledger bench locomo` and the benches run the same copy; it
   // makes (and drops) a throwaway PostgreSQL schema per run, hence the driver
   eval: { paths: ['eval/'], imports: ['root'], drivers: true },

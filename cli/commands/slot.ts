@@ -1,10 +1,5 @@
-import {
-  boundWords,
-  EngineError,
-  SLOT_RULES,
-  SUMMARY_SCOPES,
-  type SubjectHandle,
-} from '../../src/index.js';
+import { EngineError, SLOT_RULES, SUMMARY_SCOPES, type SubjectHandle } from '../../src/index.js';
+import { boundWords } from '../../src/faces.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';

@@ -1,12 +1,12 @@
 import { ServerError } from '../server-errors.js';
 import type { LookupFunction } from 'node:net';
+import { EngineError } from '../../src/index.js';
 import {
-  EngineError,
   httpRequest,
   httpTarget,
   type HttpFailureCode,
   type HttpTargetRefusal,
-} from '../../src/index.js';
+} from '../../src/faces.js';
 import { oneLine } from '../../src/rules.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
