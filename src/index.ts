@@ -44,7 +44,8 @@ export type {
   VectorsApi,
 } from './recall/recall-types.js';
 
-// Every list's one paging shape.
+// Every list's one paging shape, and the bounds every input is held to (docs/API.md).
+export { INPUT_LIMITS } from './domain/input.js';
 export type { PageOptions } from './domain/input.js';
 
 // The servers' credentials.

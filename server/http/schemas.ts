@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ERROR_CODES } from '../../src/index.js';
+import { ERROR_CODES, INPUT_LIMITS } from '../../src/index.js';
 
 /**
  * The building blocks of every HTTP input and output schema. Inputs are strict (an unknown field
@@ -8,15 +8,18 @@ import { ERROR_CODES } from '../../src/index.js';
  */
 export const LIMITS = {
   /** A free-text field: a claim, a title, a purpose, a quote. */
-  field: 16_384,
+  field: INPUT_LIMITS.fieldLength,
   /** A turn's text. */
-  content: 1_000_000,
+  content: INPUT_LIMITS.turnLength,
   /** A tool name, a source, a surface. */
-  tool: 2_048,
-  slot: 64,
-  key: 256,
+  tool: INPUT_LIMITS.toolLength,
+  slot: INPUT_LIMITS.slotLength,
+  key: INPUT_LIMITS.keyLength,
   /** Items of a list argument (tags, tools, sources). */
-  listItems: 1_000,
+  listItems: INPUT_LIMITS.listItems,
+  /** A PostgreSQL integer. */
+  maxInt: INPUT_LIMITS.maxInt,
+  // The face's own bounds, on what it reads before the engine does:
   /** Proposals in one batch. */
   proposals: 1_000,
   /** Content blocks in one response. */
@@ -25,8 +28,6 @@ export const LIMITS = {
   pageItems: 200,
   /** How far an offset may reach. */
   offset: 1_000_000,
-  /** A PostgreSQL integer. */
-  maxInt: 2_147_483_647,
 } as const;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,7 +1,7 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Receipt } from '../http/entities.js';
-import { EngineError } from '../../src/index.js';
+import { EngineError, INPUT_LIMITS } from '../../src/index.js';
 
 /** A NUL or a lone surrogate: PostgreSQL text cannot hold either as sent (docs/API.md, Input limits). */
 function unstorable(s: string): boolean {
@@ -24,15 +24,15 @@ export const text = (max: number) =>
     .max(max)
     .refine((s) => !unstorable(s), 'must not contain a NUL character or a lone surrogate');
 
-/** The engine's limits (docs/API.md, Input limits), repeated here so a tool refuses before any work. */
+/** The engine's limits (docs/API.md, Input limits), so a tool refuses before any work. */
 export const LIMITS = {
-  id: 128,
-  slot: 64,
-  key: 256,
-  tool: 2_048,
-  free: 16_384,
-  turn: 1_000_000,
-  int: 2_147_483_647,
+  id: INPUT_LIMITS.idLength,
+  slot: INPUT_LIMITS.slotLength,
+  key: INPUT_LIMITS.keyLength,
+  tool: INPUT_LIMITS.toolLength,
+  free: INPUT_LIMITS.fieldLength,
+  turn: INPUT_LIMITS.turnLength,
+  int: INPUT_LIMITS.maxInt,
 } as const;
 
 export const idText = text(LIMITS.id);

@@ -11,6 +11,10 @@ import { EngineError } from './errors.js';
 export const INPUT_LIMITS = {
   /** A whole number the store keeps as a PostgreSQL `integer` (evidence.turn, seqs, limits). */
   maxInt: 2_147_483_647,
+  /** A subject or session id (letters, digits and `_ . : @ -`). */
+  idLength: 128,
+  /** A turn's text. */
+  turnLength: 1_000_000,
   /** A free-text field of a call: a retraction's claim, a note, a title, a purpose, a tag. */
   fieldLength: 16_384,
   /** A proposal's evidence.quote. */

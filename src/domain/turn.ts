@@ -1,5 +1,5 @@
 import { EngineError } from './errors.js';
-import { invalidField, stringProblem } from './input.js';
+import { INPUT_LIMITS, invalidField, stringProblem } from './input.js';
 import type { Receipt } from './receipt.js';
 
 /** Who a turn is from. */
@@ -43,7 +43,7 @@ export function parseRole(value: string | undefined): TurnRole {
 }
 
 /** The longest turn text accepted, in characters. */
-export const MAX_CONTENT_LENGTH = 1_000_000;
+export const MAX_CONTENT_LENGTH = INPUT_LIMITS.turnLength;
 /** The longest speaker name accepted, in characters. */
 export const MAX_SPEAKER_LENGTH = 200;
 
@@ -99,7 +99,7 @@ export function requireText(content: unknown): string {
   return content;
 }
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$/;
+const ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,${INPUT_LIMITS.idLength - 1}}$`);
 
 /** Subject and session ids are opaque but printable, so they survive shells, URLs and logs. */
 export function requireId(value: unknown, what: 'subject' | 'session'): string {
