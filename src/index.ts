@@ -63,6 +63,7 @@ export { EngineError, ERROR_CODES, isEngineError } from './domain/errors.js';
 export type { EngineErrorOptions, ErrorCode } from './domain/errors.js';
 
 // Entities and their vocabularies.
+export type { FactId, RetractionId } from './domain/ids.js';
 export { parseChoice } from './domain/vocabulary.js';
 export { TURN_ROLES } from './domain/turn.js';
 export type { Turn, TurnRole } from './domain/turn.js';

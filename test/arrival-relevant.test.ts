@@ -37,6 +37,7 @@ import {
 import { request } from './support/http.js';
 import { ownerWithTokens } from './support/tokens.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId } from '../src/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-relevant-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -145,8 +146,8 @@ describe.each(ENGINES)('the relevant arrival block [%s]', (kind) => {
       bees: await propose(garden.id, 'bees', FACTS.bees, 'I keep bees in the garden'),
       hive: await propose(garden.id, 'hive', FACTS.hive, 'the hive needs checking every Sunday'),
     };
-    await me.owner.decide({ proposalId: ids.trip, decision: 'approve', signer });
-    await me.owner.decide({ proposalId: ids.recipe, decision: 'approve', signer });
+    await me.owner.decide({ proposalId: ids.trip as FactId, decision: 'approve', signer });
+    await me.owner.decide({ proposalId: ids.recipe as FactId, decision: 'approve', signer });
     // as a process with the store's SQL could: the status alone, with the triggers off
     await storeClient(engine).transaction(async (tx) => {
       await tx.exec('SET LOCAL session_replication_role = replica');

@@ -16,6 +16,7 @@ import {
 import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId } from '../src/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -522,7 +523,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
         ],
       });
       await e.owner.decide({
-        proposalId: first.proposed[0]?.id ?? '',
+        proposalId: first.proposed[0]?.id ?? ('' as FactId),
         decision: 'approve',
         signer,
       });
@@ -548,7 +549,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
         ],
       });
       await e.owner.decide({
-        proposalId: second.proposed[0]?.id ?? '',
+        proposalId: second.proposed[0]?.id ?? ('' as FactId),
         decision: 'approve',
         signer,
       });

@@ -16,6 +16,7 @@ import { ENGINES, ONE_ENGINE, openTestEngine, type TestEngine } from './support/
 import { code } from './support/errors.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId, RetractionId } from '../src/index.js';
 
 /** The namespaces docs/API.md describes; a new one must be added here and there. */
 const NAMESPACES = [
@@ -197,7 +198,7 @@ describe.each(ENGINES)('subjects are sealed from each other [%s]', (kind) => {
     expect(proposed.dropped).toHaveLength(1);
     ids.approved = proposed.proposed[0]!.id;
     ids.pending = proposed.proposed[1]!.id;
-    await a.owner.decide({ proposalId: ids.approved, decision: 'approve', signer });
+    await a.owner.decide({ proposalId: ids.approved as FactId, decision: 'approve', signer });
     await a.slots.declare({ name: `${SECRET}_notes`, rule: 'user_fact' });
     const retraction = await a.ledger.retract({
       claim: `The user lives in ${SECRET}.`,
@@ -274,15 +275,15 @@ describe.each(ENGINES)('subjects are sealed from each other [%s]', (kind) => {
     expect(await code(b.arrival.assemble({ surface: 'chat', sessionId: s }))).toBe(
       'SESSION_NOT_FOUND',
     );
-    expect(await code(b.facts.get(ids.approved!))).toBe('FACT_NOT_FOUND');
-    expect(await code(b.facts.get(ids.pending!))).toBe('FACT_NOT_FOUND');
-    expect(await code(b.ledger.get(ids.retraction!))).toBe('RETRACTION_NOT_FOUND');
+    expect(await code(b.facts.get(ids.approved! as FactId))).toBe('FACT_NOT_FOUND');
+    expect(await code(b.facts.get(ids.pending! as FactId))).toBe('FACT_NOT_FOUND');
+    expect(await code(b.ledger.get(ids.retraction! as RetractionId))).toBe('RETRACTION_NOT_FOUND');
     expect(await code(b.probes.get(ids.probeRecord!))).toBe('PROBE_RECORD_NOT_FOUND');
     expect(await code(b.arrival.diff({ manifestId: ids.manifest! }))).toBe('MANIFEST_NOT_FOUND');
     // The same calls through alice succeed: the ids are real.
     expect((await a.sessions.get(s)).id).toBe(s);
-    expect((await a.facts.get(ids.pending!)).status).toBe('proposed');
-    expect((await a.ledger.get(ids.retraction!)).id).toBe(ids.retraction);
+    expect((await a.facts.get(ids.pending! as FactId)).status).toBe('proposed');
+    expect((await a.ledger.get(ids.retraction! as RetractionId)).id).toBe(ids.retraction);
     expect((await a.probes.get(ids.probeRecord!)).id).toBe(ids.probeRecord);
   });
 
@@ -294,7 +295,7 @@ describe.each(ENGINES)('subjects are sealed from each other [%s]', (kind) => {
       turns: (await a.history.turns(s)).length,
       facts: await a.facts.all(),
       commitments: await a.commitments.list(),
-      retraction: await a.ledger.get(ids.retraction!),
+      retraction: await a.ledger.get(ids.retraction! as RetractionId),
     };
     expect(
       await code(b.turns.add({ sessionId: s, role: 'user', content: 'I moved to Oslo.' })),
@@ -321,13 +322,19 @@ describe.each(ENGINES)('subjects are sealed from each other [%s]', (kind) => {
     ).toBe('SESSION_NOT_FOUND');
     // bob's owner key is the same key pair, and still cannot decide alice's proposal.
     expect(
-      await code(b.owner.decide({ proposalId: ids.pending!, decision: 'approve', signer })),
+      await code(
+        b.owner.decide({ proposalId: ids.pending! as FactId, decision: 'approve', signer }),
+      ),
     ).toBe('PROPOSAL_NOT_FOUND');
     expect(await code(b.commitments.done(ids.commitment!))).toBe('COMMITMENT_NOT_FOUND');
     expect(await code(b.commitments.drop(ids.commitment!))).toBe('COMMITMENT_NOT_FOUND');
     expect(
       await code(
-        b.ledger.settle({ retractionId: ids.retraction!, verdict: 'stands', outcome: 'x' }),
+        b.ledger.settle({
+          retractionId: ids.retraction! as RetractionId,
+          verdict: 'stands',
+          outcome: 'x',
+        }),
       ),
     ).toBe('RETRACTION_NOT_FOUND');
     expect(
@@ -340,13 +347,13 @@ describe.each(ENGINES)('subjects are sealed from each other [%s]', (kind) => {
           procedure: 'p',
           passObservation: 'it holds',
           overturnCondition: 'it breaks',
-          factId: ids.approved!,
+          factId: ids.approved! as FactId,
         }),
       ),
     ).toBe('FACT_NOT_FOUND');
     expect((await a.history.turns(s)).length).toBe(before.turns);
     expect(await a.facts.all()).toEqual(before.facts);
     expect(await a.commitments.list()).toEqual(before.commitments);
-    expect(await a.ledger.get(ids.retraction!)).toEqual(before.retraction);
+    expect(await a.ledger.get(ids.retraction! as RetractionId)).toEqual(before.retraction);
   });
 });

@@ -15,6 +15,7 @@ import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
 import { unchecked } from './support/unchecked.js';
+import type { FactId } from '../src/index.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
@@ -329,7 +330,8 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     });
     const firstId = first.proposed[0]?.id ?? '';
     expect(
-      (await me.owner.decide({ proposalId: firstId, decision: 'approve', signer: owner })).status,
+      (await me.owner.decide({ proposalId: firstId as FactId, decision: 'approve', signer: owner }))
+        .status,
     ).toBe('active');
     const second = await me.gate.propose({
       sessionId,
@@ -344,7 +346,11 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       ],
     });
     const secondId = second.proposed[0]?.id ?? '';
-    const d = await me.owner.decide({ proposalId: secondId, decision: 'approve', signer: owner });
+    const d = await me.owner.decide({
+      proposalId: secondId as FactId,
+      decision: 'approve',
+      signer: owner,
+    });
     expect(d.superseded).toBe(firstId);
     expect((await me.facts.live()).map((f) => f.text)).toEqual(['The user reads on a laptop.']);
     const all = await me.facts.all();
@@ -354,10 +360,14 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     expect(old?.supersededAt).not.toBeNull();
     expect(fresh).toMatchObject({ status: 'active', supersedesId: firstId });
     expect(
-      await code(me.owner.decide({ proposalId: secondId, decision: 'approve', signer: owner })),
+      await code(
+        me.owner.decide({ proposalId: secondId as FactId, decision: 'approve', signer: owner }),
+      ),
     ).toBe('NOT_PENDING');
     expect(
-      await code(me.owner.decide({ proposalId: 'nope', decision: 'approve', signer: owner })),
+      await code(
+        me.owner.decide({ proposalId: 'nope' as FactId, decision: 'approve', signer: owner }),
+      ),
     ).toBe('PROPOSAL_NOT_FOUND');
     const stranger = makeSigner(`stranger-${kind}`);
     const third = await me.gate.propose({
@@ -374,7 +384,7 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
     expect(
       await code(
         me.owner.decide({
-          proposalId: third.proposed[0]?.id ?? '',
+          proposalId: third.proposed[0]?.id ?? ('' as FactId),
           decision: 'approve',
           signer: stranger,
         }),
@@ -479,9 +489,21 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       });
       const ids = r.proposed.map((p) => p.id);
       expect(ids).toHaveLength(4);
-      await s.me.owner.decide({ proposalId: ids[0] ?? '', decision: 'approve', signer: owner });
-      await s.me.owner.decide({ proposalId: ids[1] ?? '', decision: 'reject', signer: owner });
-      await s.me.owner.decide({ proposalId: ids[2] ?? '', decision: 'approve', signer: owner });
+      await s.me.owner.decide({
+        proposalId: ids[0] ?? ('' as FactId),
+        decision: 'approve',
+        signer: owner,
+      });
+      await s.me.owner.decide({
+        proposalId: ids[1] ?? ('' as FactId),
+        decision: 'reject',
+        signer: owner,
+      });
+      await s.me.owner.decide({
+        proposalId: ids[2] ?? ('' as FactId),
+        decision: 'approve',
+        signer: owner,
+      });
       expect(await s.me.owner.verifyChain()).toMatchObject({
         ok: true,
         length: 3,
@@ -513,10 +535,14 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       });
       expect(
         await code(
-          c.me.owner.decide({ proposalId: c.pending, decision: 'approve', signer: owner }),
+          c.me.owner.decide({
+            proposalId: c.pending as FactId,
+            decision: 'approve',
+            signer: owner,
+          }),
         ),
       ).toBe('CHAIN_BROKEN');
-      expect((await c.me.facts.get(c.pending)).status).toBe('proposed');
+      expect((await c.me.facts.get(c.pending as FactId)).status).toBe('proposed');
     }
 
     it('detects an edited decision', async () => {

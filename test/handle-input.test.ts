@@ -8,6 +8,7 @@ import { dumpStore } from './support/dump-store.js';
 import { ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId, RetractionId } from '../src/index.js';
 
 /** Argument lists of the wrong shape, tried on every method of the handle. */
 const SHAPES: unknown[][] = [
@@ -107,13 +108,17 @@ const FIELDS: Call[] = [
   [
     'owner.decide signer {}',
     (me, ids) =>
-      me.owner.decide({ proposalId: ids.proposal, decision: 'approve', signer: {} as never }),
+      me.owner.decide({
+        proposalId: ids.proposal as FactId,
+        decision: 'approve',
+        signer: {} as never,
+      }),
   ],
   [
     'owner.decide note 5',
     (me, ids) =>
       me.owner.decide({
-        proposalId: ids.proposal,
+        proposalId: ids.proposal as FactId,
         decision: 'reject',
         note: 5 as never,
         signer: generateOwnerKey('pw', TEST_KEYS) as never,
@@ -164,7 +169,12 @@ const FIELDS: Call[] = [
   ]),
   [
     'ledger.settle outcome 5',
-    (me) => me.ledger.settle({ retractionId: 'r', verdict: 'stands', outcome: 5 as never }),
+    (me) =>
+      me.ledger.settle({
+        retractionId: 'r' as RetractionId,
+        verdict: 'stands',
+        outcome: 5 as never,
+      }),
   ],
   [
     'probes.run purpose 5',

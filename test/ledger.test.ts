@@ -15,6 +15,7 @@ import { checkPolarity } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId, RetractionId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-ledger-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -86,7 +87,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       ],
     });
     const id = r.proposed[0]?.id ?? '';
-    await me.owner.decide({ proposalId: id, decision: 'approve', signer });
+    await me.owner.decide({ proposalId: id as FactId, decision: 'approve', signer });
     return id;
   }
 
@@ -125,7 +126,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     const r = await me.ledger.retract({
       claim,
       ...falsifier,
-      factId,
+      factId: factId as FactId,
       caughtBy: 'reality',
       probe: {
         spec: { kind: 'file', path: 'probe.txt', mode: 'exists' },
@@ -136,7 +137,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     expect(r).toMatchObject({ verdict: 'unchecked', factId, caughtBy: 'reality' });
     expect(r.dueAt.getTime() - r.correctedAt.getTime()).toBe(3 * DAY);
     expect((await me.facts.live()).map((f) => f.id)).not.toContain(factId);
-    expect((await me.facts.get(factId)).status).toBe('retracted');
+    expect((await me.facts.get(factId as FactId)).status).toBe('retracted');
 
     // not due yet
     expect(await me.ledger.due()).toEqual([]);
@@ -177,7 +178,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     const r = await me.ledger.retract({
       claim,
       ...falsifier,
-      factId,
+      factId: factId as FactId,
       dueDays: 0,
       probe: {
         spec: { kind: 'file', path: 'tea.txt', mode: 'contains', needle: 'coffee' },
@@ -189,10 +190,10 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     await me.probes.calibrate();
     const settled = await me.ledger.settle({ retractionId: r.id, runProbe: true });
     expect(settled.verdict).toBe('overturned');
-    const restored = await me.facts.get(settled.restoredFactId ?? '');
+    const restored = await me.facts.get(settled.restoredFactId ?? ('' as FactId));
     expect(restored).toMatchObject({ status: 'active', text: claim });
     expect((await me.facts.live()).map((f) => f.text)).toContain(claim);
-    expect((await me.facts.get(factId)).status).toBe('retracted');
+    expect((await me.facts.get(factId as FactId)).status).toBe('retracted');
     // an overturned claim no longer blocks the gate, and the chain still verifies
     expect((await me.owner.verifyChain()).ok).toBe(true);
   });
@@ -258,7 +259,9 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       ),
     ).toBe('INVALID_ARGUMENT');
     expect(
-      await code(me.ledger.settle({ retractionId: 'nope', verdict: 'stands', outcome: 'x' })),
+      await code(
+        me.ledger.settle({ retractionId: 'nope' as RetractionId, verdict: 'stands', outcome: 'x' }),
+      ),
     ).toBe('RETRACTION_NOT_FOUND');
     const s = await me.ledger.settle({
       retractionId: r.id,
@@ -271,7 +274,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       settledOutcome: 'the logs were rotated away',
     });
     expect(
-      await code(me.ledger.retract({ claim: 'c', ...falsifier, factId: 'no-such-fact' })),
+      await code(me.ledger.retract({ claim: 'c', ...falsifier, factId: 'no-such-fact' as FactId })),
     ).toBe('FACT_NOT_FOUND');
     await expect(
       storeClient(engine).query(`UPDATE retractions SET claim = 'edited' WHERE id = $1`, [r.id]),

@@ -17,6 +17,7 @@ import { dumpStore } from './support/dump-store.js';
 import { code } from './support/errors.js';
 import { sharedEngines } from './support/shared-engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-recall-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -97,7 +98,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       return id;
     };
     const approve = (id: string) =>
-      me.owner.decide({ proposalId: id, decision: 'approve', signer });
+      me.owner.decide({ proposalId: id as FactId, decision: 'approve', signer });
 
     // superseded: an older home city, replaced by a newer value for the same key
     ids.oldCity = await propose(
@@ -126,7 +127,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
     await approve(ids.retracted);
     await me.ledger.retract({
       claim: 'User adopted a grey cat called Pixel',
-      factId: ids.retracted,
+      factId: ids.retracted as FactId,
       stoodOn: 'one turn',
       whyWrong: 'the cat is the neighbour’s',
       corrected: 'the neighbour adopted Pixel',
@@ -147,7 +148,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
       9,
       'My manager is Rui; he runs the payments team',
     );
-    await me.owner.decide({ proposalId: ids.rejected, decision: 'reject', signer });
+    await me.owner.decide({ proposalId: ids.rejected as FactId, decision: 'reject', signer });
     // the same words twice: observed, and inferred
     ids.inferred = await propose(
       'Ana works the night shifts at the hospital',

@@ -25,6 +25,7 @@ import {
   ownerWithTokens,
   type SubjectWithTokens,
 } from './support/tokens.js';
+import type { FactId } from '../src/index.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const COOKIE = 'memledger_review';
@@ -234,7 +235,7 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     return id;
   }
 
-  const status = async (id: string) => (await me.facts.get(id)).status;
+  const status = async (id: string) => (await me.facts.get(id as FactId)).status;
 
   beforeAll(async () => {
     t = await openTestEngine(kind, { arrival: { timeZone: 'UTC' } });
@@ -890,7 +891,7 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
       'rejected 2 proposals from 2026-05-01 (3 skipped: already decided, or not in this pile), each signed',
     );
     for (const id of mine) expect(await status(id)).toBe('rejected');
-    expect((await bob.facts.get(foreign)).status).toBe('proposed');
+    expect((await bob.facts.get(foreign as FactId)).status).toBe('proposed');
     expect((await me.owner.verifyChain()).ok).toBe(true);
 
     const p = await propose();

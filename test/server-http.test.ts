@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/index.js';
+import type { Engine, FactId } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { enginePage, pageOf } from '../server/http/route-kit.js';
 import { request } from './support/http.js';
@@ -228,7 +228,7 @@ describe.each(ENGINES)('HTTP API resources [%s]', (kind) => {
     expect((await call(app, 'GET', '/v1/facts', alice.reader)).json.facts).toEqual([]);
     await engine
       .subject('alice')
-      .owner.decide({ proposalId: factId, decision: 'approve', signer: alice.signer });
+      .owner.decide({ proposalId: factId as FactId, decision: 'approve', signer: alice.signer });
 
     const live = await call(app, 'GET', '/v1/facts', alice.reader);
     expect(live.json.integrity).toMatchObject({ ok: true });

@@ -45,6 +45,7 @@ import {
 import { TEST_KEYS } from './support/test-keys.js';
 import { setEmbeddedTemplate } from '../src/store/embedded-template.js';
 import { emptyTemplate } from './support/store-template.js';
+import type { FactId } from '../src/index.js';
 
 // Its stores start at version 11: from the run's unmigrated template (the migrated one would be
 // too new for the code cut at 11).
@@ -250,12 +251,12 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
           expect(first.proposed).toHaveLength(3);
           expect(first.dropped).toHaveLength(1);
           const [cello, phone, orchestra] = first.proposed.map((p) => p.id) as [
-            string,
-            string,
-            string,
+            FactId,
+            FactId,
+            FactId,
           ];
           for (const id of [cello, phone, orchestra]) {
-            await me.owner.decide({ proposalId: id, decision: 'approve', signer });
+            await me.owner.decide({ proposalId: id as FactId, decision: 'approve', signer });
           }
           const second = await me.gate.propose({
             sessionId: s2.id,
@@ -271,7 +272,8 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
           });
           const laptop = second.proposed[0]?.id ?? '';
           expect(
-            (await me.owner.decide({ proposalId: laptop, decision: 'approve', signer })).superseded,
+            (await me.owner.decide({ proposalId: laptop as FactId, decision: 'approve', signer }))
+              .superseded,
           ).toBe(phone);
           // a proposal left in the pile
           await me.gate.propose({
@@ -300,7 +302,7 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
           const stands = await me.ledger.retract({
             claim: 'The user plays the cello.',
             ...falsifier,
-            factId: cello,
+            factId: cello as FactId,
             probe: {
               spec: { kind: 'file', path: `${subject}.txt`, mode: 'contains', needle: 'cello' },
               standsIf: 'verified',
@@ -310,7 +312,7 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
           const overturned = await me.ledger.retract({
             claim: 'The user is in an orchestra.',
             ...falsifier,
-            factId: orchestra,
+            factId: orchestra as FactId,
             probe: {
               spec: { kind: 'file', path: `${subject}.txt`, mode: 'contains', needle: 'violin' },
               standsIf: 'verified',

@@ -16,6 +16,7 @@ import {
   trustStoreFor,
   type TrustFixture,
 } from './support/trust-fixture.js';
+import type { FactId } from '../src/index.js';
 
 /** A verifier over the fixture's store, made as the engine makes its own, with its own clock. */
 function verifierOf(f: TrustFixture, opts: { clock?: () => Date; rebaseAfter?: number } = {}) {
@@ -237,7 +238,7 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
       ],
     });
     const id = r.proposed[0]?.id ?? '';
-    await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
+    await f.me.owner.decide({ proposalId: id as FactId, decision: 'approve', signer: f.signer });
     const before = await t.view(f.subject);
     expect(before.live.map((x) => x.id)).toContain(id);
     expect(await t.view(f.subject)).toBe(before);

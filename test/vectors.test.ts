@@ -24,6 +24,7 @@ import {
 } from './support/fake-embeddings.js';
 import { dumpStore } from './support/dump-store.js';
 import { TEST_KEYS } from './support/test-keys.js';
+import type { FactId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-vectors-'));
 let fake: FakeEmbeddings;
@@ -88,7 +89,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     );
     await me.ledger.retract({
       claim: 'User owns a pup from a shelter',
-      factId: ids.retractedFact,
+      factId: ids.retractedFact as FactId,
       stoodOn: 'one turn',
       whyWrong: 'the puppy came from a breeder',
       corrected: 'the puppy came from a breeder',

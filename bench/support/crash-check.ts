@@ -1,3 +1,4 @@
+import type { Fact } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import { isEngineError, type Engine } from '../../src/index.js';
 import { ackKey, type Ack } from './crash-acks.js';
@@ -38,7 +39,7 @@ export async function lostAcks(engine: Engine, acks: readonly Ack[]): Promise<Lo
       missingSessions.add(id);
     }
   }
-  const facts = new Map((await me.facts.all()).map((f) => [f.id, f]));
+  const facts = new Map<string, Fact>((await me.facts.all()).map((f) => [f.id, f]));
   const { rows } = await storeClient(engine).query<{
     seq: number;
     proposal_id: string;

@@ -11,6 +11,7 @@
  * Each verifier here is made exactly as createModules makes the engine's (a remembering verifier
  * over its own node:crypto instance), so nothing is shared with the engine or with each other.
  */
+import type { Fact } from '../../src/domain/fact.js';
 import { createNodeChainCrypto } from '../../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../../src/domain/decision-chain.js';
 import { ChainState, factContentHash, judgeFacts, type TrustView } from '../../src/domain/trust.js';
@@ -193,7 +194,7 @@ export async function measureTrustCost(
   const key = await engine.subject(subject).owner.key();
   if (key === null) throw new BenchError(`subject "${subject}" has no owner key`);
   const ids = chain.filter((l) => l.decision !== 'delegate').map((l) => l.proposalId);
-  const facts = new Map((await sql.facts(subject, ids)).map((f) => [f.id, f]));
+  const facts = new Map<string, Fact>((await sql.facts(subject, ids)).map((f) => [f.id, f]));
   const growth: TrustCost['growth'] = [];
   for (const n of [...new Set([1_000, 5_000, chain.length])].filter((n) => n <= chain.length)) {
     const c = rememberingVerifier(createNodeChainCrypto());

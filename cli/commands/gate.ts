@@ -6,6 +6,7 @@ import type { CliIo } from '../io.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
+import type { FactId } from '../../src/index.js';
 
 async function readJsonArray(io: CliIo, file: string): Promise<unknown[]> {
   let raw: string;
@@ -167,7 +168,8 @@ export const decideCommand = defineCommand({
     },
   },
   async run(ctx) {
-    const [proposalId, given] = ctx.positionals;
+    const [given0, given] = ctx.positionals;
+    const proposalId = given0 as FactId | undefined;
     if (proposalId === undefined || given === undefined) {
       throw new EngineError(
         'INVALID_ARGUMENT',

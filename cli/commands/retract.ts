@@ -13,6 +13,7 @@ import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
+import type { FactId, RetractionId } from '../../src/index.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
@@ -144,7 +145,7 @@ export const retractCommand = defineCommand({
         procedure: v.procedure,
         passObservation: v['pass-obs'],
         overturnCondition: v['overturn-if'],
-        ...optional('factId', v.fact),
+        ...optional('factId', v.fact as FactId | undefined),
         ...optional('caughtBy', v['caught-by']),
         ...optional('claimedAt', v['claimed-at']),
         ...optional('correctedAt', v['corrected-at']),
@@ -206,7 +207,7 @@ export const retractSettleCommand = defineCommand({
   },
   notes: ['Give exactly one of --run-probe or --verdict V --outcome TEXT.'],
   async run(ctx) {
-    const [id] = ctx.positionals;
+    const id = ctx.positionals[0] as RetractionId | undefined;
     if (id === undefined)
       throw new EngineError(
         'INVALID_ARGUMENT',

@@ -4,6 +4,7 @@ import { Retraction } from './entities.js';
 import { RetractionProbeIn } from './probe-spec.js';
 import { apiRoute, exact, jsonResponse, pageOf, send, type HttpApp } from './route-kit.js';
 import { DateTimeIn, Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
+import type { FactId, RetractionId } from '../../src/index.js';
 
 const RetractionParam = idParam('retractionId');
 
@@ -45,7 +46,11 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
       },
     }),
     async (c) => {
-      const retraction = await c.var.caller.handle.ledger.retract(exact(c.req.valid('json')));
+      const { factId, ...body } = c.req.valid('json');
+      const retraction = await c.var.caller.handle.ledger.retract({
+        ...exact(body),
+        ...(factId === undefined ? {} : { factId: factId as FactId }),
+      });
       return c.json(send(Retraction, retraction), 201);
     },
   );
@@ -87,7 +92,7 @@ export function registerLedgerRoutes(app: HttpApp, engine: Engine): void {
       responses: jsonResponse(Retraction, 'the settled retraction'),
     }),
     async (c) => {
-      const { retractionId } = c.req.valid('param');
+      const retractionId = c.req.valid('param').retractionId as RetractionId;
       const settled = await c.var.caller.handle.ledger.settle({ retractionId, runProbe: true });
       return c.json(send(Retraction, settled), 200);
     },

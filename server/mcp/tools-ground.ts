@@ -22,6 +22,7 @@ import {
   positiveInt,
   text,
 } from './mcp-schemas.js';
+import type { FactId } from '../../src/index.js';
 
 const probeSpecInput = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -121,9 +122,10 @@ const retractClaim = defineTool({
   }),
   output: z.object({ retraction: retractionSchema }),
   async run(me, input) {
-    const { claimedAt, probe, ...rest } = input;
+    const { claimedAt, probe, factId, ...rest } = input;
     const r = await me.ledger.retract({
       ...compact(rest),
+      ...(factId === undefined ? {} : { factId: factId as FactId }),
       ...(claimedAt === undefined ? {} : { claimedAt: new Date(claimedAt) }),
       ...(probe === undefined ? {} : { probe: { ...probe, spec: compact(probe.spec) } }),
     });

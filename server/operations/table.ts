@@ -12,6 +12,7 @@ import {
 } from '../http/entities.js';
 import { Id } from '../http/schemas.js';
 import { defineCall, type OperationSpec } from './operation.js';
+import type { FactId, RetractionId } from '../../src/index.js';
 
 /**
  * Every operation a token can run through a face, the least role that may run it, and where each
@@ -100,7 +101,7 @@ export const OPERATION_TABLE = [
       input: z.strictObject({ factId: Id }),
       output: Fact,
       readOnly: true,
-      run: (me, { factId }) => me.facts.get(factId),
+      run: (me, { factId }) => me.facts.get(factId as FactId),
     }),
   },
   {
@@ -142,7 +143,7 @@ export const OPERATION_TABLE = [
       input: z.strictObject({ retractionId: Id }),
       output: Retraction,
       readOnly: true,
-      run: (me, { retractionId }) => me.ledger.get(retractionId),
+      run: (me, { retractionId }) => me.ledger.get(retractionId as RetractionId),
     }),
   },
   {

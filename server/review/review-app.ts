@@ -48,6 +48,7 @@ import { ledgerView } from './views/ledger-view.js';
 import { memoryView } from './views/memory-view.js';
 import { decidedCard, pileView } from './views/pile-view.js';
 import { unlockView } from './views/unlock-view.js';
+import type { FactId, RetractionId } from '../../src/index.js';
 
 export interface ReviewConfig {
   /** The subject whose pile the page reviews (default `owner`). */
@@ -292,7 +293,7 @@ export function createReviewApp(
   const decide = async (
     c: Context,
     s: OwnerSession,
-    proposalId: string,
+    proposalId: FactId,
     decision: 'approve' | 'reject',
     supersede: boolean,
   ) => {
@@ -325,10 +326,18 @@ export function createReviewApp(
         'type YES (in capitals) to approve: approving makes it live memory a model is shown; nothing changed',
       );
     }
-    return decide(c, s, c.req.param('id') ?? '', 'approve', form.get('supersede') === '1');
+    return decide(
+      c,
+      s,
+      (c.req.param('id') ?? '') as FactId,
+      'approve',
+      form.get('supersede') === '1',
+    );
   });
 
-  post('/pile/:id/reject', async (c, s) => decide(c, s, c.req.param('id') ?? '', 'reject', false));
+  post('/pile/:id/reject', async (c, s) =>
+    decide(c, s, (c.req.param('id') ?? '') as FactId, 'reject', false),
+  );
 
   post('/pile/reject-night', async (c, s, form) => {
     const signer = sessions.signer(s);
@@ -351,7 +360,7 @@ export function createReviewApp(
     }
     let rejected = 0;
     let skipped = 0;
-    for (const proposalId of ids) {
+    for (const proposalId of ids as FactId[]) {
       try {
         const result = await me.owner.decide({
           proposalId,
@@ -383,7 +392,7 @@ export function createReviewApp(
 
   post('/ledger/:id/settle', async (c, s, form) => {
     sessions.signer(s);
-    const retractionId = c.req.param('id') ?? '';
+    const retractionId = (c.req.param('id') ?? '') as RetractionId;
     let result;
     if (form.get('runProbe') === '1') {
       result = await me.ledger.settle({ retractionId, runProbe: true, by: 'owner (review page)' });

@@ -3,6 +3,7 @@
  * its evidence is, whether that evidence attests its text, and its place in time.
  */
 import type { Attestation } from './attestation.js';
+import type { FactId, RetractionId } from './ids.js';
 export const FACT_ORIGINS = ['did', 'saw', 'inferred', 'summarized'] as const;
 /** One of `FACT_ORIGINS`: how a fact was learned. */
 export type FactOrigin = (typeof FACT_ORIGINS)[number];
@@ -102,7 +103,7 @@ export interface CitedTurn {
 
 /** A stored fact with its passport: origin, evidence, attestation, status and lineage. */
 export interface Fact {
-  id: string;
+  id: FactId;
   subjectId: string;
   slot: string;
   key: string | null;
@@ -126,8 +127,8 @@ export interface Fact {
     /** A summarized fact's cited turns (signed with the rest); null for every other fact. */
     citations?: readonly Citation[] | null;
   };
-  supersedesId: string | null;
-  supersededById: string | null;
+  supersedesId: FactId | null;
+  supersededById: FactId | null;
   validFrom: Date | null;
   validTo: Date | null;
   recordedAt: Date;
@@ -137,9 +138,9 @@ export interface Fact {
   /** Who proposed it: reflection, extraction, agent, host, restoration… */
   proposedBy: string;
   /** The ledger row that retracted it, if it was retracted. */
-  retractionId: string | null;
+  retractionId: RetractionId | null;
   /** For a restored fact: the retracted fact it restores. */
-  restoredFromId: string | null;
+  restoredFromId: FactId | null;
   /**
    * Why a fact stored as live is shown `unverified`: nothing the owner signed backs it as it is
    * stored now (the trust check's code and reason). Absent on every fact that verified.

@@ -1,4 +1,5 @@
 import type { CaughtBy, RetractionVerdict } from './retraction.js';
+import type { FactId, RetractionId } from './ids.js';
 
 /**
  * One entry of the retraction ledger as stored (append-only; only the settlement is written
@@ -6,7 +7,7 @@ import type { CaughtBy, RetractionVerdict } from './retraction.js';
  * falsifier, and how it was settled.
  */
 export interface Retraction {
-  id: string;
+  id: RetractionId;
   subjectId: string;
   /** The claim that was wrong, as it was made. */
   claim: string;
@@ -36,7 +37,7 @@ export interface Retraction {
   /** When the falsifier matures. */
   dueAt: Date;
   /** The live fact the retraction took down, if any. */
-  factId: string | null;
+  factId: FactId | null;
   verdict: RetractionVerdict;
   settledAt: Date | null;
   /** What was observed when it was settled. */
@@ -46,7 +47,7 @@ export interface Retraction {
   /** The probe run that settled it, if a probe did. */
   settledProbeRecordId: string | null;
   /** The copy of the fact an overturning restored, if any. */
-  restoredFactId: string | null;
+  restoredFactId: FactId | null;
   /** When the ledger recorded it. */
   recordedAt: Date;
 }

@@ -13,6 +13,7 @@ import {
   type VerifyChainOptions,
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
+import type { FactId } from './ids.js';
 import { oneLine } from './shown-text.js';
 
 /**
@@ -375,7 +376,7 @@ export interface WithheldFact {
 
 /** A fact the chain keeps live that left live memory with no decision, ledger row or expiry. */
 export interface UnexplainedFact {
-  id: string;
+  id: FactId;
   status: FactStatus;
   code: ChainBreakCode;
   reason: string;
@@ -554,7 +555,7 @@ export function judgeDeparted(
     return null;
   }
   return {
-    id: d.id,
+    id: d.id as FactId,
     status: d.status,
     code: 'UNEXPLAINED_STATUS',
     reason: `the owner approved it, but it is ${d.status} with no decision, ledger row or expiry that explains it`,

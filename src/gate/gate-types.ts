@@ -9,6 +9,7 @@ import type { DecideResult, DelegateResult } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
+import type { FactId } from '../domain/ids.js';
 
 /** A proposal awaiting review, with the whole turn it cites so a reviewer sees the quote in context. */
 export interface PendingProposal {
@@ -58,7 +59,7 @@ export interface GateApi {
 export interface OwnerApi {
   /** Approves or rejects one of the subject's proposals with a signed, chained decision. */
   decide(input: {
-    proposalId: string;
+    proposalId: FactId;
     decision: Decision;
     note?: string;
     /**
@@ -132,8 +133,8 @@ export interface SlotsApi {
 export interface IntegrityReport {
   ok: boolean;
   chain: TrustView['chain'];
-  withheld: Array<{ factId: string; code: string; reason: string }>;
-  unexplained: Array<{ factId: string; status: string; code: string; reason: string }>;
+  withheld: Array<{ factId: FactId; code: string; reason: string }>;
+  unexplained: Array<{ factId: FactId; status: string; code: string; reason: string }>;
   /** Slots whose stored auto-live setting no verified delegation accounts for. */
   delegations: Array<{ slot: string; seq: number | null; code: string; reason: string }>;
   /**
@@ -162,5 +163,5 @@ export interface FactsApi {
    */
   integrity(): Promise<IntegrityReport>;
   /** One fact or proposal of the subject by id, whatever its status (FACT_NOT_FOUND otherwise). */
-  get(factId: string): Promise<Fact>;
+  get(factId: FactId): Promise<Fact>;
 }

@@ -1,3 +1,4 @@
+import type { FactId } from '../domain/ids.js';
 import type { Attestation } from '../domain/attestation.js';
 import type { Fact, SlotDeclaration } from '../domain/fact.js';
 import {
@@ -51,7 +52,7 @@ export type GateWithin = (tx: SqlExecutor, outcomes: readonly GateOutcome[]) => 
 
 export interface ProposeResult {
   proposed: Array<{
-    id: string;
+    id: FactId;
     slot: string;
     text: string;
     attested: boolean;

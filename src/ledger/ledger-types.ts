@@ -1,6 +1,7 @@
 import type { ProbeSpec, ProbeVerdict } from '../domain/probe.js';
 import type { CaughtBy, RetractionVerdict, SettledVerdict } from '../domain/retraction.js';
 import type { Retraction } from '../domain/retraction-record.js';
+import type { FactId, RetractionId } from '../domain/ids.js';
 
 /** What `ledger.retract` records: the claim, what it stood on, and a falsifier with polarity. */
 export interface RetractInput {
@@ -22,21 +23,21 @@ export interface RetractInput {
   correctedAt?: Date;
   dueDays?: number;
   /** A live fact this retraction takes down. */
-  factId?: string;
+  factId?: FactId;
   /** A machine probe that can settle the falsifier, with the verdict for each side. */
   probe?: { spec: ProbeSpec; standsIf: ProbeVerdict; overturnsIf: ProbeVerdict };
 }
 
 export type SettleInput =
-  | { retractionId: string; runProbe: true; by?: string }
-  | { retractionId: string; verdict: SettledVerdict; outcome: string; by?: string };
+  | { retractionId: RetractionId; runProbe: true; by?: string }
+  | { retractionId: RetractionId; verdict: SettledVerdict; outcome: string; by?: string };
 
 /** The typed retraction ledger. */
 export interface LedgerApi {
   /** Records a retraction (and takes `factId` down from live memory, when given). */
   retract(input: RetractInput): Promise<Retraction>;
   /** One retraction of the subject (RETRACTION_NOT_FOUND otherwise). */
-  get(retractionId: string): Promise<Retraction>;
+  get(retractionId: RetractionId): Promise<Retraction>;
   /** The subject's retractions, optionally of one verdict. */
   list(options?: { verdict?: RetractionVerdict }): Promise<Retraction[]>;
   /** Unchecked falsifiers whose maturity date has passed. */

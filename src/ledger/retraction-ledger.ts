@@ -1,3 +1,4 @@
+import type { FactId, RetractionId } from '../domain/ids.js';
 import { EngineError } from '../domain/errors.js';
 import { PROBE_VERDICTS, type ProbeSpec, type ProbeVerdict } from '../domain/probe.js';
 import {
@@ -108,7 +109,7 @@ class RetractionLedger {
     const claimSurface = optionalString(input.claimSurface, 'claimSurface') ?? null;
     const claimRef = optionalString(input.claimRef, 'claimRef') ?? null;
     const tags = optionalStringList(input.tags, 'tags') ?? [];
-    const factId = optionalString(input.factId, 'factId') ?? null;
+    const factId = (optionalString(input.factId, 'factId') ?? null) as FactId | null;
     const due = dueAt(correctedAt, days);
     const dueProblem = dateProblem(due);
     if (dueProblem !== null) {
@@ -117,7 +118,7 @@ class RetractionLedger {
       });
     }
     const row = {
-      id: deps.newId(),
+      id: deps.newId() as RetractionId,
       subjectId,
       claim: required(input.claim, 'claim'),
       claimedAt,

@@ -220,7 +220,7 @@ export function createReflectionModule(deps: ReflectionModuleDeps): ReflectionMo
           runs.items(subjectId, version),
           deps.trust.view(subjectId),
         ]);
-        const liveIds = new Set(view.live.map((f) => f.id));
+        const liveIds = new Set<string>(view.live.map((f) => f.id));
         const byKey = new Map<string, ReflectionOutcome>();
         for (const item of items) {
           const key = `${item.promptVersion}\u0000${item.slot}`;

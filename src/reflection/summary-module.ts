@@ -1,3 +1,4 @@
+import type { FactId } from '../domain/ids.js';
 import { EngineError } from '../domain/errors.js';
 import { DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
 import type { SlotDeclaration } from '../domain/fact.js';
@@ -74,7 +75,7 @@ function summaryOf(s: StoredSummary): Summary {
     aspect: s.aspect,
     sessionId: s.sessionId,
     previousId: s.previousId,
-    factId: s.factId,
+    factId: s.factId as FactId | null,
     factStatus: s.factStatus,
     // the fact's own text: what the owner is shown and signs
     text: s.factText ?? '',

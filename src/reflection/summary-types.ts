@@ -1,3 +1,4 @@
+import type { FactId } from '../domain/ids.js';
 import type { PageOptions } from '../domain/input.js';
 import type { Citation } from '../domain/fact.js';
 import type { SentenceVerdict } from '../domain/summary-check.js';
@@ -24,7 +25,7 @@ export interface Summary {
    * The fact holding the supported sentences, origin `summarized`, in the pile until the owner
    * decides; null when no sentence was supported.
    */
-  factId: string | null;
+  factId: FactId | null;
   /** The fact's status now (null when none was stored). Live only if the owner's chain says so. */
   factStatus: string | null;
   /** The supported and kept sentences, as the fact's text ('' when none). */

@@ -1,3 +1,4 @@
+import type { FactId, RetractionId } from '../domain/ids.js';
 import { analyze } from '../domain/text/analyze.js';
 import type { Attestation, AttestationVerdict } from '../domain/attestation.js';
 import type { Citation, Fact, FactOrigin, FactStatus } from '../domain/fact.js';
@@ -6,7 +7,7 @@ import { guard } from './store-error.js';
 
 export interface FactDbRow {
   subject_id: string;
-  id: string;
+  id: FactId;
   slot: string;
   key: string | null;
   text: string;
@@ -21,16 +22,16 @@ export interface FactDbRow {
   evidence_citations: unknown;
   attestation: string | null;
   attestation_reason: string | null;
-  supersedes_id: string | null;
-  superseded_by_id: string | null;
+  supersedes_id: FactId | null;
+  superseded_by_id: FactId | null;
   valid_from: Date | null;
   valid_to: Date | null;
   recorded_at: Date;
   superseded_at: Date | null;
   status_at: Date;
   proposed_by: string;
-  retraction_id: string | null;
-  restored_from_id: string | null;
+  retraction_id: RetractionId | null;
+  restored_from_id: FactId | null;
 }
 
 /** The `facts` columns `toFact` reads, in one list for every query that returns facts. */

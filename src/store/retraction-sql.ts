@@ -1,10 +1,11 @@
+import type { FactId, RetractionId } from '../domain/ids.js';
 import type { Retraction } from '../domain/retraction-record.js';
 import type { CaughtBy, RetractionVerdict } from '../domain/retraction.js';
 import type { SqlExecutor } from './sql-client.js';
 import { guard } from './store-error.js';
 
 interface Row {
-  id: string;
+  id: RetractionId;
   subject_id: string;
   claim: string;
   claimed_at: Date | null;
@@ -23,13 +24,13 @@ interface Row {
   probe_stands_verdict: string | null;
   probe_overturns_verdict: string | null;
   due_at: Date;
-  fact_id: string | null;
+  fact_id: FactId | null;
   verdict: RetractionVerdict;
   settled_at: Date | null;
   settled_outcome: string | null;
   settled_by: string | null;
   settled_probe_record_id: string | null;
-  restored_fact_id: string | null;
+  restored_fact_id: FactId | null;
   recorded_at: Date;
 }
 

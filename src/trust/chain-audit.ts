@@ -1,3 +1,4 @@
+import type { Fact } from '../domain/fact.js';
 import {
   decidesProposal,
   verifyChain,
@@ -61,7 +62,9 @@ export async function auditChain(
   };
   const trustSql = new TrustSql(db);
   const decidedIds = [...new Set(links.filter((l) => decidesProposal(l)).map((l) => l.proposalId))];
-  const facts = new Map((await trustSql.facts(subjectId, decidedIds)).map((f) => [f.id, f]));
+  const facts = new Map<string, Fact>(
+    (await trustSql.facts(subjectId, decidedIds)).map((f) => [f.id, f]),
+  );
   const report = verifyChain(links, {
     ...opts,
     currentContentHash: (id) => {
@@ -119,7 +122,7 @@ export async function auditChain(
     subjectId,
     (await trustSql.activeVersions(subjectId)).map((v) => v.id),
   );
-  const activeIds = new Set(active.map((e) => e.fact.id));
+  const activeIds = new Set<string>(active.map((e) => e.fact.id));
   const departed = [
     ...(await trustSql.departed(
       subjectId,

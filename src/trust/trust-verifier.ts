@@ -260,7 +260,9 @@ export function createTrustVerifier(deps: {
         };
       } else {
         const ids = links.filter((l) => decidesProposal(l.link)).map((l) => l.link.proposalId);
-        const facts = new Map((await sql.facts(subjectId, ids)).map((f) => [f.id, f]));
+        const facts = new Map<string, Fact>(
+          (await sql.facts(subjectId, ids)).map((f) => [f.id, f]),
+        );
         state.extend(
           links.map((l) => l.link),
           (id) => facts.get(id) ?? null,

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../../src/index.js';
 import { testStore, type TestStore } from '../support/engines.js';
+import type { FactId } from '../../src/index.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
 const PASSPHRASE = 'correct horse battery staple';
@@ -288,7 +289,7 @@ describe('memledger serve: the review page, wired by the CLI [postgres]', () => 
     const after = await browser.page('/');
     const seq = Number(/decision #(\d+), signed/.exec(after.body)?.[1]);
     expect(seq).toBeGreaterThanOrEqual(1);
-    expect((await engine.subject('owner').facts.get(id)).status).toBe('active');
+    expect((await engine.subject('owner').facts.get(id as FactId)).status).toBe('active');
 
     const heads = JSON.parse(readFileSync(headFile, 'utf8')) as {
       v: number;

@@ -14,6 +14,7 @@ import { browserAvailable, launchChromium, screenshotDir } from '../support/brow
 import { runCliCaptured } from '../support/cli.js';
 import { openTestEngine, type TestEngine } from '../support/engines.js';
 import { OWNER_PASSPHRASE, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import type { FactId } from '../../src/index.js';
 
 const SUBJECT = 'owner';
 const WIRE = 'The user authorized wire transfers for the vendor contract.';
@@ -223,7 +224,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       body: '_csrf=forged',
     });
     expect(res.status).toBe(403);
-    expect((await me.facts.get(fact?.fact.id ?? '')).status).toBe('proposed');
+    expect((await me.facts.get(fact?.fact.id ?? ('' as FactId))).status).toBe('proposed');
   });
 
   it('rejects the wire-transfer claim, and the badge and title follow', async () => {
@@ -322,7 +323,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       });
       expect(post.status).toBe(403);
     }
-    expect((await me.facts.get(id)).status).toBe('proposed');
+    expect((await me.facts.get(id as FactId)).status).toBe('proposed');
   });
 
   it('a hostile proposal from an agent token renders inert: no script runs, no handler, no javascript: link', async () => {
@@ -381,7 +382,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     await page.waitForSelector('.flash.ok');
     expect(await page.locator('#flash').innerText()).toMatch(/rejected \d+ proposals? from/);
     for (const id of shownIds) expect((await me.facts.get(id ?? '')).status).toBe('rejected');
-    expect((await me.facts.get(late.proposed[0]?.id ?? '')).status).toBe('proposed');
+    expect((await me.facts.get(late.proposed[0]?.id ?? ('' as FactId))).status).toBe('proposed');
   });
 
   it('shows the dropped log with its chart, the ledger due first, and arrivals with their diff', async () => {
@@ -465,8 +466,8 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       await p.locator(`article[data-proposal="${rejectId ?? ''}"] button.reject`).click();
       await p.waitForSelector('.flash.ok');
       expect(await p.locator('#flash').innerText()).toContain('rejected: now rejected');
-      expect((await me.facts.get(approveId ?? '')).status).toBe('active');
-      expect((await me.facts.get(rejectId ?? '')).status).toBe('rejected');
+      expect((await me.facts.get(approveId ?? ('' as FactId))).status).toBe('active');
+      expect((await me.facts.get(rejectId ?? ('' as FactId))).status).toBe('rejected');
     } finally {
       await plain.close();
     }
@@ -492,7 +493,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       await p.locator('article.proposal').first().locator('button.approve').click();
       await p.waitForSelector('#passphrase');
       expect(await p.locator('#flash').innerText()).toContain('locked');
-      expect((await me.facts.get(id ?? '')).status).toBe('proposed');
+      expect((await me.facts.get((id ?? '') as FactId)).status).toBe('proposed');
     } finally {
       await p.close();
       await idle.close();

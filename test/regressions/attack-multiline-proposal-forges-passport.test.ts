@@ -4,6 +4,7 @@ import { createServeApp } from '../../server/serve.js';
 import { request } from '../support/http.js';
 import { ONE_ENGINE, openTestEngine, type TestEngine } from '../support/engines.js';
 import { ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import type { FactId } from '../../src/index.js';
 
 type App = ReturnType<typeof createServeApp>['app'];
 
@@ -50,7 +51,11 @@ describe.each(ONE_ENGINE)('one approved proposal is one passported line [%s]', (
     );
     const me = t.engine.subject('alice');
     for (const proposalId of ids) {
-      await me.owner.decide({ proposalId, decision: 'approve', signer: alice.signer });
+      await me.owner.decide({
+        proposalId: proposalId as FactId,
+        decision: 'approve',
+        signer: alice.signer,
+      });
     }
     const arrival = await post(app, '/v1/arrival', alice.reader, { surface: 'chat' });
     expect(arrival.status).toBe(200);

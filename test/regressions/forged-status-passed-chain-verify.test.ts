@@ -13,6 +13,7 @@ import {
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
+import type { FactId } from '../../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-forged-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -81,7 +82,7 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
 
   it('catches a rejected proposal edited to active', async () => {
     const x = await subjectWithPile();
-    await x.me.owner.decide({ proposalId: x.a, decision: 'reject', signer });
+    await x.me.owner.decide({ proposalId: x.a as FactId, decision: 'reject', signer });
     expect((await x.me.owner.verifyChain()).ok).toBe(true);
     await storeClient(engine).query(
       `UPDATE facts SET status = 'active', promoted_by = 'owner' WHERE id = $1`,
@@ -133,7 +134,7 @@ describe.each(ENGINES)('forged fact statuses [%s]', (kind) => {
     // the pending action stays pending when the slot is delegated later: a delegation backs
     // only what is recorded while it stands
     await x.me.owner.delegate({ slot: 'emails', tools: ['send_email'], signer });
-    expect((await x.me.facts.get(x.c)).status).toBe('proposed');
+    expect((await x.me.facts.get(x.c as FactId)).status).toBe('proposed');
     expect((await x.me.owner.verifyChain()).ok).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import {
 } from '../../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
+import type { FactId } from '../../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-overturn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +58,7 @@ describe.each(ENGINES)(
         ],
       });
       const osloId = oslo.proposed[0]?.id ?? '';
-      await me.owner.decide({ proposalId: osloId, decision: 'approve', signer });
+      await me.owner.decide({ proposalId: osloId as FactId, decision: 'approve', signer });
       const r = await me.ledger.retract({
         claim: 'The user lives in Oslo.',
         stoodOn: 'an old message',
@@ -66,7 +67,7 @@ describe.each(ENGINES)(
         procedure: 'ask the user',
         passObservation: 'the user confirms Bergen',
         overturnCondition: 'the user says Oslo again',
-        factId: osloId,
+        factId: osloId as FactId,
         dueDays: 0,
       });
       now = new Date(now.getTime() + 60_000);
@@ -83,7 +84,7 @@ describe.each(ENGINES)(
         ],
       });
       await me.owner.decide({
-        proposalId: bergen.proposed[0]?.id ?? '',
+        proposalId: bergen.proposed[0]?.id ?? ('' as FactId),
         decision: 'approve',
         signer,
       });
@@ -93,7 +94,7 @@ describe.each(ENGINES)(
         verdict: 'overturned',
         outcome: 'said so',
       });
-      const restored = await me.facts.get(settled.restoredFactId ?? '');
+      const restored = await me.facts.get(settled.restoredFactId ?? ('' as FactId));
       expect(restored).toMatchObject({
         status: 'proposed',
         restoredFromId: osloId,

@@ -13,6 +13,7 @@ import {
 import { code } from '../support/errors.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
+import type { FactId } from '../../src/index.js';
 
 /** The id both subjects choose, as a host would (Claude Code's session id). */
 const SHARED = '3f2a9c1e-claude-session';
@@ -126,7 +127,7 @@ describe.each(ENGINES)('a session id is unique per subject, not per store [%s]',
 
       // approved, it is this subject's live memory only
       await me.owner.decide({
-        proposalId: pending?.fact.id ?? '',
+        proposalId: pending?.fact.id ?? ('' as FactId),
         decision: 'approve',
         signer,
       });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import { code } from '../support/errors.js';
 import { shown, trustStoreFor, type TrustFixture } from '../support/trust-fixture.js';
+import type { FactId } from '../../src/index.js';
 
 describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
@@ -26,7 +27,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
       ],
     });
     const id = r.proposed[0]?.id ?? '';
-    await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
+    await f.me.owner.decide({ proposalId: id as FactId, decision: 'approve', signer: f.signer });
     expect((await f.me.facts.live()).map((x) => x.id)).toContain(id);
     // an hour later (a new process with a later clock)
     await f.engine.close();
@@ -34,7 +35,7 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
     try {
       const me = later.subject(f.subject);
       expect((await me.facts.live()).map((x) => x.id)).not.toContain(id);
-      expect((await me.facts.get(id)).status).toBe('expired');
+      expect((await me.facts.get(id as FactId)).status).toBe('expired');
       const s = await shown(me, 'night shifts this month');
       expect(s.arrival).not.toContain('this month');
       expect(s.history.find((i) => i.id === id)?.passport.status).toBe('expired');
@@ -81,19 +82,24 @@ describe.each(ENGINES)('expiry and the order of supersession [%s]', (kind) => {
     });
     const olderId = older.proposed[0]?.id ?? '';
     const newerId = newer.proposed[0]?.id ?? '';
-    await me.owner.decide({ proposalId: newerId, decision: 'approve', signer });
-    expect(await code(me.owner.decide({ proposalId: olderId, decision: 'approve', signer }))).toBe(
-      'NEWER_VALUE_LIVE',
-    );
+    await me.owner.decide({ proposalId: newerId as FactId, decision: 'approve', signer });
+    expect(
+      await code(me.owner.decide({ proposalId: olderId as FactId, decision: 'approve', signer })),
+    ).toBe('NEWER_VALUE_LIVE');
     let live = (await me.facts.live()).map((x) => x.text);
     expect(live).toContain('The user moved to Porto.');
     expect(live).not.toContain('The home of the user is Lisbon.');
-    expect((await me.facts.get(olderId)).status).toBe('proposed');
+    expect((await me.facts.get(olderId as FactId)).status).toBe('proposed');
     // said explicitly, the older value replaces the newer one, and the chain says so
-    await me.owner.decide({ proposalId: olderId, decision: 'approve', signer, supersede: true });
+    await me.owner.decide({
+      proposalId: olderId as FactId,
+      decision: 'approve',
+      signer,
+      supersede: true,
+    });
     live = (await me.facts.live()).filter((x) => x.slot === 'stances').map((x) => x.text);
     expect(live).toEqual(['The home of the user is Lisbon.']);
-    expect((await me.facts.get(newerId)).status).toBe('superseded');
+    expect((await me.facts.get(newerId as FactId)).status).toBe('superseded');
     expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 });

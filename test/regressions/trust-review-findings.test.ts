@@ -12,6 +12,7 @@ import {
   trustStoreFor,
   type TrustFixture,
 } from '../support/trust-fixture.js';
+import type { FactId } from '../../src/index.js';
 
 describe.each(ENGINES)('what the review found [%s]', (kind) => {
   // each test's fixture is a fresh subject of one store
@@ -74,7 +75,7 @@ describe.each(ENGINES)('what the review found [%s]', (kind) => {
       ],
     });
     const approvedId = r2.proposed[0]?.id ?? '';
-    await me.owner.decide({ proposalId: approvedId, decision: 'approve', signer });
+    await me.owner.decide({ proposalId: approvedId as FactId, decision: 'approve', signer });
     expect((await me.owner.verifyChain()).ok).toBe(true);
     await f.tamper(
       [

@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { TEST_KEYS } from './test-keys.js';
 import { TEXTS, type TrustFixture } from './trust-fixture.js';
+import type { FactId } from '../../src/index.js';
 
 /** What an agent with a delegated slot would like to make live (issue 33, finding 6). */
 export const EVE =
@@ -58,7 +59,11 @@ export async function supersedeCity(f: TrustFixture): Promise<void> {
     quote: 'We moved to Porto',
   });
   const id = r.proposed[0]?.id as string;
-  const head = await f.me.owner.decide({ proposalId: id, decision: 'approve', signer: f.signer });
+  const head = await f.me.owner.decide({
+    proposalId: id as FactId,
+    decision: 'approve',
+    signer: f.signer,
+  });
   recordKeyFileHead(f.keyFile, f.engine.storeId, f.subject, head);
   expect((await f.me.facts.live()).map((x) => x.text)).toContain(MOVED);
 }

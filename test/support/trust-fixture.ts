@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
+import type { FactId } from '../../src/index.js';
 import { join } from 'node:path';
 import { engineOver } from '../../src/engine.js';
 import {
@@ -51,7 +52,7 @@ export interface TrustFixture {
   keyFile: string;
   sessionId: string;
   /** Fact ids: city and job approved (links 2 and 3), sister pending, email live on a receipt. */
-  ids: { city: string; job: string; sister: string; email: string };
+  ids: { city: FactId; job: FactId; sister: FactId; email: FactId };
   /** The head the owner signed last, as the CLI's head file keeps it. */
   head(): Promise<{ seq: number; hash: string }>;
   /** Runs statements with the store's triggers off (a superuser's session_replication_role). */
@@ -240,10 +241,10 @@ async function makeFixture(
   });
   if (r.proposed.length !== 4) throw new Error(`fixture: ${JSON.stringify(r.dropped)}`);
   const [city, job, sister, email] = r.proposed.map((p) => p.id) as [
-    string,
-    string,
-    string,
-    string,
+    FactId,
+    FactId,
+    FactId,
+    FactId,
   ];
   await me.owner.decide({ proposalId: city, decision: 'approve', signer });
   const last = await me.owner.decide({ proposalId: job, decision: 'approve', signer });
@@ -263,7 +264,12 @@ async function makeFixture(
     signer,
     keyFile,
     sessionId: s.id,
-    ids: { city, job, sister, email },
+    ids: {
+      city: city as FactId,
+      job: job as FactId,
+      sister: sister as FactId,
+      email: email as FactId,
+    },
     async head() {
       const { rows } = await storeClient(engine).query<{ seq: number; hash: string }>(
         `SELECT seq, hash FROM decisions WHERE subject_id = $1 ORDER BY seq DESC LIMIT 1`,
