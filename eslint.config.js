@@ -4,6 +4,20 @@ import tseslint from 'typescript-eslint';
 /** Layers that must stay free of I/O and of any store implementation (see docs/ARCHITECTURE.md). */
 const PURE_LAYERS = ['src/domain/**/*.ts'];
 
+/** domain/ imports no node:* module, no driver, and nothing outside domain/ (`outside`: `../*`). */
+function pureImports(outside) {
+  return [
+    'error',
+    {
+      patterns: [
+        { group: ['node:*'], message: 'domain/ is pure: no node:* imports' },
+        { group: ['pg', '@electric-sql/*'], message: 'domain/ knows no database driver' },
+        { group: [outside], message: 'domain/ imports only from domain/' },
+      ],
+    },
+  ];
+}
+
 /** The engine fails with EngineError(code, …) only: a plain Error surfaces as INTERNAL. */
 const NO_PLAIN_ERRORS = {
   selector: 'NewExpression[callee.name=/^(Error|TypeError|RangeError|SyntaxError)$/]',
@@ -25,16 +39,7 @@ export default tseslint.config(
   {
     files: PURE_LAYERS,
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'domain/ is pure: no node:* imports' },
-            { group: ['pg', '@electric-sql/*'], message: 'domain/ knows no database driver' },
-            { group: ['../*'], message: 'domain/ imports only from domain/' },
-          ],
-        },
-      ],
+      'no-restricted-imports': pureImports('../*'),
       'no-restricted-syntax': [
         'error',
         {
@@ -52,18 +57,7 @@ export default tseslint.config(
   {
     // domain's own folders (domain/text/): one level up is still domain/
     files: ['src/domain/*/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['node:*'], message: 'domain/ is pure: no node:* imports' },
-            { group: ['pg', '@electric-sql/*'], message: 'domain/ knows no database driver' },
-            { group: ['../../*'], message: 'domain/ imports only from domain/' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': pureImports('../../*') },
   },
   {
     files: ['src/**/*.ts'],
