@@ -71,7 +71,7 @@ describe.each(ONE_ENGINE)('a long SQL probe does not stall an embedded serve [%s
     await engine?.close();
   });
 
-  it('answers /healthz within 1 s while the probe runs, and ends the probe at its limit', async () => {
+  it('answers /healthz while the probe runs (no wait near its limit), and ends the probe at its limit', async () => {
     const run = timed(() => probe(ENDLESS));
     // A request that reads the store, sent while the probe's statement runs.
     const meanwhile = new Promise((resolve) => setTimeout(resolve, LIMIT_MS - 1000)).then(() =>
@@ -92,7 +92,9 @@ describe.each(ONE_ENGINE)('a long SQL probe does not stall an embedded serve [%s
     expect(ms).toBeGreaterThanOrEqual(LIMIT_MS);
     expect(ms).toBeLessThan(LIMIT_MS + 5000);
     expect(waits.length).toBeGreaterThan(LIMIT_MS / 1000);
-    expect(Math.max(...waits)).toBeLessThan(1000);
+    // The freeze this guards against lasted the whole probe (13.6 s, and at least LIMIT_MS now):
+    // half the limit tells it apart from a loaded 2-core machine's slow answer (1.1 s seen).
+    expect(Math.max(...waits)).toBeLessThan(LIMIT_MS / 2);
     const sessions = await meanwhile;
     expect(sessions.value).toBe(200);
     expect(sessions.ms).toBeLessThan(1000);
