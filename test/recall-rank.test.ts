@@ -39,6 +39,15 @@ describe('one English text layer', () => {
     expect(analyze('Café in Umeå, café again')).toEqual(['café', 'umeå', 'café'].map(wordForm));
   });
 
+  it("reads words that name Object.prototype's members as words", () => {
+    const text = 'The constructor called toString, then __proto__ and hasOwnProperty valueOf';
+    // underscores are not letters: "__proto__" is the word "proto"
+    const words = ['constructor', 'called', 'tostring', 'proto', 'hasownproperty', 'valueof'];
+    expect(analyze(text)).toEqual(words.map(wordForm));
+    for (const w of analyze(text)) expect(typeof w).toBe('string');
+    expect(contentTokens(text)).toEqual([...new Set(analyze(text))]);
+  });
+
   it('gives recall the content words the gate and attestation compare', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (text) => {
