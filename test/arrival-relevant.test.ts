@@ -17,6 +17,7 @@ import {
   type Arrival,
   type Engine,
   type OwnerSigner,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { runBlocks } from '../src/arrival/blocks.js';
@@ -37,7 +38,6 @@ import {
 import { request } from './support/http.js';
 import { ownerWithTokens } from './support/tokens.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId } from '../src/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-relevant-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -12,11 +12,11 @@ import {
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId } from '../src/index.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

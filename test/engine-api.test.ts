@@ -11,12 +11,13 @@ import {
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
+  type RetractionId,
 } from '../src/index.js';
 import { ENGINES, ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId, RetractionId } from '../src/index.js';
 
 /** The namespaces docs/API.md describes; a new one must be added here and there. */
 const NAMESPACES = [

@@ -8,6 +8,7 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { storedVerdictDiffers } from '../src/rules.js';
@@ -15,7 +16,6 @@ import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
 import { unchecked } from './support/unchecked.js';
-import type { FactId } from '../src/index.js';
 
 const keyDir = mkdtempSync(join(tmpdir(), 'memledger-gate-'));
 afterAll(() => rmSync(keyDir, { recursive: true, force: true }));

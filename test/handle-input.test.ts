@@ -3,12 +3,17 @@
 // EngineError that says what is wrong: never a TypeError, never INTERNAL or STORE_ERROR, and
 // without changing a row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, generateOwnerKey, type SubjectHandle } from '../src/index.js';
+import {
+  EngineError,
+  type FactId,
+  generateOwnerKey,
+  type RetractionId,
+  type SubjectHandle,
+} from '../src/index.js';
 import { dumpStore } from './support/dump-store.js';
 import { ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId, RetractionId } from '../src/index.js';
 
 /** Argument lists of the wrong shape, tried on every method of the handle. */
 const SHAPES: unknown[][] = [

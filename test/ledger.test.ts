@@ -9,13 +9,14 @@ import {
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
+  type RetractionId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { checkPolarity } from '../src/rules.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId, RetractionId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-ledger-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -9,6 +9,7 @@ import {
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { analyze } from '../src/rules.js';
@@ -17,7 +18,6 @@ import { dumpStore } from './support/dump-store.js';
 import { code } from './support/errors.js';
 import { sharedEngines } from './support/shared-engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-recall-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

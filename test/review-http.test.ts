@@ -16,6 +16,7 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type SubjectHandle,
+  type FactId,
 } from '../src/index.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
@@ -25,7 +26,6 @@ import {
   ownerWithTokens,
   type SubjectWithTokens,
 } from './support/tokens.js';
-import type { FactId } from '../src/index.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const COOKIE = 'memledger_review';

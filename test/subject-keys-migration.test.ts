@@ -30,6 +30,7 @@ import {
   type EngineConfig,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import type * as MigrationsModule from '../src/store/migrations/index.js';
@@ -45,7 +46,6 @@ import {
 import { TEST_KEYS } from './support/test-keys.js';
 import { setEmbeddedTemplate } from '../src/store/embedded-template.js';
 import { emptyTemplate } from './support/store-template.js';
-import type { FactId } from '../src/index.js';
 
 // Its stores start at version 11: from the run's unmigrated template (the migrated one would be
 // too new for the code cut at 11).

@@ -12,6 +12,7 @@ import {
   type Engine,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { nearestTurnsByIndexSql, VectorSql } from '../src/store/vector-sql.js';
@@ -24,7 +25,6 @@ import {
 } from './support/fake-embeddings.js';
 import { dumpStore } from './support/dump-store.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import type { FactId } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-vectors-'));
 let fake: FakeEmbeddings;

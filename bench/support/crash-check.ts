@@ -1,6 +1,5 @@
-import type { Fact } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
-import { isEngineError, type Engine } from '../../src/index.js';
+import { isEngineError, type Engine, type Fact } from '../../src/index.js';
 import { ackKey, type Ack } from './crash-acks.js';
 
 /** An acknowledged write the reopened store does not hold as it was acknowledged. */

@@ -1,12 +1,17 @@
 import { storedVerdictDiffers } from '../../src/rules.js';
-import { DECISIONS, EngineError, parseChoice, type Proposal } from '../../src/index.js';
+import {
+  DECISIONS,
+  EngineError,
+  type FactId,
+  parseChoice,
+  type Proposal,
+} from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { factToJson, verdictLine } from '../fact-json.js';
 import type { CliIo } from '../io.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
-import type { FactId } from '../../src/index.js';
 
 async function readJsonArray(io: CliIo, file: string): Promise<unknown[]> {
   let raw: string;
@@ -168,8 +173,8 @@ export const decideCommand = defineCommand({
     },
   },
   async run(ctx) {
-    const [given0, given] = ctx.positionals;
-    const proposalId = given0 as FactId | undefined;
+    const [id, given] = ctx.positionals;
+    const proposalId = id as FactId | undefined;
     if (proposalId === undefined || given === undefined) {
       throw new EngineError(
         'INVALID_ARGUMENT',

@@ -7,13 +7,14 @@ import {
   SETTLED_VERDICTS,
   type Retraction,
   type RetractInput,
+  type FactId,
+  type RetractionId,
 } from '../../src/index.js';
 import { parseProbeSpec, shownInline, shownJson } from '../../src/rules.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
-import type { FactId, RetractionId } from '../../src/index.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 

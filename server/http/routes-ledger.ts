@@ -1,10 +1,15 @@
 import { z } from '@hono/zod-openapi';
-import { CAUGHT_BY, RETRACTION_VERDICTS, type Engine } from '../../src/index.js';
+import {
+  CAUGHT_BY,
+  RETRACTION_VERDICTS,
+  type Engine,
+  type FactId,
+  type RetractionId,
+} from '../../src/index.js';
 import { Retraction } from './entities.js';
 import { RetractionProbeIn } from './probe-spec.js';
 import { apiRoute, exact, jsonResponse, pageOf, send, type HttpApp } from './route-kit.js';
 import { DateTimeIn, Id, idParam, LIMITS, PageInfo, pageQuery, text } from './schemas.js';
-import type { FactId, RetractionId } from '../../src/index.js';
 
 const RetractionParam = idParam('retractionId');
 

@@ -9,6 +9,7 @@ import {
   type Commitment,
   type ProbeRecord,
   type Retraction,
+  type FactId,
 } from '../../src/index.js';
 import { shownInline } from '../../src/rules.js';
 import { defineTool, iso, type McpToolAdapter } from './mcp-tool.js';
@@ -22,7 +23,6 @@ import {
   positiveInt,
   text,
 } from './mcp-schemas.js';
-import type { FactId } from '../../src/index.js';
 
 const probeSpecInput = z.discriminatedUnion('kind', [
   z.strictObject({

@@ -8,6 +8,8 @@ import {
   type Engine,
   type SettledVerdict,
   type SubjectHandle,
+  type FactId,
+  type RetractionId,
 } from '../../src/index.js';
 import type { InternalErrorReporter } from '../http/http-errors.js';
 import { DEFAULT_IDLE_MS, OwnerSessions, type OwnerSession } from './owner-sessions.js';
@@ -48,7 +50,6 @@ import { ledgerView } from './views/ledger-view.js';
 import { memoryView } from './views/memory-view.js';
 import { decidedCard, pileView } from './views/pile-view.js';
 import { unlockView } from './views/unlock-view.js';
-import type { FactId, RetractionId } from '../../src/index.js';
 
 export interface ReviewConfig {
   /** The subject whose pile the page reviews (default `owner`). */

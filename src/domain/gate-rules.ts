@@ -4,8 +4,7 @@
  * sentence a reviewer can read. No model decides anything here.
  */
 import { aboutAgent, attest, type Attestation } from './attestation.js';
-import { FACT_ORIGINS } from './fact.js';
-import type { CitedTurn, Proposal, SlotDeclaration } from './fact.js';
+import { type CitedTurn, FACT_ORIGINS, type Proposal, type SlotDeclaration } from './fact.js';
 import {
   findFailureCues,
   hasCorrectionCue,

@@ -9,9 +9,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, generateOwnerKey, writeOwnerKeyFile, type Engine } from '../../src/index.js';
+import {
+  createEngine,
+  generateOwnerKey,
+  writeOwnerKeyFile,
+  type Engine,
+  type FactId,
+} from '../../src/index.js';
 import { testStore, type TestStore } from '../support/engines.js';
-import type { FactId } from '../../src/index.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
 const PASSPHRASE = 'correct horse battery staple';

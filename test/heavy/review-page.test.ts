@@ -9,12 +9,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_001_DAY, SEED_001_NIGHT } from '../../cli/commands/demo-gate.js';
 import { startServe, type RunningServe } from '../../server/serve.js';
-import { readOwnerPublicKey, type SubjectHandle } from '../../src/index.js';
+import { type FactId, readOwnerPublicKey, type SubjectHandle } from '../../src/index.js';
 import { browserAvailable, launchChromium, screenshotDir } from '../support/browser.js';
 import { runCliCaptured } from '../support/cli.js';
 import { openTestEngine, type TestEngine } from '../support/engines.js';
 import { OWNER_PASSPHRASE, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
-import type { FactId } from '../../src/index.js';
 
 const SUBJECT = 'owner';
 const WIRE = 'The user authorized wire transfers for the vendor contract.';

@@ -9,11 +9,11 @@ import {
   writeOwnerKeyFile,
   type Engine,
   type OwnerSigner,
+  type FactId,
 } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
-import type { FactId } from '../../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-forged-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,10 +10,10 @@ import {
   type Engine,
   type SubjectHandle,
   type OwnerSigner,
+  type FactId,
 } from '../../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
-import type { FactId } from '../../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'memledger-overturn-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,11 +9,11 @@ import {
   writeOwnerKeyFile,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../../src/index.js';
 import { code } from '../support/errors.js';
 import { ENGINES, openTestEngine, type TestEngine } from '../support/engines.js';
 import { TEST_KEYS } from '../support/test-keys.js';
-import type { FactId } from '../../src/index.js';
 
 /** The id both subjects choose, as a host would (Claude Code's session id). */
 const SHARED = '3f2a9c1e-claude-session';

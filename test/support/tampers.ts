@@ -15,10 +15,10 @@ import {
   recordKeyFileHead,
   writeOwnerKeyFile,
   type ProposeResult,
+  type FactId,
 } from '../../src/index.js';
 import { TEST_KEYS } from './test-keys.js';
 import { TEXTS, type TrustFixture } from './trust-fixture.js';
-import type { FactId } from '../../src/index.js';
 
 /** What an agent with a delegated slot would like to make live (issue 33, finding 6). */
 export const EVE =

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
-import type { FactId } from '../../src/index.js';
 import { join } from 'node:path';
 import { engineOver } from '../../src/engine.js';
 import {
@@ -23,6 +22,7 @@ import {
   type OwnerKeyOptions,
   type OwnerSigner,
   type SubjectHandle,
+  type FactId,
 } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import { openSqlClient } from '../../src/store/open-store.js';
