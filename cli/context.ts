@@ -49,6 +49,13 @@ async function openForCommand(config: EngineConfig): Promise<LeasedEngine> {
   return { engine, release: () => engine.close() };
 }
 
+/** How long a store host this command starts waits for a client (MEMLEDGER_HOST_IDLE_SECONDS). */
+function hostIdle(io: CliIo): { idleSeconds?: number } {
+  const raw = io.env.MEMLEDGER_HOST_IDLE_SECONDS;
+  if (raw === undefined || raw.trim() === '') return {};
+  return { idleSeconds: Number(raw) };
+}
+
 /** The context of one run of one command. */
 export function makeContext<O extends OptionSpecs>(
   io: CliIo,
@@ -66,7 +73,14 @@ export function makeContext<O extends OptionSpecs>(
   ): Promise<T> => {
     // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor");
     // a command may name its own (the demo anchors its subject with the key it makes)
-    const config = { anchor: cliAnchor({ io, values }), ...extra, db, create };
+    // an embedded store is shared through its host with every other memledger process
+    const config = {
+      anchor: cliAnchor({ io, values }),
+      ...extra,
+      db,
+      create,
+      shared: hostIdle(io),
+    };
     const leased = await (io.openEngine ?? openForCommand)(config);
     try {
       return await fn(leased.engine);

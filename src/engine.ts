@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ArrivalConfig } from './arrival/arrival-module.js';
+import { EngineError } from './domain/errors.js';
 import { requireId } from './domain/turn.js';
 import { createEngineContext } from './engine/context.js';
 import type { Engine } from './engine/handle-types.js';
@@ -30,6 +31,14 @@ export interface EngineConfig {
   db?: string;
   /** Create the store when there is none. Default true. */
   create?: boolean;
+  /**
+   * Reach an embedded directory store through its host, which every memledger process on that
+   * store shares (the CLI, hooks, `mcp`, `serve`, other programs that ask for it): the host is
+   * started when none runs and stops after `idleSeconds` (default 300) with no client. Without
+   * it the engine opens the store in this process and holds it alone. Ignored for `memory://`
+   * and PostgreSQL. See docs/API.md, "One store, many processes".
+   */
+  shared?: boolean | { idleSeconds?: number };
   /** The engine's clock; every recorded time comes from it. */
   clock?: () => Date;
   /** Id generator for sessions, turns, facts and log rows. */
@@ -74,6 +83,7 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
   const client = await openSqlClient({
     db: config.db ?? DEFAULT_DB,
     create: config.create ?? true,
+    shared: sharedOption(config.shared),
   });
   return assemble(client, config, probes);
 }
@@ -85,9 +95,22 @@ export async function createEngine(config: EngineConfig = {}): Promise<Engine> {
  */
 export async function engineOver(
   client: SqlClient,
-  config: Omit<EngineConfig, 'db' | 'create'> = {},
+  config: Omit<EngineConfig, 'db' | 'create' | 'shared'> = {},
 ): Promise<Engine> {
   return assemble(client, config, checkConfig(config));
+}
+
+function sharedOption(shared: EngineConfig['shared']): { idleMs?: number } | undefined {
+  if (shared === undefined || shared === false) return undefined;
+  if (shared === true || shared.idleSeconds === undefined) return {};
+  const seconds = shared.idleSeconds;
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `shared.idleSeconds must be a number of seconds above 0 and at most 86400, not ${seconds}`,
+    );
+  }
+  return { idleMs: Math.round(seconds * 1000) };
 }
 
 /** What a config is refused for before any store is touched; its probe settings, resolved. */

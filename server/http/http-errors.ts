@@ -68,9 +68,11 @@ const STATUS: Readonly<Record<FaceErrorCode, ContentfulStatusCode>> = {
   LLM_NOT_CONFIGURED: 503,
   ENGINE_CLOSED: 503,
   STORE_LOCKED: 503,
+  HOST_LOST: 503,
   // the server's own set-up, not the caller's doing: the message stays in the server
   DB_UNUSABLE: 500,
   NOT_INITIALIZED: 500,
+  HOST_REFUSED: 500,
   STORE_TOO_NEW: 500,
   MIGRATION_MISMATCH: 500,
   REINDEX_REQUIRED: 500,
@@ -88,6 +90,7 @@ const STATUS: Readonly<Record<FaceErrorCode, ContentfulStatusCode>> = {
 const WITHHELD: Readonly<Partial<Record<FaceErrorCode, string>>> = {
   ENGINE_CLOSED: 'the server is shutting down',
   STORE_LOCKED: 'the store is busy in another process',
+  HOST_LOST: 'the store host went away; try again',
   EMBEDDER_FAILED: 'the embedder failed',
   LLM_FAILED: 'the model call failed (the server log has the detail)',
   LLM_NOT_CONFIGURED:

@@ -31,6 +31,8 @@ const WITHHELD: ReadonlySet<string> = new Set<FaceErrorCode>([
   'REINDEX_REQUIRED',
   'STORE_ERROR',
   'STORE_LOCKED',
+  'HOST_REFUSED',
+  'HOST_LOST',
   'ENGINE_CLOSED',
   'BAD_PASSPHRASE',
   'KEY_UNREADABLE',

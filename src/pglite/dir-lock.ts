@@ -45,6 +45,8 @@ export interface LockOwner {
   since: string;
   /** Random per acquisition; absent in locks written by older memledger versions. */
   nonce?: string;
+  /** `host` when the holder serves the store to other processes (a store host). */
+  role?: 'host';
 }
 
 /** How long an empty or unparseable lock file is given to become a lock naming its owner. */
@@ -91,6 +93,7 @@ function parseOwner(raw: string): LockOwner | null {
   if (typeof p.host !== 'string' || p.host === '') return null;
   const owner: LockOwner = { pid: p.pid, host: p.host, since: String(p.since ?? '') };
   if (typeof p.nonce === 'string') owner.nonce = p.nonce;
+  if (p.role === 'host') owner.role = 'host';
   return owner;
 }
 
@@ -272,6 +275,7 @@ function lockedError(dir: string, lockFile: string, claim: Claim): EngineError {
   }
   const data: Record<string, unknown> = { lockFile };
   if (owner !== null) Object.assign(data, { pid: owner.pid, host: owner.host, since: owner.since });
+  if (owner?.role === 'host') data.role = 'host';
   return new EngineError('STORE_LOCKED', message, { data });
 }
 
@@ -283,12 +287,13 @@ export class DirLock {
   ) {}
 
   /** Takes the lock at `path` for the store `dir`, or throws STORE_LOCKED naming the holder. */
-  static async acquire(path: string, dir: string): Promise<DirLock> {
+  static async acquire(path: string, dir: string, role?: 'host'): Promise<DirLock> {
     const owner = {
       pid: process.pid,
       host: hostname(),
       since: new Date().toISOString(),
       nonce: randomBytes(16).toString('hex'),
+      ...(role === undefined ? {} : { role }),
     };
     const record = JSON.stringify(owner) + '\n';
     const claimer = new Claimer(record, owner.nonce, Date.now() + UNREADABLE_GRACE_MS + 3_000);

@@ -57,6 +57,8 @@ export interface PgliteOpenOptions {
    * from it instead of an empty database (`prepare` still runs, and finds nothing to do).
    */
   template?: Blob;
+  /** The lock names its holder a store host, which clients wait for rather than give up on. */
+  lockRole?: 'host';
 }
 
 /*
@@ -286,6 +288,7 @@ async function buildInPlace(
   prepare: Prepare,
   wrap: Wrap,
   template: Template,
+  lockRole: PgliteOpenOptions['lockRole'],
 ): Promise<PgliteClient> {
   const claim = CLAIM_PREFIX + claimSuffix();
   try {
@@ -296,7 +299,7 @@ async function buildInPlace(
   let lock: DirLock | null = null;
   let db: PGlite | null = null;
   try {
-    lock = await DirLock.acquire(join(dir, LOCK_FILE), dir);
+    lock = await DirLock.acquire(join(dir, LOCK_FILE), dir, lockRole);
     // Under the lock: clear what dead creators left (never the lock's own files), then build.
     for (const name of readdirSync(dir)) {
       if (name === claim || name === LOCK_FILE || name.startsWith(`${LOCK_FILE}.`)) continue;
@@ -386,11 +389,13 @@ export class PgliteClient implements SqlClient {
       // Ours is in place now, or the one another process put there first.
       plan = planDirectory(dir, options.create);
     }
-    if (plan === 'in-place') return buildInPlace(dir, prepare, wrap, options.template);
+    if (plan === 'in-place') {
+      return buildInPlace(dir, prepare, wrap, options.template, options.lockRole);
+    }
     if (plan !== 'open') {
       throw new EngineError('DB_UNUSABLE', `${dir} went away while its store was being created`);
     }
-    const lock = await DirLock.acquire(join(dir, LOCK_FILE), dir);
+    const lock = await DirLock.acquire(join(dir, LOCK_FILE), dir, options.lockRole);
     try {
       if (options.create) removeDeadClaims(dir);
       const db = await boot(join(dir, DATA_DIR));

@@ -12,6 +12,12 @@ export interface OpenStoreOptions {
   db: string;
   /** Create a new store when there is none (`init`, `demo`, and library hosts by default). */
   create: boolean;
+  /**
+   * An embedded directory store is reached through its host, shared with every other process
+   * (docs/API.md, "One store, many processes"); `idleMs` is how long a host this call starts
+   * waits with no client before it stops. Ignored for `memory://` and PostgreSQL.
+   */
+  shared?: { idleMs?: number } | undefined;
 }
 
 /**
@@ -53,6 +59,9 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
       'DB_UNUSABLE',
       `unsupported db "${db}": use a directory, memory:// or postgres://`,
     );
+  } else if (options.shared !== undefined && db !== 'memory://') {
+    const { openShared } = await import('../pglite/host-launch.js');
+    client = await openShared({ location: db, create: options.create, ...options.shared });
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
     const template = embeddedTemplate();

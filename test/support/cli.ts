@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { runCli } from '../../cli/run.js';
-import type { KdfCost } from '../../src/index.js';
+import { createEngine, type KdfCost } from '../../src/index.js';
 import type { SharedEngines } from './shared-engines.js';
 
 export interface CliResult {
@@ -55,7 +55,14 @@ export async function runCliCaptured(
       return answer;
     },
     homeDir: options.homeDir ?? '/nonexistent-home',
-    ...(engines === undefined ? {} : { openEngine: (config) => engines.open(config) }),
+    // each command opens its store in process (a host needs the built program: the heavy tier)
+    openEngine:
+      engines === undefined
+        ? async (config) => {
+            const engine = await createEngine({ ...config, shared: false });
+            return { engine, release: () => engine.close() };
+          }
+        : (config) => engines.open(config),
     ...((options.keyCost ?? 'test') === 'production' ? {} : { keyCost: 'test' as const }),
   });
   return {

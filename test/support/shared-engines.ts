@@ -48,6 +48,9 @@ export function sharedEngines(options: { clock?: () => Date } = {}): SharedEngin
   let anchor: EngineConfig['anchor'];
   const withClock = (config: EngineConfig): EngineConfig => ({
     ...config,
+    // in process, as a long-running program that owns its store (the CLI's own processes share
+    // theirs through a host: test/heavy/shared-store.test.ts)
+    shared: false,
     anchor: (subject) => anchor?.(subject) ?? null,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });

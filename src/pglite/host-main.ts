@@ -1,0 +1,82 @@
+/**
+ * The store host's program: `node host-main.js <dir> [--create] [--idle-ms=N]`, started detached
+ * by `spawnHost`. It prints one JSON line (`{"ready":true}`, or `{"error":{code,message,data}}`)
+ * for the process that started it, then serves the store until it has had no client for the idle
+ * time, or is sent SIGTERM or SIGINT. It writes nothing after that line: whoever started it may
+ * have gone.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EngineError } from '../domain/errors.js';
+import { StoreHost } from './store-host.js';
+
+/** Where a host that fails after starting says why (the store's directory). */
+const LOG_FILE = 'memledger-host.log';
+
+function say(line: unknown): void {
+  process.stdout.write(JSON.stringify(line) + '\n');
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const dir = argv.find((a) => !a.startsWith('--'));
+  const idle = argv.find((a) => a.startsWith('--idle-ms='));
+  const idleMs = idle === undefined ? undefined : Number(idle.slice('--idle-ms='.length));
+  if (
+    dir === undefined ||
+    (idleMs !== undefined && !(Number.isSafeInteger(idleMs) && idleMs > 0))
+  ) {
+    say({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: 'usage: host-main <dir> [--create] [--idle-ms=N]',
+      },
+    });
+    process.exitCode = 2;
+    return;
+  }
+  let host: StoreHost;
+  try {
+    host = await StoreHost.start({
+      dir,
+      create: argv.includes('--create'),
+      ...(idleMs === undefined ? {} : { idleMs }),
+    });
+  } catch (err) {
+    const e =
+      err instanceof EngineError
+        ? {
+            code: err.code,
+            message: err.message,
+            ...(err.data === undefined ? {} : { data: err.data }),
+          }
+        : { code: 'DB_UNUSABLE', message: (err as Error).message };
+    say({ error: e });
+    process.exitCode = 1;
+    return;
+  }
+  // Whoever started this process may be gone: nothing more is written to its pipes.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+  say({ ready: true });
+  const log = (what: string): void => {
+    try {
+      appendFileSync(join(dir, LOG_FILE), `${new Date().toISOString()} ${process.pid} ${what}\n`);
+    } catch {
+      // nowhere to say it
+    }
+  };
+  const stop = (why: string) => (): void => {
+    log(`stopping: ${why}`);
+    void host.stop();
+  };
+  process.on('SIGTERM', stop('SIGTERM'));
+  process.on('SIGINT', stop('SIGINT'));
+  process.on('SIGHUP', () => undefined);
+  process.on('uncaughtException', (err) => {
+    log(`failed: ${err.stack ?? err.message}`);
+    void host.stop().finally(() => process.exit(1));
+  });
+  await host.stopped;
+}
+
+await main(process.argv.slice(2));
