@@ -220,6 +220,11 @@ export class HostClient implements SqlClient {
     private readonly reconnect: Reconnect,
   ) {}
 
+  /** Whether the connection to the host is up (a lost one is made again by the next statement). */
+  get connected(): boolean {
+    return this.connection.alive;
+  }
+
   /** The host's process id (tests and benches). */
   get hostPid(): number {
     return this.connection.hostPid;

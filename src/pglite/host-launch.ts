@@ -28,6 +28,16 @@ export interface SharedOpenOptions {
   launch?: LaunchHost;
 }
 
+let launcher: LaunchHost | undefined;
+
+/**
+ * Test-only: how hosts are started when a caller names no `launch` (the unit tier runs from the
+ * TypeScript sources, where there is no built host program, so it starts hosts in process).
+ */
+export function setHostLauncher(launch: LaunchHost | undefined): void {
+  launcher = launch;
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -44,7 +54,7 @@ function alive(pid: number): boolean {
  */
 export async function openShared(options: SharedOpenOptions): Promise<HostClient> {
   const dir = resolve(options.location);
-  const launch = options.launch ?? spawnHost;
+  const launch = options.launch ?? launcher ?? spawnHost;
   const find = (): Promise<Connection> => findHost(dir, options.create, options.idleMs, launch);
   return new HostClient(await find(), dir, find);
 }

@@ -1,6 +1,16 @@
-import { chmodSync, lstatSync, mkdirSync, realpathSync, statSync, unlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import { migrate } from '../store/migrator.js';
 import type { QueryResult, SqlExecutor } from '../store/sql-client.js';
@@ -137,6 +147,8 @@ export class StoreHost {
   private readonly connections = new Set<Socket>();
   private idleTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
+  /** The socket file's inode once in place: removed at stop only while it is still this one. */
+  private socketIno: number | null = null;
   /** The directory as the hello names it (symlinks resolved, as clients resolve theirs). */
   private readonly realDir: string;
   private resolveStopped!: () => void;
@@ -187,20 +199,24 @@ export class StoreHost {
 
   private async listen(): Promise<void> {
     this.server.on('connection', (socket) => this.accept(socket));
-    // Made 0600 from the start: the umask covers the moment between bind and chmod.
-    const umask = process.umask(0o177);
+    // Bound in a folder only this user may enter, made 0600, then renamed into place: no other
+    // user can connect in the moment between bind and chmod (a worker thread cannot set a umask).
+    const staging = mkdtempSync(join(dirname(this.socketPath), '.memledger-host-'));
     try {
+      const bound = join(staging, 's');
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
-        this.server.listen(this.socketPath, () => {
+        this.server.listen(bound, () => {
           this.server.off('error', reject);
           resolve();
         });
       });
+      chmodSync(bound, 0o600);
+      renameSync(bound, this.socketPath);
+      this.socketIno = lstatSync(this.socketPath).ino;
     } finally {
-      process.umask(umask);
+      rmSync(staging, { recursive: true, force: true });
     }
-    chmodSync(this.socketPath, 0o600);
     this.armIdle();
   }
 
@@ -332,6 +348,9 @@ export class StoreHost {
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const socket of this.connections) socket.destroy();
       await closed;
+      // the listener was bound at another path and renamed, so closing it removes nothing here
+      const st = lstatSync(this.socketPath, { throwIfNoEntry: false });
+      if (st !== undefined && st.ino === this.socketIno) unlinkSync(this.socketPath);
       try {
         await this.client.close();
       } finally {

@@ -1,0 +1,327 @@
+import { chownSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createEngine, EngineError } from '../src/index.js';
+import { openShared, setHostLauncher, type LaunchHost } from '../src/pglite/host-launch.js';
+import { connectHost, type HostClient } from '../src/pglite/host-client.js';
+import { socketPathFor } from '../src/pglite/host-protocol.js';
+import { StoreHost } from '../src/pglite/store-host.js';
+import { PgliteClient } from '../src/pglite/pglite-client.js';
+import { embeddedTemplate } from '../src/store/embedded-template.js';
+import { migrate } from '../src/store/migrator.js';
+import { code } from './support/errors.js';
+
+// [pglite] The store host (src/pglite/store-host.ts) started in this process, and its clients:
+// the protocol, isolation between clients' transactions, refusals, a host lost and found again.
+// The detached host process and the CLI on it: test/heavy/shared-store.test.ts.
+
+const hosts: StoreHost[] = [];
+const clients: HostClient[] = [];
+const roots: string[] = [];
+
+/** Starts hosts in this process, as the built CLI starts a detached one. */
+const inProcess: LaunchHost = async (dir, create, idleMs) => {
+  const template = embeddedTemplate();
+  hosts.push(
+    await StoreHost.start({
+      dir,
+      create,
+      ...(idleMs === undefined ? {} : { idleMs }),
+      ...(template === undefined ? {} : { template }),
+    }),
+  );
+};
+
+function newDir(): string {
+  const root = mkdtempSync(join(tmpdir(), 'mlh-'));
+  roots.push(root);
+  return join(root, 'store');
+}
+
+async function open(dir: string, create = true): Promise<HostClient> {
+  const client = await openShared({ location: dir, create, launch: inProcess });
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  for (const h of hosts.splice(0)) await h.stop();
+  setHostLauncher(undefined);
+});
+
+afterAll(() => {
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+describe('[pglite] the store host', () => {
+  it('serves two clients one store: what one commits the other reads, with the same values', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    const b = await open(dir);
+    expect(hosts).toHaveLength(1); // the second found the first's host
+    await a.exec('CREATE TABLE t (id int PRIMARY KEY, at timestamptz, raw bytea, doc jsonb)');
+    const at = new Date('2026-12-04T10:00:00.000Z');
+    await a.query('INSERT INTO t VALUES (1, $1, $2, $3)', [
+      at,
+      new Uint8Array([1, 2, 255]),
+      { k: [1, 'x'] },
+    ]);
+    const { rows } = await b.query<{ id: number; at: Date; raw: Uint8Array; doc: unknown }>(
+      'SELECT * FROM t',
+    );
+    expect(rows).toEqual([{ id: 1, at, raw: new Uint8Array([1, 2, 255]), doc: { k: [1, 'x'] } }]);
+    expect(rows[0]?.at).toBeInstanceOf(Date);
+  });
+
+  it('keeps two clients’ interleaved transactions apart: the second starts when the first ends', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    const b = await open(dir);
+    await a.exec('CREATE TABLE t (id int PRIMARY KEY, v text)');
+    const order: string[] = [];
+    let releaseA!: () => void;
+    const aMayCommit = new Promise<void>((r) => (releaseA = r));
+    const txA = a.transaction(async (tx) => {
+      await tx.query(`INSERT INTO t VALUES (1, 'a')`);
+      order.push('a wrote');
+      await aMayCommit;
+      const seen = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM t');
+      order.push(`a sees ${seen.rows[0]?.n}`);
+    });
+    await until(() => order.includes('a wrote'));
+    // b's transaction and b's plain read both wait for a's transaction: no dirty read
+    const txB = b.transaction(async (tx) => {
+      const seen = await tx.query<{ v: string }>('SELECT v FROM t ORDER BY id');
+      order.push(`b sees ${seen.rows.map((r) => r.v).join(',')}`);
+      await tx.query(`INSERT INTO t VALUES (2, 'b')`);
+    });
+    const readB = b.query<{ n: number }>('SELECT count(*)::int AS n FROM t').then((r) => {
+      order.push(`b read ${r.rows[0]?.n}`);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(order).toEqual(['a wrote']);
+    releaseA();
+    await Promise.all([txA, txB, readB]);
+    expect(order.slice(0, 3)).toEqual(['a wrote', 'a sees 1', 'b sees a']);
+    // b's plain read ran after a's commit (it waited for the store, then for b's transaction)
+    expect(order[3]).toMatch(/^b read [12]$/);
+    expect(order).toHaveLength(4);
+    const after = await a.query<{ v: string }>('SELECT v FROM t ORDER BY id');
+    expect(after.rows.map((r) => r.v)).toEqual(['a', 'b']);
+  });
+
+  it('rolls back a transaction that throws, and one whose client goes away mid-transaction', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    const b = await open(dir);
+    await a.exec('CREATE TABLE t (id int PRIMARY KEY)');
+    await expect(
+      a.transaction(async (tx) => {
+        await tx.query('INSERT INTO t VALUES (1)');
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    const abandoned = b.transaction(async (tx) => {
+      await tx.query('INSERT INTO t VALUES (2)');
+      inside();
+      await new Promise(() => undefined); // never ends: its process dies
+    });
+    abandoned.catch(() => undefined);
+    await entered;
+    await b.close(); // as its process dies: the host rolls its transaction back
+    const { rows } = await a.query('SELECT id FROM t');
+    expect(rows).toEqual([]);
+  });
+
+  it('passes database errors with their SQLSTATE, and a failed statement leaves its transaction usable only to end', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.exec('CREATE TABLE t (id int PRIMARY KEY)');
+    await a.query('INSERT INTO t VALUES (1)');
+    const err = await a.query('INSERT INTO t VALUES (1)').catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('23505');
+    expect(err).not.toBeInstanceOf(EngineError);
+    await expect(a.transaction((tx) => tx.query('SELECT * FROM missing_table'))).rejects.toThrow(
+      /missing_table/,
+    );
+    expect((await a.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('is found again after it went away: in-flight work fails HOST_LOST, the next statement starts a new host', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.exec('CREATE TABLE t (id int)');
+    const first = hosts[0] as StoreHost;
+    await first.stop();
+    expect(existsSync(socketPathFor(dir))).toBe(false);
+    await until(() => !a.connected);
+    await a.query('INSERT INTO t VALUES (1)');
+    expect(hosts).toHaveLength(2);
+    expect((await a.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 1 }]);
+    // a statement the host never answers
+    const stuck = a.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await (hosts[1] as StoreHost).stop();
+      await tx.query('SELECT 2');
+    });
+    expect(await code(stuck)).toBe('HOST_LOST');
+  });
+
+  it('stops when no client has been connected for its idle time, and lets the store go', async () => {
+    const dir = newDir();
+    const a = await openShared({ location: dir, create: true, idleMs: 150, launch: inProcess });
+    await a.close();
+    const host = hosts[0] as StoreHost;
+    await host.stopped;
+    expect(existsSync(socketPathFor(dir))).toBe(false);
+    // the lock is free: a program may open it in process
+    const own = await PgliteClient.open({ location: dir, create: false });
+    await own.close();
+  });
+
+  it('does not stop while a client is connected, however long it is idle', async () => {
+    const dir = newDir();
+    const a = await openShared({ location: dir, create: true, idleMs: 100, launch: inProcess });
+    clients.push(a);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await a.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    expect(hosts).toHaveLength(1);
+  });
+
+  it('takes over a socket a killed host left behind', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.close();
+    await (hosts[0] as StoreHost).stop();
+    // what SIGKILL leaves: the socket file, nobody listening
+    const stale = createServer();
+    await new Promise<void>((r) => stale.listen(socketPathFor(dir), r));
+    await closeKeepingFile(stale, socketPathFor(dir));
+    expect(existsSync(socketPathFor(dir))).toBe(true);
+    const b = await open(dir, false);
+    expect((await b.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('is STORE_LOCKED when a program holds the store in process (not shared)', async () => {
+    const dir = newDir();
+    const own = await PgliteClient.open({
+      location: dir,
+      create: true,
+      prepare: (c) => migrate(c),
+    });
+    try {
+      const err = await openShared({ location: dir, create: false, launch: inProcess }).catch(
+        (e: unknown) => e,
+      );
+      expect((err as EngineError).code).toBe('STORE_LOCKED');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('engines share a store through it: createEngine({ shared: true })', async () => {
+    const dir = newDir();
+    setHostLauncher(inProcess);
+    const one = await createEngine({ db: dir, shared: true });
+    await one.subjects.create();
+    const two = await createEngine({ db: dir, create: false, shared: { idleSeconds: 60 } });
+    try {
+      const s = await one.subject().sessions.create();
+      await one.subject().turns.add({ sessionId: s.id, role: 'user', content: 'I moved to Lund' });
+      const seen = await two.subject().history.turns(s.id);
+      expect(seen.map((t) => t.content)).toEqual(['I moved to Lund']);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+    expect(hosts).toHaveLength(1);
+  });
+
+  it('refuses a bad idle time before touching the store', async () => {
+    const dir = newDir();
+    expect(await code(createEngine({ db: dir, shared: { idleSeconds: -1 } }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('[pglite] a client refuses a socket it cannot trust (HOST_REFUSED)', () => {
+  it('a file that is not a socket', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.close();
+    await (hosts[0] as StoreHost).stop();
+    writeFileSync(socketPathFor(dir), 'not a socket');
+    expect(await code(connectHost(socketPathFor(dir), dir))).toBe('HOST_REFUSED');
+  });
+
+  it('a socket of another user', async () => {
+    const dir = newDir();
+    await open(dir);
+    const path = socketPathFor(dir);
+    chownSync(path, 4242, 4242);
+    expect(await code(connectHost(path, dir))).toBe('HOST_REFUSED');
+    // negative control: the same socket, this user's again, is taken
+    chownSync(path, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+    const ok = await connectHost(path, dir);
+    expect(ok).not.toBeNull();
+    ok?.close();
+  });
+
+  it('a listener that is not a memledger host', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.close();
+    await (hosts[0] as StoreHost).stop();
+    const impostor = createServer((s) => s.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    await new Promise<void>((r) => impostor.listen(socketPathFor(dir), r));
+    try {
+      expect(await code(connectHost(socketPathFor(dir), dir))).toBe('HOST_REFUSED');
+      expect(await code(openShared({ location: dir, create: false, launch: inProcess }))).toBe(
+        'HOST_REFUSED',
+      );
+      expect(hosts).toHaveLength(1); // the stopped one: no host was started over the impostor
+    } finally {
+      await new Promise((r) => impostor.close(r));
+    }
+  });
+
+  it('a host of another store, and a symlink to its socket', async () => {
+    const dir = newDir();
+    const other = newDir();
+    await open(other);
+    const { linkSync, mkdirSync, symlinkSync, unlinkSync } = await import('node:fs');
+    mkdirSync(dir);
+    // the other store's socket itself, linked where this store's would be: its hello names the
+    // other store
+    linkSync(socketPathFor(other), socketPathFor(dir));
+    expect(await code(connectHost(socketPathFor(dir), dir))).toBe('HOST_REFUSED');
+    // a symlink is no socket of ours either
+    unlinkSync(socketPathFor(dir));
+    symlinkSync(socketPathFor(other), socketPathFor(dir));
+    expect(await code(connectHost(socketPathFor(dir), dir))).toBe('HOST_REFUSED');
+    // negative control: the other store's own path is taken
+    const ok = await connectHost(socketPathFor(other), other);
+    expect(ok).not.toBeNull();
+    ok?.close();
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!check()) throw new Error('timed out');
+}
+
+/** Closes a listener but leaves its socket file, as a killed process does. */
+async function closeKeepingFile(server: Server, path: string): Promise<void> {
+  const { renameSync } = await import('node:fs');
+  renameSync(path, `${path}.keep`);
+  await new Promise((r) => server.close(r));
+  renameSync(`${path}.keep`, path);
+}
