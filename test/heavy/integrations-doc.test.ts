@@ -286,10 +286,37 @@ describe('docs/INTEGRATIONS.md, tried', () => {
     const fromAdd = await stdioClient({ command: command ?? '', args });
     try {
       expect(await sessionsSeen(fromAdd)).toContain(SESSION_ID);
-      // What the doc says: the embedded store is the server's while it runs (exit 1, not 2).
-      const hook = hookCommand(block('claude-code-hooks'), 'Stop');
-      const locked = await sh(hook, sub(block('hook-input-stop')));
-      expect([locked.code, locked.stderr]).toEqual([1, expect.stringContaining('STORE_LOCKED')]);
+      // What the doc says: every process shares the embedded store through its host. While the
+      // MCP server holds a session of its own, both hooks (on another Claude session) and a
+      // command run beside it, at once, and all succeed.
+      const started = await fromAdd.callTool({ name: 'start_session', arguments: {} });
+      expect(started.isError ?? false, textOf(started)).toBe(false);
+      const mcpSession = (started.structuredContent as { session: { id: string } }).session.id;
+      const other = '5b0c7a52-1f4e-4c8e-9a3d-2e6f0b9c4d71';
+      const input = (name: string): string => sub(block(name)).replaceAll(SESSION_ID, other);
+      const settings = block('claude-code-hooks');
+      const [start, stop, command, recorded] = await Promise.all([
+        sh(hookCommand(settings, 'SessionStart'), input('hook-input-session-start')),
+        sh(hookCommand(settings, 'Stop'), input('hook-input-stop')),
+        sh(`node ${MAIN} commitment add --title "Book the ferry"`),
+        fromAdd.callTool({
+          name: 'record_turn',
+          arguments: { sessionId: mcpSession, role: 'user', content: 'Recorded through MCP' },
+        }),
+      ]);
+      for (const r of [start, stop, command]) expect(r.code, r.stderr).toBe(0);
+      expect(recorded.isError ?? false, textOf(recorded)).toBe(false);
+      expect(stop.stdout).toContain('recorded 2 turn(s)');
+      const turnsOf = async (session: string): Promise<string[]> =>
+        (
+          JSON.parse(
+            await ok(`node ${MAIN} history --session ${session} --format json --json`),
+          ) as { turns: Array<{ content: string }> }
+        ).turns.map((t) => t.content);
+      expect(await turnsOf(other)).toEqual(['Weather in Lisbon?', FINAL]);
+      expect(await turnsOf(mcpSession)).toEqual(['Recorded through MCP']);
+      // the MCP server still answers after them
+      expect(await sessionsSeen(fromAdd)).toContain(other);
     } finally {
       await fromAdd.close();
     }
