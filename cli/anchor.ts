@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_SUBJECT, EngineError, keyFileAnchor, type OwnerAnchor } from '../src/index.js';
-import { headFileRecords } from '../src/faces.js';
+import type { OwnerAnchor } from '../src/index.js';
+import { DEFAULT_SUBJECT } from '../src/domain/defaults.js';
+import { EngineError } from '../src/domain/errors.js';
+import { headFileRecords, keyFileAnchor } from '../src/faces.js';
 import type { CliIo } from './io.js';
 
 /** What the anchor of a command is chosen from: its --key value, the environment, the home. */

@@ -1,5 +1,8 @@
-import { EngineError, type HostReceiptReport, type ResponseBlock } from '../src/index.js';
-import { detectUtility, joinTextBlocks, requireId, stripImitatedReceipts } from '../src/rules.js';
+import type { HostReceiptReport, ResponseBlock } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
+import { requireId } from '../src/domain/turn.js';
+import { detectUtility } from '../src/domain/utility.js';
+import { joinTextBlocks, stripImitatedReceipts } from '../src/faces.js';
 
 /**
  * Claude Code's hook input and transcript, parsed into the turns memledger records. Pure: no

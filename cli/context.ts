@@ -1,10 +1,5 @@
-import {
-  createEngine,
-  DEFAULT_DB,
-  type Engine,
-  type EngineConfig,
-  type SubjectHandle,
-} from '../src/index.js';
+import type { Engine, EngineConfig, SubjectHandle } from '../src/index.js';
+import { DEFAULT_DB } from '../src/domain/defaults.js';
 import type { CliIo, LeasedEngine } from './io.js';
 import { cliAnchor } from './anchor.js';
 import type { OptionSpecs, OptionValues } from './options.js';
@@ -43,8 +38,12 @@ export interface CommandContext<O extends OptionSpecs = OptionSpecs> {
   readonly exitCode: number;
 }
 
-/** A process's engine: opened for the command, closed after it. */
+/**
+ * A process's engine: opened for the command, closed after it. The engine is loaded here, when a
+ * command first opens it: `--help`, a usage error or a command that opens no store loads none.
+ */
 async function openForCommand(config: EngineConfig): Promise<LeasedEngine> {
+  const { createEngine } = await import('../src/index.js');
   const engine = await createEngine(config);
   return { engine, release: () => engine.close() };
 }

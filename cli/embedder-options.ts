@@ -1,4 +1,5 @@
-import { localEmbedder, openAiEmbedder, EngineError, type Embedder } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
+import type { Embedder } from '../src/index.js';
 import type { CommandContext } from './context.js';
 import type { OptionSpecs } from './options.js';
 
@@ -64,6 +65,7 @@ export async function embedderFrom(
       );
     }
     const apiKey = ctx.io.env.MEMLEDGER_EMBEDDER_API_KEY;
+    const { openAiEmbedder } = await import('../src/index.js');
     return openAiEmbedder({
       baseUrl: url,
       model,
@@ -71,6 +73,7 @@ export async function embedderFrom(
     });
   }
   if (path !== undefined) {
+    const { localEmbedder } = await import('../src/index.js');
     return localEmbedder({ modelPath: path, ...(model === undefined ? {} : { model }) });
   }
   if (model !== undefined && ctx.values['embedder-model'] !== undefined) {

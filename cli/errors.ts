@@ -1,4 +1,4 @@
-import { type ErrorCode } from '../src/index.js';
+import type { ErrorCode } from '../src/index.js';
 import { codedError, type ServerErrorCode } from '../server/server-errors.js';
 
 /**

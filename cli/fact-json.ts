@@ -1,5 +1,6 @@
 import type { Attestation, Fact } from '../src/index.js';
-import { renderFactLine, shownJson } from '../src/rules.js';
+import { renderFactLine } from '../src/domain/fact-render.js';
+import { shownJson } from '../src/domain/shown-text.js';
 
 /**
  * A proposal's attestation as the CLI prints it after the proposal: its verdict and reason on a

@@ -1,12 +1,11 @@
+import type { ChainReport, SubjectHandle } from '../src/index.js';
+import { anchoredHead } from '../src/domain/anchor.js';
 import {
   headFilePath,
   keyFileAnchor,
   recordKeyFileHead,
   recordKeyFileRevocation,
-  type ChainReport,
-  type SubjectHandle,
-} from '../src/index.js';
-import { anchoredHead } from '../src/faces.js';
+} from '../src/faces.js';
 import type { CommandContext } from './context.js';
 import { chainAnchor, type KeyContext, type OwnerKeyLookup } from './owner-key-options.js';
 

@@ -1,13 +1,6 @@
 import { SERVER_ERROR_CODES, ServerError, type ServerErrorCode } from '../server/server-errors.js';
-import {
-  ERROR_CODES,
-  EngineError,
-  isEngineError,
-  type ErrorCode,
-  type HostReceiptReport,
-  type SubjectHandle,
-  type TurnRole,
-} from '../src/index.js';
+import type { HostReceiptReport, SubjectHandle, TurnRole } from '../src/index.js';
+import { ERROR_CODES, EngineError, isEngineError, type ErrorCode } from '../src/domain/errors.js';
 import { CliError } from './errors.js';
 
 /** What a hook reads and writes: a session, its last turns, a new turn, the arrival. */

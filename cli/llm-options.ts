@@ -1,5 +1,6 @@
-import { createLlmClient, EngineError, LLM_PROVIDERS, type LlmClient } from '../src/index.js';
-import { parseProvider } from '../src/faces.js';
+import type { LlmClient } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
+import { createLlmClient, LLM_PROVIDERS, parseProvider } from '../src/faces.js';
 import type { CommandContext } from './context.js';
 import type { OptionSpecs } from './options.js';
 

@@ -1,11 +1,6 @@
-import {
-  EngineError,
-  loadOwnerKey,
-  readOwnerPublicKey,
-  type OwnerKeyOptions,
-  type OwnerSigner,
-  type SubjectHandle,
-} from '../src/index.js';
+import type { OwnerKeyOptions, OwnerSigner, SubjectHandle } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
+import { loadOwnerKey, readOwnerPublicKey } from '../src/faces.js';
 import { anchorKeyFile, defaultKeyPath } from './anchor.js';
 import type { CommandContext } from './context.js';
 import type { OptionSpecs } from './options.js';

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { EngineError, parseChoice } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
+import { parseChoice } from '../src/domain/vocabulary.js';
 import { GLOBAL_OPTIONS, type OptionSpec, type OptionSpecs, type OptionValues } from './options.js';
 
 type ParseArgsOptions = NonNullable<ParseArgsConfig['options']>;

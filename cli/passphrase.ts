@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EngineError } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
 
 /** The environment variable that may hold the owner passphrase. */
 export const OWNER_PASSPHRASE_ENV = 'MEMLEDGER_OWNER_PASSPHRASE';

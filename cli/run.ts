@@ -1,4 +1,4 @@
-import { EngineError } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
 import { splitCommand } from './args.js';
 import type { Command } from './command.js';
 import { arrivalCommand, arrivalDiffCommand } from './commands/arrival.js';

@@ -1,5 +1,5 @@
 import { ServerError } from '../server/server-errors.js';
-import { EngineError } from '../src/index.js';
+import { EngineError } from '../src/domain/errors.js';
 import type { CliIo } from './io.js';
 
 /** A token from a file (`--token-file F`): trimmed; an unreadable or empty file is refused. */

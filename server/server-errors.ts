@@ -1,4 +1,4 @@
-import { isEngineError, type ErrorCode } from '../src/index.js';
+import { isEngineError, type ErrorCode } from '../src/domain/errors.js';
 
 /**
  * Codes only the faces raise (the HTTP API, MCP, the review page and its notifier), never the

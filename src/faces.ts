@@ -15,3 +15,19 @@ export { headFileRecords } from './crypto/owner-anchor.js';
 export { anchoredHead } from './domain/anchor.js';
 export { boundWords } from './domain/trust.js';
 export { parseProvider } from './reflection/llm-providers.js';
+
+// What the CLI reads before it opens an engine, or without one, here so that reading it loads no
+// engine (src/index.ts exports the same): the owner's key and head files, the model its flags
+// name, and the text joins of a Claude Code transcript.
+export { generateOwnerKey, loadOwnerKey } from './crypto/owner-key.js';
+export { readOwnerPublicKey, writeOwnerKeyFile } from './crypto/owner-key-file.js';
+export {
+  headFilePath,
+  keyFileAnchor,
+  recordKeyFileHead,
+  recordKeyFileRevocation,
+} from './crypto/owner-anchor.js';
+export { createLlmClient } from './reflection/llm-providers.js';
+export { LLM_PROVIDERS } from './reflection/llm-client.js';
+export { joinTextBlocks } from './history/text-join.js';
+export { stripImitatedReceipts } from './history/receipt-strip.js';

@@ -94,9 +94,11 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   // the LoCoMo harness, shipped: `memledger bench locomo` and the benches run the same copy; it
   // makes (and drops) a throwaway PostgreSQL schema per run, hence the driver
   eval: { paths: ['eval/'], imports: ['root'], drivers: true },
-  // `memledger serve` and `memledger mcp` start the servers; the servers never call the CLI
-  cli: { paths: ['cli/'], imports: ['root', 'server', 'eval'] },
-  server: { paths: ['server/'], imports: ['root'] },
+  // `memledger serve` and `memledger mcp` start the servers; the servers never call the CLI.
+  // Besides the root, the faces import domain/'s pure modules (an error class, a vocabulary, a
+  // renderer): a command that never opens the engine, or not yet, does not load it.
+  cli: { paths: ['cli/'], imports: ['domain', 'root', 'server', 'eval'] },
+  server: { paths: ['server/'], imports: ['domain', 'root'] },
   // benchmarks load stores in bulk and make (and drop) their own PostgreSQL schemas
   bench: {
     paths: ['bench/'],
@@ -312,17 +314,27 @@ export const use = (t: Thing) => rank + t.id.length;
     const tree = fixture({
       'src/index.ts': "export { createEngine } from './engine.js';\n",
       'src/engine.ts': 'export const createEngine = 1;\n',
+      'src/domain/errors.ts': 'export class EngineError extends Error {}\n',
+      'src/store/open-store.ts': "export const DEFAULT_DB = './.memledger';\n",
       'cli/ok.ts':
         "import { createEngine } from '../src/index.js';\nexport const a = createEngine;\n",
+      'cli/pure.ts':
+        "import { EngineError } from '../src/domain/errors.js';\nexport const p = EngineError;\n",
       'cli/deep.ts':
         "import { createEngine } from '../src/engine.js';\nexport const b = createEngine;\n",
+      'cli/store.ts':
+        "import { DEFAULT_DB } from '../src/store/open-store.js';\nexport const s = DEFAULT_DB;\n",
+      'server/lazy.ts':
+        "export const l = async () => (await import('../src/engine.js')).createEngine;\n",
       'bench/borrow.ts': "import { a } from '../cli/ok.js';\nexport const c = a;\n",
       'eval/run.ts':
         "import { createEngine } from '../src/engine.js';\nexport const d = createEngine;\n",
       'eval/up.ts': "import { a } from '../cli/ok.js';\nexport const e = a;\n",
     });
     expect(checkLayering(tree)).toEqual([
-      'cli/deep.ts imports src/engine.ts (cli may import root, server, eval)',
+      'cli/deep.ts imports src/engine.ts (cli may import domain, root, server, eval)',
+      'cli/store.ts imports src/store/open-store.ts (cli may import domain, root, server, eval)',
+      'server/lazy.ts imports src/engine.ts (server may import domain, root)',
       'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, trust, gate, ledger, probes, arrival, recall, history, access, reflection, crypto, pglite, postgres, engine, root, eval)',
       'eval/run.ts imports src/engine.ts (eval may import root)',
       'eval/up.ts imports cli/ok.ts (eval may import root)',

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { anthropicSystem, EngineError } from '../../src/index.js';
-import { shownText } from '../../src/rules.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { shownText } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -79,6 +79,7 @@ export const arrivalCommand = defineCommand({
     }
     // the blocks are rendered; the tool names are stored strings, shown here
     const tools = arrival.tools.map((tool) => shownText(tool, 'lines'));
+    const { anthropicSystem } = await import('../../src/index.js');
     const doc =
       format === 'anthropic'
         ? {

@@ -1,16 +1,18 @@
-import { benchKinds } from '../../eval/bench-store.js';
-import { runLocomo, type LocomoEngineReport } from '../../eval/run-locomo.js';
-import { loadLocomo } from '../../eval/locomo-data.js';
-import { formatRows } from '../../eval/locomo-metrics.js';
-import { createLlmClient, type LlmClient } from '../../src/index.js';
-import { startFakeLlm, type FakeLlm } from '../../eval/fake-llm/fake-llm-server.js';
-import { formatConfabulation, runConfabulation } from '../../eval/run-confabulation.js';
+// eval/ (and the PostgreSQL driver it loads) only when a bench runs: every other command, and
+// --help, loads none of it
+import type { LocomoEngineReport } from '../../eval/run-locomo.js';
+import type { FakeLlm } from '../../eval/fake-llm/fake-llm-server.js';
 import type { ConfabulationReport } from '../../eval/run-confabulation.js';
+import type { LlmClient } from '../../src/index.js';
+import { createLlmClient } from '../../src/faces.js';
 import { defineCommand } from '../command.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 
-function report(r: LocomoEngineReport): string {
+function report(
+  r: LocomoEngineReport,
+  formatRows: (m: LocomoEngineReport['metrics']) => string,
+): string {
   return [
     `== ${r.engine}: ${r.conversations} conversations, ${r.turns} turns, ${r.questions} questions`,
     `ingest ${r.ingestMs} ms (${r.ingestTurnsPerSecond} turns/s through the engine)`,
@@ -45,6 +47,12 @@ export const benchLocomoCommand = defineCommand({
     ...EMBEDDER_OPTIONS,
   },
   async run(ctx) {
+    const [{ benchKinds }, { runLocomo }, { loadLocomo }, { formatRows }] = await Promise.all([
+      import('../../eval/bench-store.js'),
+      import('../../eval/run-locomo.js'),
+      import('../../eval/locomo-data.js'),
+      import('../../eval/locomo-metrics.js'),
+    ]);
     const { data } = ctx.values;
     const convs = loadLocomo(data);
     const kinds = await benchKinds(ctx.values.engines ?? 'pglite,postgres');
@@ -57,7 +65,7 @@ export const benchLocomoCommand = defineCommand({
         ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
       });
       reports.push(r);
-      if (!ctx.json) ctx.io.stdout(`${report(r)}\n\n`);
+      if (!ctx.json) ctx.io.stdout(`${report(r, formatRows)}\n\n`);
     }
     if (ctx.json) ctx.io.stdout(JSON.stringify({ data, engines: reports }) + '\n');
   },
@@ -78,6 +86,10 @@ export const benchConfabulationCommand = defineCommand({
     'without --llm-url (or MEMLEDGER_LLM_URL): the scripted fake model, over the openai and anthropic protocols',
   ],
   async run(ctx) {
+    const [{ startFakeLlm }, { formatConfabulation, runConfabulation }] = await Promise.all([
+      import('../../eval/fake-llm/fake-llm-server.js'),
+      import('../../eval/run-confabulation.js'),
+    ]);
     const named = llmFrom(ctx);
     const progress = (line: string) => {
       if (ctx.io.stderrIsTTY) ctx.io.stderr(`${line}\n`);

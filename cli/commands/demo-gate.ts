@@ -1,16 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  generateOwnerKey,
-  loadOwnerKey,
-  writeOwnerKeyFile,
-  type Engine,
-  type OwnerAnchor,
-  type Proposal,
-  type ProposeResult,
-} from '../../src/index.js';
-import { renderFactLine } from '../../src/rules.js';
+import type { Engine, OwnerAnchor, Proposal, ProposeResult } from '../../src/index.js';
+import { renderFactLine } from '../../src/domain/fact-render.js';
+import { generateOwnerKey, loadOwnerKey, writeOwnerKeyFile } from '../../src/faces.js';
 
 /** Seed 001, adapted: a vendor contract instead of a cousin's business. */
 export const SEED_001_DAY: Array<{ role: 'user' | 'assistant'; content: string }> = [

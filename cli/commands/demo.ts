@@ -5,7 +5,7 @@ import type {
   OwnerAnchor,
   RecallItem,
 } from '../../src/index.js';
-import { renderReceiptLine } from '../../src/rules.js';
+import { renderReceiptLine } from '../../src/domain/receipt.js';
 import { defineCommand } from '../command.js';
 import { renderArrivalStory, runArrivalStory, type ArrivalStory } from './demo-arrival.js';
 import { renderGateStory, runGateStory, type GateStory } from './demo-gate.js';

@@ -1,11 +1,8 @@
-import { storedVerdictDiffers } from '../../src/rules.js';
-import {
-  DECISIONS,
-  EngineError,
-  type FactId,
-  parseChoice,
-  type Proposal,
-} from '../../src/index.js';
+import type { FactId, Proposal } from '../../src/index.js';
+import { DECISIONS } from '../../src/domain/decision-chain.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { storedVerdictDiffers } from '../../src/domain/fact-render.js';
+import { parseChoice } from '../../src/domain/vocabulary.js';
 import { defineCommand } from '../command.js';
 import { factToJson, verdictLine } from '../fact-json.js';
 import type { CliIo } from '../io.js';

@@ -1,10 +1,7 @@
-import {
-  ACTION_STATUSES,
-  COMMITMENT_STATUSES,
-  EngineError,
-  type Commitment,
-} from '../../src/index.js';
-import { shownInline, shownJson } from '../../src/rules.js';
+import { ACTION_STATUSES } from '../../src/domain/action.js';
+import { COMMITMENT_STATUSES, type Commitment } from '../../src/domain/commitment.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { shownInline, shownJson } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { SUBJECT_OPTION } from '../options.js';
 

@@ -1,5 +1,6 @@
-import { EngineError, type Turn } from '../../src/index.js';
-import { shownJson } from '../../src/rules.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { shownJson } from '../../src/domain/shown-text.js';
+import type { Turn } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 

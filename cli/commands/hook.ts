@@ -1,4 +1,4 @@
-import { EngineError, isEngineError } from '../../src/index.js';
+import { EngineError, isEngineError } from '../../src/domain/errors.js';
 import {
   parseHookInput,
   parseTranscript,

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DEFAULT_SUBJECT } from '../../src/domain/defaults.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { requireId } from '../../src/domain/turn.js';
 import {
-  DEFAULT_SUBJECT,
-  EngineError,
   generateOwnerKey,
   loadOwnerKey,
   readOwnerPublicKey,
   writeOwnerKeyFile,
-} from '../../src/index.js';
-import { requireId } from '../../src/rules.js';
+} from '../../src/faces.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION } from '../options.js';

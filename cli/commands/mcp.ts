@@ -1,4 +1,5 @@
-import { EngineError, type Engine } from '../../src/index.js';
+import { EngineError } from '../../src/domain/errors.js';
+import type { Engine } from '../../src/index.js';
 import { callerForToken, localCaller, type Caller } from '../../server/access.js';
 import { defineCommand } from '../command.js';
 import { KEY_ID_OPTION, KEY_OPTIONS } from '../owner-key-options.js';

@@ -1,4 +1,5 @@
-import { renderFactLine, shownInline } from '../../src/rules.js';
+import { renderFactLine } from '../../src/domain/fact-render.js';
+import { shownInline } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { CliError } from '../errors.js';
 import { factToJson } from '../fact-json.js';

@@ -1,11 +1,11 @@
+import { EngineError } from '../../src/domain/errors.js';
 import {
   COMPARE_OPS,
-  EngineError,
   PROBE_KINDS,
   type FileProbeSpec,
-  type ProbeRecord,
   type ProbeSpec,
-} from '../../src/index.js';
+} from '../../src/domain/probe.js';
+import type { ProbeRecord } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';

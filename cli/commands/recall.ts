@@ -1,5 +1,8 @@
-import { EngineError, parseChoice, RECALL_KINDS, type RecallItem } from '../../src/index.js';
-import { renderReceiptLine, shownInline, shownJson } from '../../src/rules.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { renderReceiptLine } from '../../src/domain/receipt.js';
+import { shownInline, shownJson } from '../../src/domain/shown-text.js';
+import { parseChoice } from '../../src/domain/vocabulary.js';
+import type { RecallItem } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedder-options.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -36,6 +39,7 @@ export const recallCommand = defineCommand({
       throw new EngineError('EMPTY_TEXT', 'a query is required: memledger recall "query"');
     }
     const { k, session, lexical } = ctx.values;
+    const { RECALL_KINDS } = await import('../../src/index.js');
     const kinds = ctx.values.kinds?.map((kind) => parseChoice(RECALL_KINDS, kind, '--kinds'));
     const vectorWeight = ctx.values['vector-weight'];
     const embedder = lexical ? undefined : await embedderFrom(ctx);

@@ -1,16 +1,10 @@
-import {
-  CAUGHT_BY,
-  EngineError,
-  parseChoice,
-  PROBE_VERDICTS,
-  RETRACTION_VERDICTS,
-  SETTLED_VERDICTS,
-  type Retraction,
-  type RetractInput,
-  type FactId,
-  type RetractionId,
-} from '../../src/index.js';
-import { parseProbeSpec, shownInline, shownJson } from '../../src/rules.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { PROBE_VERDICTS } from '../../src/domain/probe.js';
+import { parseProbeSpec } from '../../src/domain/probe-spec.js';
+import { CAUGHT_BY, RETRACTION_VERDICTS, SETTLED_VERDICTS } from '../../src/domain/retraction.js';
+import { shownInline, shownJson } from '../../src/domain/shown-text.js';
+import { parseChoice } from '../../src/domain/vocabulary.js';
+import type { FactId, Retraction, RetractInput, RetractionId } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';

@@ -1,4 +1,5 @@
-import { EngineError, type Engine } from '../../src/index.js';
+import { EngineError } from '../../src/domain/errors.js';
+import type { Engine } from '../../src/index.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../../server/listen-defaults.js';
 import type { ReviewConfig } from '../../server/review/review-app.js';
 import { defineCommand } from '../command.js';

@@ -1,5 +1,5 @@
-import { EngineError } from '../../src/index.js';
-import { shownInline, shownJson } from '../../src/rules.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { shownInline, shownJson } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { SUBJECT_OPTION } from '../options.js';
 

@@ -1,5 +1,7 @@
-import { EngineError, SLOT_RULES, SUMMARY_SCOPES, type SubjectHandle } from '../../src/index.js';
-import { boundWords } from '../../src/faces.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { SLOT_RULES, SUMMARY_SCOPES } from '../../src/domain/fact.js';
+import { boundWords } from '../../src/domain/trust.js';
+import type { SubjectHandle } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';

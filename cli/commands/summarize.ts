@@ -1,5 +1,6 @@
 import type { Summary } from '../../src/index.js';
-import { renderCitations, shownInline } from '../../src/rules.js';
+import { renderCitations } from '../../src/domain/fact-render.js';
+import { shownInline } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { SUBJECT_OPTION } from '../options.js';

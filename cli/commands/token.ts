@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { EngineError, TOKEN_ROLES, type Engine, type TokenInfo } from '../../src/index.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { TOKEN_ROLES, type TokenInfo } from '../../src/domain/token.js';
+import type { Engine } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { recordRevokedToken, recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';

@@ -1,10 +1,6 @@
-import {
-  EngineError,
-  TURN_ROLES,
-  type AddTurnResult,
-  type ResponseBlock,
-  type TurnRole,
-} from '../../src/index.js';
+import { EngineError } from '../../src/domain/errors.js';
+import { TURN_ROLES, type TurnRole } from '../../src/domain/turn.js';
+import type { AddTurnResult, ResponseBlock } from '../../src/index.js';
 import { defineCommand } from '../command.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
 
