@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ArrivalConfig } from './arrival/arrival-module.js';
+import { DEFAULT_SUBJECT } from './domain/defaults.js';
 import { EngineError } from './domain/errors.js';
 import { requireId } from './domain/turn.js';
 import { createEngineContext } from './engine/context.js';
@@ -24,7 +25,7 @@ import type { LlmClient } from './reflection/llm-client.js';
 import type { OwnerAnchor } from './domain/anchor.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
-export const DEFAULT_SUBJECT = 'owner';
+export { DEFAULT_SUBJECT };
 
 export interface EngineConfig {
   /** A directory (embedded PGlite), `memory://`, or a `postgres://` URL. Default `./.memledger`. */

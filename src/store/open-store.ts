@@ -4,7 +4,7 @@ import { isInitialized, migrate } from './migrator.js';
 import type { SqlClient } from './sql-client.js';
 
 /** Where the store lives when nothing names one: `./.memledger`, embedded. */
-export const DEFAULT_DB = './.memledger';
+export { DEFAULT_DB } from '../domain/defaults.js';
 
 /** What `openSqlClient` opens, and whether it may create it. */
 export interface OpenStoreOptions {
