@@ -10,7 +10,7 @@
  * Each figure is the median of --runs runs (5) after one warm-up, with its ratio to
  * `memledger --help` (the cost of starting the program at all). The store holds one subject
  * seeded as the serve bench seeds it (bench/support/serve-seed.ts): 20 sessions of 60 turns and
- * 30 facts decided in a signed chain; commands anchor reads on the owner's key id (--key-id).
+ * 30 facts decided in a signed chain; commands check reads against the owner's key file (--key).
  *
  * Then concurrency: --writers (8) processes each record --turns (200) user turns on one embedded
  * store at once, each through the shared host (createEngine({ shared: true })), as one process per
@@ -26,11 +26,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createEngine } from '../src/index.js';
+import { createEngine, generateOwnerKey, loadOwnerKey, writeOwnerKeyFile } from '../src/index.js';
 import type { BenchKind } from '../eval/bench-store.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
-import { benchOwnerSigner } from './support/owner-chain.js';
 import { progress } from './support/progress.js';
 import { runMain } from './support/run-main.js';
 import { newServeStore, seedServeStore, SUBJECT, type ServeStore } from './support/serve-seed.js';
@@ -136,14 +135,14 @@ type Row = Record<string, number | null>;
 async function measureStore(
   label: string,
   store: ServeStore,
-  keyId: string,
+  keyFile: string,
   settings: Settings,
   cold: boolean,
   work: CommandCase[],
   env: NodeJS.ProcessEnv,
 ): Promise<Row> {
   const row: Row = {};
-  const common = ['--db', store.db, '--subject', SUBJECT, '--key-id', keyId, '--json'];
+  const common = ['--db', store.db, '--subject', SUBJECT, '--key', keyFile, '--json'];
   for (const c of work) {
     const times: number[] = [];
     for (let run = 0; run <= settings.runs; run++) {
@@ -244,7 +243,10 @@ async function main(): Promise<void> {
       .join('\n') + '\n',
   );
   const env = { ...process.env, MEMLEDGER_HOST_IDLE_SECONDS: '120' };
-  const signer = benchOwnerSigner();
+  // the owner's key file, as a user's: every command's reads are checked against it (--key)
+  const keyFile = join(scratch, 'owner.key');
+  writeOwnerKeyFile(keyFile, generateOwnerKey('bench owner passphrase').keyFile);
+  const signer = loadOwnerKey(keyFile, 'bench owner passphrase');
   const kinds: BenchKind[] = settings.postgres ? ['pglite', 'postgres'] : ['pglite'];
   const results: Record<string, Row> = {};
   let writers: Awaited<ReturnType<typeof concurrency>> | null = null;
@@ -267,8 +269,8 @@ async function main(): Promise<void> {
       const live = fixture.subjects[0]?.liveSessions[0] ?? '';
       const work = cases(live, transcript, `hook-${kind}`);
       if (kind === 'pglite') {
-        results.warm = await measureStore('warm', store, signer.keyId, settings, false, work, env);
-        results.cold = await measureStore('cold', store, signer.keyId, settings, true, work, env);
+        results.warm = await measureStore('warm', store, keyFile, settings, false, work, env);
+        results.cold = await measureStore('cold', store, keyFile, settings, true, work, env);
         await stopHost(store.db);
         const many = newServeStore('pglite');
         try {
@@ -289,7 +291,7 @@ async function main(): Promise<void> {
         results.postgres = await measureStore(
           'postgres',
           store,
-          signer.keyId,
+          keyFile,
           settings,
           false,
           work,
