@@ -34,4 +34,8 @@ const processIo: CliIo = {
   homeDir: homedir(),
 };
 
-process.exitCode = await runCli(process.argv.slice(2), processIo);
+// No top-level await: the bundled command (rolldown.config.mjs) has chunks that import this
+// module back, and a pending top-level await would hold them (and the process) forever.
+void runCli(process.argv.slice(2), processIo).then((code) => {
+  process.exitCode = code;
+});

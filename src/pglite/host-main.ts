@@ -79,4 +79,8 @@ async function main(argv: readonly string[]): Promise<void> {
   await host.stopped;
 }
 
-await main(process.argv.slice(2));
+// No top-level await: see cli/main.ts.
+void main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});
