@@ -251,6 +251,68 @@ describe('[pglite] the store host', () => {
   });
 });
 
+describe('[pglite] the host against a careless or hostile client', () => {
+  it('answers a step of a transaction that is over with why, and never runs it', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    await a.exec('CREATE TABLE t (id int)');
+    const raw = await connectHost(socketPathFor(dir), dir);
+    try {
+      await raw?.send({ op: 'begin', tx: 7 });
+      await raw?.send({ op: 'commit', tx: 7 });
+      const late = await raw
+        ?.send({ op: 'query', sql: 'INSERT INTO t VALUES (1)', params: [], tx: 7 })
+        .catch((e: unknown) => e);
+      expect(String((late as Error).message)).toMatch(/transaction 7 is over: it was committed/);
+      const never = await raw
+        ?.send({ op: 'query', sql: 'SELECT 1', params: [], tx: 8 })
+        .catch((e: unknown) => e);
+      expect(String((never as Error).message)).toMatch(/never begun/);
+      expect((await a.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 0 }]);
+    } finally {
+      raw?.close();
+    }
+  });
+
+  it('drops a connection that sends what is no request, and serves the others on', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    const { connect } = await import('node:net');
+    const { writeFrame } = await import('../src/pglite/host-protocol.js');
+    const bad = connect(socketPathFor(dir));
+    const closed = new Promise((r) => bad.on('close', r));
+    bad.on('error', () => undefined);
+    bad.resume();
+    bad.on('connect', () => writeFrame(bad, null));
+    await closed;
+    expect((await a.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('[pglite] where the socket is', () => {
+  it('in the store; in a private folder when the path is too long or others may write the store', async () => {
+    const { chmodSync, mkdirSync, statSync } = await import('node:fs');
+    const short = newDir();
+    mkdirSync(short);
+    expect(socketPathFor(short)).toBe(join(short, 'memledger.sock'));
+    chmodSync(short, 0o777);
+    expect(socketPathFor(short)).toMatch(/^\/tmp\/memledger-\d+\/[0-9a-f]{24}\.sock$/);
+    chmodSync(short, 0o755);
+    // a path whose host could not bind its staging socket in it (dir + 25 bytes over 100)
+    const root = mkdtempSync(join(tmpdir(), 'mlh-'));
+    roots.push(root);
+    const long = join(root, 'x'.repeat(Math.max(1, 80 - root.length)));
+    expect(Buffer.byteLength(long)).toBeGreaterThan(75);
+    const path = socketPathFor(long);
+    expect(path.startsWith(join(short, '..'))).toBe(false);
+    // and a store there is served through it
+    const a = await open(long);
+    expect((await a.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
+  });
+});
+
 describe('[pglite] a client refuses a socket it cannot trust (HOST_REFUSED)', () => {
   it('a file that is not a socket', async () => {
     const dir = newDir();

@@ -1,25 +1,24 @@
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { EngineError, type ErrorCode } from '../domain/errors.js';
 import type { QueryResult, SqlCapabilities, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DatabaseError } from '../store/store-error.js';
 import {
-  frame,
   FrameReader,
   isHello,
+  MAX_FRAME_BYTES,
   privateSocketDir,
+  realDir,
+  writeFrame,
   type Answer,
   type Request,
   type WireError,
 } from './host-protocol.js';
 import { PgliteSnapshot } from './pglite-snapshot.js';
 
-/**
- * How long a client waits for a host's hello. A host runs statements on its one thread, so a
- * long one (a reindex, a dump) delays its hello: this is generous on purpose.
- */
-const HELLO_TIMEOUT_MS = 15_000;
+/** How long a client waits for a host's hello before it looks again (a busy host greets late). */
+const HELLO_TIMEOUT_MS = 5_000;
 
 type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
 
@@ -42,9 +41,9 @@ function wireToError(error: WireError): Error {
 function checkSocketFile(path: string): boolean {
   const uid = process.getuid?.();
   if (path.startsWith(privateSocketDir())) {
-    const folder = statSync(dirname(path), { throwIfNoEntry: false });
+    const folder = lstatSync(dirname(path), { throwIfNoEntry: false });
     if (folder === undefined) return false;
-    if (folder.uid !== uid || (folder.mode & 0o077) !== 0) {
+    if (!folder.isDirectory() || folder.uid !== uid || (folder.mode & 0o077) !== 0) {
       throw refused(
         `${dirname(path)} is not a folder only this user may enter; refusing its socket`,
       );
@@ -84,10 +83,15 @@ class Connection {
         return;
       }
       for (const m of messages) {
-        const answer = m as Answer;
+        const answer = m as Partial<Answer> | null;
+        if (typeof answer !== 'object' || answer === null || typeof answer.id !== 'number') {
+          this.fail('it sent something that is no answer');
+          socket.destroy();
+          return;
+        }
         const settle = this.pending.get(answer.id);
         this.pending.delete(answer.id);
-        settle?.(answer);
+        settle?.(answer as Answer);
       }
     });
     socket.on('close', () => this.fail('the connection closed'));
@@ -98,11 +102,13 @@ class Connection {
     return this.lost === null;
   }
 
-  private fail(why: string): void {
-    this.lost ??= new EngineError(
-      'HOST_LOST',
-      `the store host (process ${this.hostPid}) went away: ${why}; what was in flight may or may not have been written`,
-    );
+  private fail(why: string, closedByClient = false): void {
+    this.lost ??= closedByClient
+      ? new EngineError('ENGINE_CLOSED', 'the store client is closed')
+      : new EngineError(
+          'HOST_LOST',
+          `the store host (process ${this.hostPid}) went away: ${why}; what was in flight may or may not have been written`,
+        );
     for (const settle of this.pending.values()) settle(this.lost);
     this.pending.clear();
   }
@@ -112,7 +118,12 @@ class Connection {
     const id = this.nextId++;
     const answer = await new Promise<Answer | Error>((resolve) => {
       this.pending.set(id, resolve);
-      this.socket.write(frame({ ...body, id }));
+      try {
+        writeFrame(this.socket, { ...body, id });
+      } catch (err) {
+        this.pending.delete(id);
+        resolve(err as Error);
+      }
     });
     if (answer instanceof Error) throw answer;
     if (!answer.ok) throw wireToError(answer.error);
@@ -120,7 +131,7 @@ class Connection {
   }
 
   close(): void {
-    this.fail('the client closed it');
+    this.fail('the client closed it', true);
     this.socket.destroy();
   }
 }
@@ -133,7 +144,7 @@ class Connection {
 export async function connectHost(socketPath: string, dir: string): Promise<Connection | null> {
   if (!checkSocketFile(socketPath)) return null;
   const socket = connect(socketPath);
-  const reader = new FrameReader();
+  const reader = new FrameReader(MAX_FRAME_BYTES);
   return new Promise<Connection | null>((resolve, reject) => {
     let settled = false;
     const finish = (outcome: Connection | null | EngineError): void => {
@@ -149,10 +160,10 @@ export async function connectHost(socketPath: string, dir: string): Promise<Conn
         resolve(outcome);
       }
     };
-    const timer = setTimeout(
-      () => finish(refused(`${socketPath} did not greet as a memledger store host`)),
-      HELLO_TIMEOUT_MS,
-    );
+    // A host busy with a long statement greets late: not yet answered is not refused (the
+    // caller looks again until its deadline; a listener that never greets is taken over by the
+    // next host, which finds the store's lock free).
+    const timer = setTimeout(() => finish(null), HELLO_TIMEOUT_MS);
     const onData = (chunk: Buffer): void => {
       let messages: unknown[];
       try {
@@ -167,12 +178,7 @@ export async function connectHost(socketPath: string, dir: string): Promise<Conn
         finish(refused(`${socketPath} is not a memledger store host (it spoke another protocol)`));
         return;
       }
-      let want: string;
-      try {
-        want = realpathSync(dir);
-      } catch {
-        want = dir;
-      }
+      const want = realDir(dir);
       if (hello.dir !== want) {
         finish(refused(`the host at ${socketPath} serves ${hello.dir}, not ${want}`));
         return;
@@ -236,8 +242,13 @@ export class HostClient implements SqlClient {
     this.reconnecting ??= this.reconnect().finally(() => {
       this.reconnecting = null;
     });
-    this.connection = await this.reconnecting;
-    return this.connection;
+    const connection = await this.reconnecting;
+    if (this.closed) {
+      connection.close();
+      throw new EngineError('ENGINE_CLOSED', 'the store client is closed');
+    }
+    this.connection = connection;
+    return connection;
   }
 
   private executor(connection: Connection, tx?: number): SqlExecutor {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError, type ErrorCode } from '../domain/errors.js';
@@ -11,11 +12,15 @@ import { socketPathFor } from './host-protocol.js';
 const FIND_HOST_MS = 30_000;
 const POLL_MS = 25;
 
-/** Starts a host for the store `dir`; resolves once it listens, or throws why it did not. */
+/**
+ * Starts a host for the store `dir`; resolves once it listens (or once `waitMs` has passed: the
+ * caller then looks for it), or throws why it did not.
+ */
 export type LaunchHost = (
   dir: string,
   create: boolean,
   idleMs: number | undefined,
+  waitMs: number,
 ) => Promise<void>;
 
 export interface SharedOpenOptions {
@@ -59,38 +64,61 @@ export async function openShared(options: SharedOpenOptions): Promise<HostClient
   return new HostClient(await find(), dir, find);
 }
 
+/** The live host holding the store's lock, read from the lock file; null when there is none. */
+function lockHolderHost(dir: string): number | null {
+  try {
+    const owner = JSON.parse(readFileSync(join(dir, 'memledger.lock'), 'utf8')) as {
+      pid?: unknown;
+      host?: unknown;
+      role?: unknown;
+    };
+    if (owner.role !== 'host' || owner.host !== hostname() || typeof owner.pid !== 'number') {
+      return null;
+    }
+    return alive(owner.pid) ? owner.pid : null;
+  } catch {
+    return null;
+  }
+}
+
 async function findHost(
   dir: string,
   create: boolean,
   idleMs: number | undefined,
   launch: LaunchHost,
 ): Promise<Connection> {
+  if (!create && !existsSync(dir)) {
+    throw new EngineError(
+      'NOT_INITIALIZED',
+      `no memledger store at ${dir}; create one (createEngine with create: true, or \`memledger init\`)`,
+    );
+  }
   const socketPath = socketPathFor(dir);
   const deadline = Date.now() + FIND_HOST_MS;
-  // A host that holds the lock and is not listening yet (booting, or stopping): waited for.
-  let starting: number | null = null;
   for (;;) {
     const connection = await connectHost(socketPath, dir);
     if (connection !== null) return connection;
+    // A host that holds the lock and does not answer yet (booting, busy, or stopping): waited
+    // for, not raced by another start.
+    const holder = lockHolderHost(dir);
     if (Date.now() > deadline) {
       throw new EngineError(
         'STORE_LOCKED',
         `no host of the store at ${dir} answered within ${FIND_HOST_MS / 1000} s` +
-          (starting === null ? '' : ` (process ${starting} holds it)`),
-        starting === null ? {} : { data: { pid: starting } },
+          (holder === null ? '' : ` (process ${holder} holds it)`),
+        holder === null ? {} : { data: { pid: holder, role: 'host' } },
       );
     }
-    if (starting !== null && alive(starting)) {
+    if (holder !== null) {
       await sleep(POLL_MS);
       continue;
     }
-    starting = null;
     try {
-      await launch(dir, create, idleMs);
+      await launch(dir, create, idleMs, deadline - Date.now());
     } catch (err) {
       const data = err instanceof EngineError ? err.data : undefined;
+      // another process's host won the lock: connect to it
       if (err instanceof EngineError && err.code === 'STORE_LOCKED' && data?.role === 'host') {
-        starting = typeof data.pid === 'number' ? data.pid : null;
         await sleep(POLL_MS);
         continue;
       }
@@ -115,7 +143,7 @@ function hostEntry(): string {
  * Starts a detached host process for `dir` and waits for its one line on stdout: ready, or the
  * error that kept it from owning the store. The host then outlives this process, until idle.
  */
-export const spawnHost: LaunchHost = async (dir, create, idleMs) => {
+export const spawnHost: LaunchHost = async (dir, create, idleMs, waitMs) => {
   const args = [hostEntry(), dir];
   if (create) args.push('--create');
   if (idleMs !== undefined) args.push(`--idle-ms=${idleMs}`);
@@ -123,17 +151,23 @@ export const spawnHost: LaunchHost = async (dir, create, idleMs) => {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: '/',
+    env: hostEnv(),
   });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
   child.stderr.setEncoding('utf8').on('data', (t: string) => (err = (err + t).slice(-2000)));
-  const line = await new Promise<string>((resolve) => {
-    const done = (): void => resolve(out.split('\n')[0] ?? '');
+  const line = await new Promise<string | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), Math.max(waitMs, 0));
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(out.split('\n')[0] ?? '');
+    };
     child.stdout.on('data', () => {
       if (out.includes('\n')) done();
     });
-    child.on('exit', done);
+    // 'close', not 'exit': stdout has been read to its end by then
+    child.on('close', done);
     child.on('error', (e) => {
       err += e.message;
       done();
@@ -142,6 +176,7 @@ export const spawnHost: LaunchHost = async (dir, create, idleMs) => {
   child.stdout.destroy();
   child.stderr.destroy();
   child.unref();
+  if (line === null) return; // still starting: the caller looks for its socket until its deadline
   let said: {
     ready?: true;
     error?: { code: string; message: string; data?: Record<string, unknown> };
@@ -162,3 +197,13 @@ export const spawnHost: LaunchHost = async (dir, create, idleMs) => {
     e?.data === undefined ? {} : { data: e.data },
   );
 };
+
+/**
+ * What a host process is given of this process's environment: where things are, and the test
+ * crash points; not the owner's passphrase, API keys or NODE_OPTIONS (a host outlives the command
+ * that started it, and needs none of them).
+ */
+function hostEnv(): NodeJS.ProcessEnv {
+  const keep = /^(PATH|HOME|TMPDIR|TZ|LANG|LC_[A-Z]+|MEMLEDGER_TEST_[A-Z_]+)$/;
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => keep.test(k)));
+}

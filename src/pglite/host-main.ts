@@ -5,7 +5,7 @@
  * time, or is sent SIGTERM or SIGINT. It writes nothing after that line: whoever started it may
  * have gone.
  */
-import { appendFileSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import { StoreHost } from './store-host.js';
@@ -60,7 +60,17 @@ async function main(argv: readonly string[]): Promise<void> {
   say({ ready: true });
   const log = (what: string): void => {
     try {
-      appendFileSync(join(dir, LOG_FILE), `${new Date().toISOString()} ${process.pid} ${what}\n`);
+      // never through a symlink someone put there, and readable by this user only
+      const fd = openSync(
+        join(dir, LOG_FILE),
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        writeSync(fd, `${new Date().toISOString()} ${process.pid} ${what}\n`);
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       // nowhere to say it
     }

@@ -3,11 +3,10 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
-  realpathSync,
   renameSync,
   rmSync,
-  statSync,
   unlinkSync,
+  type Stats,
 } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -16,11 +15,14 @@ import { migrate } from '../store/migrator.js';
 import type { QueryResult, SqlExecutor } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import {
-  frame,
   FrameReader,
   HOST_PROTOCOL,
+  MAX_REQUEST_BYTES,
   privateSocketDir,
+  realDir,
   socketPathFor,
+  STAGING_PREFIX,
+  writeFrame,
   type Answer,
   type Request,
   type WireError,
@@ -31,12 +33,16 @@ import { PgliteClient } from './pglite-client.js';
 export const DEFAULT_HOST_IDLE_MS = 5 * 60_000;
 /**
  * A transaction whose client sends nothing for this long is rolled back: transactions run one at
- * a time, so a client stalled inside one would hold up every other process on the store.
+ * a time, so a client stalled inside one would hold up every other process on the store. The
+ * engine's transactions send their steps back to back (what they wait on, a model or an
+ * embedder, is called before they begin).
  */
-export const TX_IDLE_MS = 60_000;
+export const TX_IDLE_MS = 15_000;
+/** Ended transactions a connection remembers, to say why a late step is refused. */
+const ENDED_KEPT = 64;
 
 export interface StoreHostOptions {
-  /** The store's directory, resolved. */
+  /** The store's directory. */
   dir: string;
   /** Create the store when there is none (`init`, `demo`, library hosts by default). */
   create: boolean;
@@ -46,18 +52,21 @@ export interface StoreHostOptions {
   template?: Blob;
 }
 
-/** Why a transaction's channel stopped waiting for its client. */
+/** Why a transaction's channel stopped taking steps. */
 class ChannelClosed extends Error {}
 
 /** The steps one client sends inside one transaction, handed to the transaction in order. */
 class TxChannel {
   private readonly queue: Request[] = [];
   private waiter: { resolve: (r: Request) => void; reject: (e: Error) => void } | null = null;
-  private closed: Error | null = null;
+  /** Why it takes no more steps (ended, idle, its client gone); null while open. */
+  closed: ChannelClosed | null = null;
   /** The commit or rollback that ended it, to be answered once the transaction has. */
   ending: Request | null = null;
 
-  push(request: Request): void {
+  /** Hands a step to the transaction; false when it takes no more (the caller answers). */
+  push(request: Request): boolean {
+    if (this.closed !== null || this.ending !== null) return false;
     if (this.waiter !== null) {
       const { resolve } = this.waiter;
       this.waiter = null;
@@ -65,6 +74,7 @@ class TxChannel {
     } else {
       this.queue.push(request);
     }
+    return true;
   }
 
   next(): Promise<Request> {
@@ -73,9 +83,7 @@ class TxChannel {
     if (this.closed !== null) return Promise.reject(this.closed);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiter = null;
-        this.close(new ChannelClosed(`idle in a transaction for ${TX_IDLE_MS / 1000} s`));
-        reject(this.closed as Error);
+        this.close(new ChannelClosed(`it was idle for ${TX_IDLE_MS / 1000} s and rolled back`));
       }, TX_IDLE_MS);
       this.waiter = {
         resolve: (r) => {
@@ -90,11 +98,16 @@ class TxChannel {
     });
   }
 
-  close(reason: Error): void {
+  close(reason: ChannelClosed): void {
     this.closed ??= reason;
     const waiter = this.waiter;
     this.waiter = null;
-    waiter?.reject(reason);
+    waiter?.reject(this.closed);
+  }
+
+  /** The steps it was sent and will never run. */
+  drain(): Request[] {
+    return this.queue.splice(0);
   }
 }
 
@@ -113,15 +126,27 @@ function wireError(err: unknown): WireError {
   };
 }
 
+function isRequest(message: unknown): message is Request {
+  const m = message as { id?: unknown; op?: unknown } | null;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    Number.isSafeInteger(m.id) &&
+    typeof m.op === 'string' &&
+    ['query', 'exec', 'begin', 'commit', 'rollback', 'dump'].includes(m.op)
+  );
+}
+
 /** A store's socket path is ours to listen on: nothing there, or a socket a dead host left. */
 function clearSocketPath(path: string): void {
   if (path.startsWith(privateSocketDir())) {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const st = statSync(dirname(path));
-    if (st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
+    const folder = dirname(path);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const st = lstatSync(folder);
+    if (!st.isDirectory() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) {
       throw new EngineError(
         'HOST_REFUSED',
-        `${dirname(path)} is not a folder only this user may enter; remove it`,
+        `${folder} is not a folder only this user may enter; remove it`,
       );
     }
   }
@@ -137,6 +162,17 @@ function clearSocketPath(path: string): void {
   unlinkSync(path);
 }
 
+/** The same file, not one made since at the same inode number. */
+function sameFile(a: Stats | undefined, b: Stats | null): boolean {
+  return (
+    a !== undefined &&
+    b !== null &&
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.birthtimeMs === b.birthtimeMs
+  );
+}
+
 /**
  * The one process that owns an embedded store (its PGlite and its directory lock) and serves it
  * to every other memledger process over a Unix socket only this user may reach. Statements run
@@ -147,8 +183,8 @@ export class StoreHost {
   private readonly connections = new Set<Socket>();
   private idleTimer: NodeJS.Timeout | null = null;
   private stopping: Promise<void> | null = null;
-  /** The socket file's inode once in place: removed at stop only while it is still this one. */
-  private socketIno: number | null = null;
+  /** The socket file once in place: removed at stop only while it is still this one. */
+  private socketFile: Stats | null = null;
   /** The directory as the hello names it (symlinks resolved, as clients resolve theirs). */
   private readonly realDir: string;
   private resolveStopped!: () => void;
@@ -163,7 +199,7 @@ export class StoreHost {
     readonly socketPath: string,
     private readonly idleMs: number,
   ) {
-    this.realDir = realpathSync(client.location);
+    this.realDir = realDir(client.location);
   }
 
   /** Opens the store (taking its lock) and listens; STORE_LOCKED when another process has it. */
@@ -201,7 +237,7 @@ export class StoreHost {
     this.server.on('connection', (socket) => this.accept(socket));
     // Bound in a folder only this user may enter, made 0600, then renamed into place: no other
     // user can connect in the moment between bind and chmod (a worker thread cannot set a umask).
-    const staging = mkdtempSync(join(dirname(this.socketPath), '.memledger-host-'));
+    const staging = mkdtempSync(join(dirname(this.socketPath), STAGING_PREFIX));
     try {
       const bound = join(staging, 's');
       await new Promise<void>((resolve, reject) => {
@@ -213,7 +249,7 @@ export class StoreHost {
       });
       chmodSync(bound, 0o600);
       renameSync(bound, this.socketPath);
-      this.socketIno = lstatSync(this.socketPath).ino;
+      this.socketFile = lstatSync(this.socketPath);
     } finally {
       rmSync(staging, { recursive: true, force: true });
     }
@@ -236,10 +272,18 @@ export class StoreHost {
     this.connections.add(socket);
     this.armIdle();
     const txs = new Map<number, TxChannel>();
-    const reader = new FrameReader();
+    const ended = new Map<number, string>();
+    const reader = new FrameReader(MAX_REQUEST_BYTES);
     const send = (answer: Answer): void => {
-      if (!socket.destroyed) socket.write(frame(answer));
+      if (socket.destroyed) return;
+      try {
+        writeFrame(socket, answer);
+      } catch (err) {
+        // an answer too large to send: the request fails instead
+        writeFrame(socket, { id: answer.id, ok: false, error: wireError(err) });
+      }
     };
+    const connection = { txs, ended, send };
     socket.on('data', (chunk: Buffer) => {
       let requests: unknown[];
       try {
@@ -248,32 +292,37 @@ export class StoreHost {
         socket.destroy(); // not our protocol: nothing it sent is run
         return;
       }
-      for (const r of requests) this.handle(r as Request, txs, send);
+      for (const r of requests) {
+        if (!isRequest(r)) {
+          socket.destroy();
+          return;
+        }
+        this.handle(r, connection);
+      }
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       this.connections.delete(socket);
       // A client gone mid-transaction: its transaction is rolled back.
-      for (const tx of txs.values()) tx.close(new ChannelClosed('the client went away'));
+      for (const tx of txs.values()) tx.close(new ChannelClosed('its client went away'));
       this.armIdle();
     });
-    socket.write(frame({ protocol: HOST_PROTOCOL, dir: this.realDir, pid: process.pid }));
+    writeFrame(socket, { protocol: HOST_PROTOCOL, dir: this.realDir, pid: process.pid });
   }
 
-  private handle(request: Request, txs: Map<number, TxChannel>, send: (a: Answer) => void): void {
+  private handle(request: Request, connection: Connection): void {
+    const { txs, ended, send } = connection;
     const fail = (err: unknown): void => send({ id: request.id, ok: false, error: wireError(err) });
     switch (request.op) {
       case 'begin':
-        this.begin(request, txs, send);
+        this.begin(request, connection);
         return;
       case 'dump':
         this.client
           .dump()
-          .then(
-            async (blob) =>
-              send({ id: request.id, ok: true, dump: new Uint8Array(await blob.arrayBuffer()) }),
-            fail,
-          );
+          .then((blob) => blob.arrayBuffer())
+          .then((bytes) => send({ id: request.id, ok: true, dump: new Uint8Array(bytes) }))
+          .catch(fail);
         return;
       default: {
         if (request.tx === undefined) {
@@ -281,31 +330,46 @@ export class StoreHost {
             fail(new EngineError('INVALID_ARGUMENT', `${request.op} outside a transaction`));
             return;
           }
-          run(this.client, request).then((r) => send({ id: request.id, ok: true, ...r }), fail);
+          run(this.client, request)
+            .then((r) => send({ id: request.id, ok: true, ...r }))
+            .catch(fail);
           return;
         }
         const tx = txs.get(request.tx);
-        if (tx === undefined) {
-          fail(new EngineError('INVALID_ARGUMENT', `no open transaction ${request.tx}`));
-          return;
+        if (tx === undefined || !tx.push(request)) {
+          const why = tx?.closed?.message ?? ended.get(request.tx) ?? 'it was never begun';
+          fail(new EngineError('INVALID_ARGUMENT', `transaction ${request.tx} is over: ${why}`));
         }
-        tx.push(request);
       }
     }
   }
 
-  private begin(
-    request: Extract<Request, { op: 'begin' }>,
-    txs: Map<number, TxChannel>,
-    send: (a: Answer) => void,
-  ): void {
-    if (txs.has(request.tx)) {
-      send({ id: request.id, ok: false, error: { message: `transaction ${request.tx} is open` } });
+  private begin(request: Extract<Request, { op: 'begin' }>, connection: Connection): void {
+    const { txs, ended, send } = connection;
+    if (txs.has(request.tx) || ended.has(request.tx)) {
+      send({
+        id: request.id,
+        ok: false,
+        error: { message: `transaction ${request.tx} was begun already` },
+      });
       return;
     }
     const channel = new TxChannel();
     txs.set(request.tx, channel);
     let started = false;
+    const settle = (why: string): void => {
+      txs.delete(request.tx);
+      ended.set(request.tx, why);
+      if (ended.size > ENDED_KEPT) ended.delete(ended.keys().next().value as number);
+      channel.close(new ChannelClosed(why));
+      for (const step of channel.drain()) {
+        send({
+          id: step.id,
+          ok: false,
+          error: { message: `transaction ${request.tx} is over: ${why}` },
+        });
+      }
+    };
     this.client
       .transaction(async (tx) => {
         started = true;
@@ -314,7 +378,7 @@ export class StoreHost {
           const step = await channel.next();
           if (step.op === 'commit' || step.op === 'rollback') {
             channel.ending = step;
-            if (step.op === 'rollback') throw new ChannelClosed('rolled back by the client');
+            if (step.op === 'rollback') throw new ChannelClosed('it was rolled back');
             return;
           }
           try {
@@ -327,13 +391,12 @@ export class StoreHost {
       })
       .then(
         () => {
-          txs.delete(request.tx);
+          settle('it was committed');
           if (channel.ending !== null) send({ id: channel.ending.id, ok: true });
         },
         (err: unknown) => {
-          txs.delete(request.tx);
-          channel.close(new ChannelClosed('the transaction ended'));
           const ending = channel.ending;
+          settle(err instanceof ChannelClosed ? err.message : 'it failed and was rolled back');
           if (!started) send({ id: request.id, ok: false, error: wireError(err) });
           else if (ending?.op === 'rollback') send({ id: ending.id, ok: true });
           else if (ending !== null) send({ id: ending.id, ok: false, error: wireError(err) });
@@ -349,8 +412,13 @@ export class StoreHost {
       for (const socket of this.connections) socket.destroy();
       await closed;
       // the listener was bound at another path and renamed, so closing it removes nothing here
-      const st = lstatSync(this.socketPath, { throwIfNoEntry: false });
-      if (st !== undefined && st.ino === this.socketIno) unlinkSync(this.socketPath);
+      try {
+        if (sameFile(lstatSync(this.socketPath, { throwIfNoEntry: false }), this.socketFile)) {
+          unlinkSync(this.socketPath);
+        }
+      } catch {
+        // gone already
+      }
       try {
         await this.client.close();
       } finally {
@@ -361,11 +429,22 @@ export class StoreHost {
   }
 }
 
+/** What a host keeps per client connection. */
+interface Connection {
+  txs: Map<number, TxChannel>;
+  /** Transactions that ended, and how, to answer a late step with the reason. */
+  ended: Map<number, string>;
+  send: (answer: Answer) => void;
+}
+
 async function run(
   db: SqlExecutor,
   request: Request,
 ): Promise<{ rows?: unknown[]; columns?: string[] }> {
   if (request.op === 'query') {
+    if (typeof request.sql !== 'string' || !Array.isArray(request.params)) {
+      throw new EngineError('INVALID_ARGUMENT', 'a query needs sql text and a list of params');
+    }
     const result: QueryResult<unknown> = await db.query(request.sql, request.params);
     return {
       rows: result.rows,
@@ -373,6 +452,9 @@ async function run(
     };
   }
   if (request.op === 'exec') {
+    if (typeof request.sql !== 'string') {
+      throw new EngineError('INVALID_ARGUMENT', 'exec needs sql text');
+    }
     await db.exec(request.sql);
     return {};
   }
