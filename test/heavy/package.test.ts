@@ -1,7 +1,15 @@
 // What a user installs is the packed tarball, not this work tree: pack it, install it into an
 // empty directory, and type-check and run examples/every-namespace.ts against it there.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +82,43 @@ describe('the packed package', () => {
     expect(files).toContain('package/dist/cli/main.js');
     expect(files).toContain('package/dist/eval/run-locomo.js');
     expect(files.filter((f) => /\/(test|bench)\//.test(f) || f.endsWith('.ts.map'))).toEqual([]);
+    // the bundled command and its chunks (rolldown.config.mjs), the store host's program with them
+    expect(files).toContain('package/dist/cli/chunks/host-main.js');
+  });
+
+  it('the bundled command imports only Node, its dependencies and optional peers', async () => {
+    const { builtinModules } = await import('node:module');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
+    const allowed = new Set([
+      ...Object.keys(pkg.dependencies),
+      ...Object.keys(pkg.peerDependencies),
+    ]);
+    const chunks = join(ROOT, 'dist', 'cli', 'chunks');
+    const sources = [
+      join(ROOT, 'dist', 'cli', 'main.js'),
+      ...readdirSync(chunks).map((f) => join(chunks, f)),
+    ];
+    const bare = new Set<string>();
+    for (const file of sources) {
+      const text = readFileSync(file, 'utf8');
+      // the bundle's import statements start their lines; dynamic imports name a string
+      const statics = text.matchAll(/^(?:import|export)\b[^\n]*?"([^"]+)";$/gm);
+      const dynamics = text.matchAll(/\bimport\("([^"]+)"\)/g);
+      for (const m of [...statics, ...dynamics]) {
+        const spec = m[1] ?? '';
+        if (spec.startsWith('.') || spec.startsWith('node:') || builtinModules.includes(spec)) {
+          continue;
+        }
+        bare.add(
+          spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? ''),
+        );
+      }
+    }
+    expect([...bare].filter((p) => !allowed.has(p))).toEqual([]);
+    expect(bare.size).toBeGreaterThan(3); // negative control: the scan finds what it looks for
   });
 
   it('type-checks and runs an example that uses every namespace', () => {

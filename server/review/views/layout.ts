@@ -1,4 +1,4 @@
-import { html as honoHtml } from 'hono/html';
+import { html as honoHtml, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 
 const INVISIBLE = /[\p{Cf}\p{Co}]/gu;
@@ -98,6 +98,12 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
+/**
+ * htmx's script tag, outside the page's template: a bundler rewrites a tagged template that holds
+ * a closing script tag into a helper call (to escape it), and the bundled command has no helper.
+ */
+const HTMX_SCRIPT = raw('<script src="/assets/htmx.min.js" defer></' + 'script>');
+
 /** The whole page around a view. */
 export function layout(frame: PageFrame, body: Markup): Markup {
   return html`<!doctype html>
@@ -109,7 +115,7 @@ export function layout(frame: PageFrame, body: Markup): Markup {
         <meta name="referrer" content="same-origin" />
         <title>${pageTitle(frame.subject, frame.pile)}</title>
         <link rel="stylesheet" href="/assets/review.css" />
-        <script src="/assets/htmx.min.js" defer></script>
+        ${HTMX_SCRIPT}
       </head>
       <body>
         <header class="top">
