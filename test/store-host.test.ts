@@ -52,53 +52,71 @@ afterEach(async () => {
   setHostLauncher(undefined);
 });
 
-afterAll(() => {
+let shared: { dir: string; host: StoreHost } | undefined;
+
+/** One store for the tests that only run statements (each on tables of its own). */
+async function sharedStore(): Promise<string> {
+  if (shared === undefined) {
+    const dir = newDir();
+    const template = embeddedTemplate();
+    const host = await StoreHost.start({
+      dir,
+      create: true,
+      ...(template === undefined ? {} : { template }),
+    });
+    shared = { dir, host };
+  }
+  return shared.dir;
+}
+
+afterAll(async () => {
+  await shared?.host.stop();
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
 
 describe('[pglite] the store host', () => {
   it('serves two clients one store: what one commits the other reads, with the same values', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
     const b = await open(dir);
-    expect(hosts).toHaveLength(1); // the second found the first's host
-    await a.exec('CREATE TABLE t (id int PRIMARY KEY, at timestamptz, raw bytea, doc jsonb)');
+    expect(a.hostPid).toBe(b.hostPid); // the second found the first's host
+    await a.exec('CREATE TABLE tv (id int PRIMARY KEY, at timestamptz, raw bytea, doc jsonb)');
     const at = new Date('2026-12-04T10:00:00.000Z');
-    await a.query('INSERT INTO t VALUES (1, $1, $2, $3)', [
+    await a.query('INSERT INTO tv VALUES (1, $1, $2, $3)', [
       at,
       new Uint8Array([1, 2, 255]),
       { k: [1, 'x'] },
     ]);
     const { rows } = await b.query<{ id: number; at: Date; raw: Uint8Array; doc: unknown }>(
-      'SELECT * FROM t',
+      'SELECT * FROM tv',
     );
     expect(rows).toEqual([{ id: 1, at, raw: new Uint8Array([1, 2, 255]), doc: { k: [1, 'x'] } }]);
     expect(rows[0]?.at).toBeInstanceOf(Date);
   });
 
   it('keeps two clients’ interleaved transactions apart: the second starts when the first ends', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
     const b = await open(dir);
-    await a.exec('CREATE TABLE t (id int PRIMARY KEY, v text)');
+    await a.exec('CREATE TABLE ti (id int PRIMARY KEY, v text)');
     const order: string[] = [];
     let releaseA!: () => void;
     const aMayCommit = new Promise<void>((r) => (releaseA = r));
     const txA = a.transaction(async (tx) => {
-      await tx.query(`INSERT INTO t VALUES (1, 'a')`);
+      await tx.query(`INSERT INTO ti VALUES (1, 'a')`);
       order.push('a wrote');
       await aMayCommit;
-      const seen = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM t');
+      const seen = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM ti');
       order.push(`a sees ${seen.rows[0]?.n}`);
     });
     await until(() => order.includes('a wrote'));
     // b's transaction and b's plain read both wait for a's transaction: no dirty read
     const txB = b.transaction(async (tx) => {
-      const seen = await tx.query<{ v: string }>('SELECT v FROM t ORDER BY id');
+      const seen = await tx.query<{ v: string }>('SELECT v FROM ti ORDER BY id');
       order.push(`b sees ${seen.rows.map((r) => r.v).join(',')}`);
-      await tx.query(`INSERT INTO t VALUES (2, 'b')`);
+      await tx.query(`INSERT INTO ti VALUES (2, 'b')`);
     });
-    const readB = b.query<{ n: number }>('SELECT count(*)::int AS n FROM t').then((r) => {
+    const readB = b.query<{ n: number }>('SELECT count(*)::int AS n FROM ti').then((r) => {
       order.push(`b read ${r.rows[0]?.n}`);
     });
     await new Promise((r) => setTimeout(r, 100));
@@ -109,41 +127,41 @@ describe('[pglite] the store host', () => {
     // b's plain read ran after a's commit (it waited for the store, then for b's transaction)
     expect(order[3]).toMatch(/^b read [12]$/);
     expect(order).toHaveLength(4);
-    const after = await a.query<{ v: string }>('SELECT v FROM t ORDER BY id');
+    const after = await a.query<{ v: string }>('SELECT v FROM ti ORDER BY id');
     expect(after.rows.map((r) => r.v)).toEqual(['a', 'b']);
   });
 
   it('rolls back a transaction that throws, and one whose client goes away mid-transaction', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
     const b = await open(dir);
-    await a.exec('CREATE TABLE t (id int PRIMARY KEY)');
+    await a.exec('CREATE TABLE tr (id int PRIMARY KEY)');
     await expect(
       a.transaction(async (tx) => {
-        await tx.query('INSERT INTO t VALUES (1)');
+        await tx.query('INSERT INTO tr VALUES (1)');
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
     let inside!: () => void;
     const entered = new Promise<void>((r) => (inside = r));
     const abandoned = b.transaction(async (tx) => {
-      await tx.query('INSERT INTO t VALUES (2)');
+      await tx.query('INSERT INTO tr VALUES (2)');
       inside();
       await new Promise(() => undefined); // never ends: its process dies
     });
     abandoned.catch(() => undefined);
     await entered;
     await b.close(); // as its process dies: the host rolls its transaction back
-    const { rows } = await a.query('SELECT id FROM t');
+    const { rows } = await a.query('SELECT id FROM tr');
     expect(rows).toEqual([]);
   });
 
   it('passes database errors with their SQLSTATE, and a failed statement leaves its transaction usable only to end', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
-    await a.exec('CREATE TABLE t (id int PRIMARY KEY)');
-    await a.query('INSERT INTO t VALUES (1)');
-    const err = await a.query('INSERT INTO t VALUES (1)').catch((e: unknown) => e);
+    await a.exec('CREATE TABLE te (id int PRIMARY KEY)');
+    await a.query('INSERT INTO te VALUES (1)');
+    const err = await a.query('INSERT INTO te VALUES (1)').catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('23505');
     expect(err).not.toBeInstanceOf(EngineError);
     await expect(a.transaction((tx) => tx.query('SELECT * FROM missing_table'))).rejects.toThrow(
@@ -209,10 +227,12 @@ describe('[pglite] the store host', () => {
 
   it('is STORE_LOCKED when a program holds the store in process (not shared)', async () => {
     const dir = newDir();
+    const template = embeddedTemplate();
     const own = await PgliteClient.open({
       location: dir,
       create: true,
       prepare: (c) => migrate(c),
+      ...(template === undefined ? {} : { template }),
     });
     try {
       const err = await openShared({ location: dir, create: false, launch: inProcess }).catch(
@@ -253,29 +273,29 @@ describe('[pglite] the store host', () => {
 
 describe('[pglite] the host against a careless or hostile client', () => {
   it('answers a step of a transaction that is over with why, and never runs it', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
-    await a.exec('CREATE TABLE t (id int)');
+    await a.exec('CREATE TABLE ts (id int)');
     const raw = await connectHost(socketPathFor(dir), dir);
     try {
       await raw?.send({ op: 'begin', tx: 7 });
       await raw?.send({ op: 'commit', tx: 7 });
       const late = await raw
-        ?.send({ op: 'query', sql: 'INSERT INTO t VALUES (1)', params: [], tx: 7 })
+        ?.send({ op: 'query', sql: 'INSERT INTO ts VALUES (1)', params: [], tx: 7 })
         .catch((e: unknown) => e);
       expect(String((late as Error).message)).toMatch(/transaction 7 is over: it was committed/);
       const never = await raw
         ?.send({ op: 'query', sql: 'SELECT 1', params: [], tx: 8 })
         .catch((e: unknown) => e);
       expect(String((never as Error).message)).toMatch(/never begun/);
-      expect((await a.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 0 }]);
+      expect((await a.query('SELECT count(*)::int AS n FROM ts')).rows).toEqual([{ n: 0 }]);
     } finally {
       raw?.close();
     }
   });
 
   it('drops a connection that sends what is no request, and serves the others on', async () => {
-    const dir = newDir();
+    const dir = await sharedStore();
     const a = await open(dir);
     const { connect } = await import('node:net');
     const { writeFrame } = await import('../src/pglite/host-protocol.js');
