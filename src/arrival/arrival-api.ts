@@ -88,7 +88,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   const config = deps.config ?? {};
   const zones = createTimeZones(
     sql,
-    config.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    () => config.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
   );
   const reads = readOnlySql(client);
   const readOnly = async (q: string, p: readonly unknown[]) => (await reads.query(q, p)).rows;

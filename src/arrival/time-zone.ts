@@ -12,12 +12,16 @@ export interface TimeZones {
 }
 
 /** Time zones over the subjects table; `defaultZone` stands in for subjects without one. */
-export function createTimeZones(sql: ArrivalSql, defaultZone: string): TimeZones {
+export function createTimeZones(sql: ArrivalSql, zoneDefault: () => string): TimeZones {
+  // asked for when first needed: the process's zone costs ICU's start-up (~15 ms), which a
+  // command that assembles no arrival should not pay
+  let zone: string | undefined;
+  const defaultZone = (): string => (zone ??= zoneDefault());
   return {
     async of(subjectId) {
-      return (await sql.timeZone(subjectId)) ?? defaultZone;
+      return (await sql.timeZone(subjectId)) ?? defaultZone();
     },
-    orDefault: (stored) => stored ?? defaultZone,
+    orDefault: (stored) => stored ?? defaultZone(),
     async set(subjectId, zone) {
       if (zone !== null && (typeof zone !== 'string' || !(await sql.knowsZone(zone)))) {
         throw new EngineError(
