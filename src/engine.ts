@@ -36,10 +36,12 @@ export interface EngineConfig {
    * Reach an embedded directory store through its host, which every memledger process on that
    * store shares (the CLI, hooks, `mcp`, `serve`, other programs that ask for it): the host is
    * started when none runs and stops after `idleSeconds` (default 300) with no client. Without
-   * it the engine opens the store in this process and holds it alone. Ignored for `memory://`
-   * and PostgreSQL. See docs/API.md, "One store, many processes".
+   * it the engine opens the store in this process and holds it alone. `host: true`, for a
+   * long-running program: when no host runs, this process becomes the host (its own statements
+   * run in process; the host stops when the engine closes). Ignored for `memory://` and
+   * PostgreSQL. See docs/API.md, "One store, many processes".
    */
-  shared?: boolean | { idleSeconds?: number };
+  shared?: boolean | { idleSeconds?: number; host?: boolean };
   /** The engine's clock; every recorded time comes from it. */
   clock?: () => Date;
   /** Id generator for sessions, turns, facts and log rows. */
@@ -101,9 +103,13 @@ export async function engineOver(
   return assemble(client, config, checkConfig(config));
 }
 
-function sharedOption(shared: EngineConfig['shared']): { idleMs?: number } | undefined {
+function sharedOption(
+  shared: EngineConfig['shared'],
+): { idleMs?: number; host?: boolean } | undefined {
   if (shared === undefined || shared === false) return undefined;
-  if (shared === true || shared.idleSeconds === undefined) return {};
+  if (shared === true) return {};
+  const host = shared.host === true ? { host: true } : {};
+  if (shared.idleSeconds === undefined) return host;
   const seconds = shared.idleSeconds;
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
     throw new EngineError(
@@ -111,7 +117,7 @@ function sharedOption(shared: EngineConfig['shared']): { idleMs?: number } | und
       `shared.idleSeconds must be a number of seconds above 0 and at most 86400, not ${seconds}`,
     );
   }
-  return { idleMs: Math.round(seconds * 1000) };
+  return { idleMs: Math.round(seconds * 1000), ...host };
 }
 
 /** What a config is refused for before any store is touched; its probe settings, resolved. */
