@@ -9,10 +9,7 @@ import type { GlobalValues } from './parse-options.js';
 export type EngineExtras = Pick<
   EngineConfig,
   'probes' | 'embedder' | 'llm' | 'reindex' | 'onReindexProgress' | 'anchor'
-> & {
-  /** A long-running command (`serve`, `mcp`) hosts the embedded store when no host runs. */
-  hostsStore?: boolean;
-};
+>;
 
 /** Everything a command's `run` is given; `values` holds exactly its declared options. */
 export interface CommandContext<O extends OptionSpecs = OptionSpecs> {
@@ -76,13 +73,12 @@ export function makeContext<O extends OptionSpecs>(
     // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor");
     // a command may name its own (the demo anchors its subject with the key it makes)
     // an embedded store is shared through its host with every other memledger process
-    const { hostsStore, ...engineExtra } = extra;
     const config = {
       anchor: cliAnchor({ io, values }),
-      ...engineExtra,
+      ...extra,
       db,
       create,
-      shared: { ...hostIdle(io), ...(hostsStore === true ? { host: true } : {}) },
+      shared: hostIdle(io),
     };
     const leased = await (io.openEngine ?? openForCommand)(config);
     try {

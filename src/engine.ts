@@ -36,12 +36,10 @@ export interface EngineConfig {
    * Reach an embedded directory store through its host, which every memledger process on that
    * store shares (the CLI, hooks, `mcp`, `serve`, other programs that ask for it): the host is
    * started when none runs and stops after `idleSeconds` (default 300) with no client. Without
-   * it the engine opens the store in this process and holds it alone. `host: true`, for a
-   * long-running program: when no host runs, this process becomes the host (its own statements
-   * run in process; the host stops when the engine closes). Ignored for `memory://` and
-   * PostgreSQL. See docs/API.md, "One store, many processes".
+   * it the engine opens the store in this process and holds it alone. Ignored for `memory://`
+   * and PostgreSQL. See docs/API.md, "One store, many processes".
    */
-  shared?: boolean | { idleSeconds?: number; host?: boolean };
+  shared?: boolean | { idleSeconds?: number };
   /** The engine's clock; every recorded time comes from it. */
   clock?: () => Date;
   /** Id generator for sessions, turns, facts and log rows. */
@@ -103,13 +101,9 @@ export async function engineOver(
   return assemble(client, config, checkConfig(config));
 }
 
-function sharedOption(
-  shared: EngineConfig['shared'],
-): { idleMs?: number; host?: boolean } | undefined {
+function sharedOption(shared: EngineConfig['shared']): { idleMs?: number } | undefined {
   if (shared === undefined || shared === false) return undefined;
-  if (shared === true) return {};
-  const host = shared.host === true ? { host: true } : {};
-  if (shared.idleSeconds === undefined) return host;
+  if (shared === true || shared.idleSeconds === undefined) return {};
   const seconds = shared.idleSeconds;
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
     throw new EngineError(
@@ -117,7 +111,7 @@ function sharedOption(
       `shared.idleSeconds must be a number of seconds above 0 and at most 86400, not ${seconds}`,
     );
   }
-  return { idleMs: Math.round(seconds * 1000), ...host };
+  return { idleMs: Math.round(seconds * 1000) };
 }
 
 /** What a config is refused for before any store is touched; its probe settings, resolved. */

@@ -262,32 +262,6 @@ describe('[pglite] the store host', () => {
     expect(hosts).toHaveLength(1);
   });
 
-  it('a long-running program hosts the store itself (shared: { host: true }) and serves the others', async () => {
-    const dir = newDir();
-    setHostLauncher(inProcess);
-    const owner = await createEngine({ db: dir, shared: { host: true } });
-    await owner.subjects.create();
-    const s = await owner.subject().sessions.create();
-    expect(hosts).toHaveLength(0); // no host started: this process is it
-    const other = await open(dir, false);
-    expect(other.hostPid).toBe(process.pid);
-    await other.query('SELECT 1');
-    await owner.subject().turns.add({ sessionId: s.id, role: 'user', content: 'from the owner' });
-    const seen = await other.query<{ content: string }>('SELECT content FROM turns');
-    expect(seen.rows.map((r) => r.content)).toEqual(['from the owner']);
-    // a second long-running program finds the host and is its client
-    const second = await createEngine({ db: dir, create: false, shared: { host: true } });
-    expect((await second.subject().history.turns(s.id)).map((t) => t.content)).toEqual([
-      'from the owner',
-    ]);
-    await second.close();
-    // the owner closes: the host stops, and the other client's next statement starts one
-    await owner.close();
-    await until(() => !other.connected);
-    expect((await other.query('SELECT count(*)::int AS n FROM turns')).rows).toEqual([{ n: 1 }]);
-    expect(hosts).toHaveLength(1);
-  });
-
   it('refuses a bad idle time before touching the store', async () => {
     const dir = newDir();
     expect(await code(createEngine({ db: dir, shared: { idleSeconds: -1 } }))).toBe(

@@ -100,7 +100,7 @@ export const mcpCommand = defineCommand({
           restore();
         }
       },
-      { probes: probeConfig(ctx, 'none'), hostsStore: true },
+      { probes: probeConfig(ctx, 'none') },
     );
   },
 });

@@ -142,7 +142,7 @@ export const serveCommand = defineCommand({
           await running.close();
         }
       },
-      { probes: probeConfig(ctx, 'none'), hostsStore: true, ...(llm === undefined ? {} : { llm }) },
+      { probes: probeConfig(ctx, 'none'), ...(llm === undefined ? {} : { llm }) },
     );
   },
 });

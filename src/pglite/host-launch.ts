@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError, type ErrorCode } from '../domain/errors.js';
-import type { SqlClient } from '../store/sql-client.js';
 import { connectHost, HostClient, type Connection } from './host-client.js';
 import { socketPathFor } from './host-protocol.js';
 
@@ -63,34 +62,6 @@ export async function openShared(options: SharedOpenOptions): Promise<HostClient
   const launch = options.launch ?? launcher ?? spawnHost;
   const find = (): Promise<Connection> => findHost(dir, options.create, options.idleMs, launch);
   return new HostClient(await find(), dir, find);
-}
-
-/**
- * Makes this process the host of the store `location` (see `StoreHost.ownerClient`), unless a
- * host serves it already (null: connect to that one instead).
- */
-export async function hostHere(
-  location: string,
-  create: boolean,
-  template: Blob | undefined,
-): Promise<SqlClient | null> {
-  const dir = resolve(location);
-  if (lockHolderHost(dir) !== null) return null;
-  const { StoreHost } = await import('./store-host.js');
-  try {
-    const host = await StoreHost.start({
-      dir,
-      create,
-      owned: true,
-      ...(template === undefined ? {} : { template }),
-    });
-    return host.ownerClient();
-  } catch (err) {
-    if (err instanceof EngineError && err.code === 'STORE_LOCKED' && err.data?.role === 'host') {
-      return null;
-    }
-    throw err;
-  }
 }
 
 /** The live host holding the store's lock, read from the lock file; null when there is none. */

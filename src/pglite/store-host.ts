@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import { migrate } from '../store/migrator.js';
-import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
+import type { QueryResult, SqlExecutor } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import {
   FrameReader,
@@ -50,11 +50,6 @@ export interface StoreHostOptions {
   idleMs?: number;
   /** A freshly migrated store's dump that a new store starts from (tests). */
   template?: Blob;
-  /**
-   * This process uses the store itself (`ownerClient`) while it serves the others: the host
-   * stops when the owner closes it, never for being idle.
-   */
-  owned?: boolean;
 }
 
 /** Why a transaction's channel stopped taking steps. */
@@ -202,27 +197,9 @@ export class StoreHost {
     private readonly client: PgliteClient,
     private readonly server: Server,
     readonly socketPath: string,
-    private readonly idleMs: number | null,
+    private readonly idleMs: number,
   ) {
     this.realDir = realDir(client.location);
-  }
-
-  /**
-   * The store for the process that hosts it (`owned`): statements run on the host's PGlite
-   * directly, in turn with the clients'; closing it stops the host.
-   */
-  ownerClient(): SqlClient {
-    const client = this.client;
-    return {
-      kind: client.kind,
-      location: client.location,
-      capabilities: client.capabilities,
-      query: (sql, params) => client.query(sql, params),
-      exec: (sql) => client.exec(sql),
-      transaction: (fn) => client.transaction(fn),
-      snapshot: () => client.snapshot(),
-      close: () => this.stop(),
-    };
   }
 
   /** Opens the store (taking its lock) and listens; STORE_LOCKED when another process has it. */
@@ -243,7 +220,7 @@ export class StoreHost {
         client,
         server,
         socketPath,
-        options.owned === true ? null : (options.idleMs ?? DEFAULT_HOST_IDLE_MS),
+        options.idleMs ?? DEFAULT_HOST_IDLE_MS,
       );
       await host.listen();
       return host;
@@ -282,7 +259,7 @@ export class StoreHost {
   private armIdle(): void {
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    if (this.connections.size > 0 || this.stopping !== null || this.idleMs === null) return;
+    if (this.connections.size > 0 || this.stopping !== null) return;
     this.idleTimer = setTimeout(() => void this.stop(), this.idleMs);
     this.idleTimer.unref?.();
   }

@@ -17,7 +17,7 @@ export interface OpenStoreOptions {
    * (docs/API.md, "One store, many processes"); `idleMs` is how long a host this call starts
    * waits with no client before it stops. Ignored for `memory://` and PostgreSQL.
    */
-  shared?: { idleMs?: number; host?: boolean } | undefined;
+  shared?: { idleMs?: number } | undefined;
 }
 
 /**
@@ -60,17 +60,8 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
       `unsupported db "${db}": use a directory, memory:// or postgres://`,
     );
   } else if (options.shared !== undefined && db !== 'memory://') {
-    const { openShared, hostHere } = await import('../pglite/host-launch.js');
-    const { host, idleMs } = options.shared;
-    // a long-running process hosts the store itself when no host runs: its own statements
-    // then run in process, and the others' through it
-    client =
-      (host === true ? await hostHere(db, options.create, embeddedTemplate()) : null) ??
-      (await openShared({
-        location: db,
-        create: options.create,
-        ...(idleMs === undefined ? {} : { idleMs }),
-      }));
+    const { openShared } = await import('../pglite/host-launch.js');
+    client = await openShared({ location: db, create: options.create, ...options.shared });
   } else {
     const { PgliteClient } = await import('../pglite/pglite-client.js');
     const template = embeddedTemplate();
