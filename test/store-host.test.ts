@@ -272,6 +272,21 @@ describe('[pglite] the store host', () => {
 });
 
 describe('[pglite] the host against a careless or hostile client', () => {
+  it('gives a snapshot of the store (what SQL probes run on) booted in this process', async () => {
+    const dir = await sharedStore();
+    const a = await open(dir);
+    await a.exec('CREATE TABLE tsnap (id int)');
+    await a.query('INSERT INTO tsnap VALUES (1), (2)');
+    const snap = await a.snapshot();
+    try {
+      await a.query('INSERT INTO tsnap VALUES (3)');
+      expect((await snap.query('SELECT count(*)::int AS n FROM tsnap')).rows).toEqual([{ n: 2 }]);
+    } finally {
+      await snap.close();
+    }
+    expect(await code(snap.query('SELECT 1'))).toBe('DB_UNUSABLE');
+  });
+
   it('answers a step of a transaction that is over with why, and never runs it', async () => {
     const dir = await sharedStore();
     const a = await open(dir);

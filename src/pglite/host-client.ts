@@ -15,7 +15,7 @@ import {
   type Request,
   type WireError,
 } from './host-protocol.js';
-import { PgliteSnapshot } from './pglite-snapshot.js';
+import { SnapshotSet } from './pglite-snapshot.js';
 
 /** How long a client waits for a host's hello before it looks again (a busy host greets late). */
 const HELLO_TIMEOUT_MS = 5_000;
@@ -218,13 +218,15 @@ export class HostClient implements SqlClient {
   private nextTx = 1;
   private closed = false;
   private reconnecting: Promise<Connection> | null = null;
-  private readonly snapshots = new Set<PgliteSnapshot>();
+  private readonly snapshots: SnapshotSet;
 
   constructor(
     private connection: Connection,
     readonly location: string,
     private readonly reconnect: Reconnect,
-  ) {}
+  ) {
+    this.snapshots = new SnapshotSet(location, this.capabilities);
+  }
 
   /** Whether the connection to the host is up (a lost one is made again by the next statement). */
   get connected(): boolean {
@@ -293,20 +295,13 @@ export class HostClient implements SqlClient {
   /** A copy of the store as it is now, booted in a worker thread of this process. */
   async snapshot(): Promise<SqlClient> {
     const answer = await (await this.live()).send({ op: 'dump' });
-    const dump = new Blob([answer.dump ?? new Uint8Array()]);
-    const snapshot = await PgliteSnapshot.open(dump, {
-      location: this.location,
-      capabilities: this.capabilities,
-      onClose: (s) => this.snapshots.delete(s),
-    });
-    this.snapshots.add(snapshot);
-    return snapshot;
+    return this.snapshots.add(new Blob([answer.dump ?? new Uint8Array()]));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.snapshots].map((s) => s.close()));
+    await this.snapshots.closeAll();
     this.connection.close();
   }
 }

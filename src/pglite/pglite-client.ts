@@ -19,7 +19,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { EngineError } from '../domain/errors.js';
 import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { DirLock } from './dir-lock.js';
-import { PgliteSnapshot } from './pglite-snapshot.js';
+import { SnapshotSet } from './pglite-snapshot.js';
 
 /**
  * Marks a directory as a memledger store, so `--db` never adopts an unrelated directory. It is
@@ -366,7 +366,7 @@ export class PgliteClient implements SqlClient {
     stopsStatements: false,
   };
   private readonly root: SqlExecutor;
-  private readonly snapshots = new Set<PgliteSnapshot>();
+  private readonly snapshots: SnapshotSet;
 
   private constructor(
     private readonly db: PGlite,
@@ -374,6 +374,7 @@ export class PgliteClient implements SqlClient {
     private readonly lock: DirLock | null,
   ) {
     this.root = executor(db);
+    this.snapshots = new SnapshotSet(location, this.capabilities);
   }
 
   static async open(options: PgliteOpenOptions): Promise<PgliteClient> {
@@ -435,18 +436,12 @@ export class PgliteClient implements SqlClient {
    * written, about 0.3 s for a new store's 40 MB; the boot does not.
    */
   async snapshot(): Promise<SqlClient> {
-    const snapshot = await PgliteSnapshot.open(await this.dump(), {
-      location: this.location,
-      capabilities: this.capabilities,
-      onClose: (s) => this.snapshots.delete(s),
-    });
-    this.snapshots.add(snapshot);
-    return snapshot;
+    return this.snapshots.add(await this.dump());
   }
 
   async close(): Promise<void> {
     try {
-      await Promise.all([...this.snapshots].map((s) => s.close()));
+      await this.snapshots.closeAll();
       if (!this.db.closed) await this.db.close();
     } finally {
       this.lock?.release();

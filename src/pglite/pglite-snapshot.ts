@@ -40,6 +40,33 @@ interface Answer {
   bootFailed?: { message: string };
 }
 
+/**
+ * The snapshots a client has open, closed with it: `open` boots one from a dump and keeps it
+ * until it closes.
+ */
+export class SnapshotSet {
+  private readonly open = new Set<PgliteSnapshot>();
+
+  constructor(
+    private readonly location: string,
+    private readonly capabilities: SqlCapabilities,
+  ) {}
+
+  async add(dump: Blob): Promise<SqlClient> {
+    const snapshot = await PgliteSnapshot.open(dump, {
+      location: this.location,
+      capabilities: this.capabilities,
+      onClose: (s) => this.open.delete(s),
+    });
+    this.open.add(snapshot);
+    return snapshot;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.open].map((s) => s.close()));
+  }
+}
+
 /** The store a snapshot copies, and who hears that it closed. */
 export interface SnapshotOf {
   location: string;
