@@ -1,5 +1,6 @@
 import type { Engine, EngineConfig, SubjectHandle } from '../src/index.js';
 import { DEFAULT_DB } from '../src/domain/defaults.js';
+import { EngineError } from '../src/domain/errors.js';
 import type { CliIo, LeasedEngine } from './io.js';
 import { cliAnchor } from './anchor.js';
 import type { OptionSpecs, OptionValues } from './options.js';
@@ -52,7 +53,15 @@ async function openForCommand(config: EngineConfig): Promise<LeasedEngine> {
 function hostIdle(io: CliIo): { idleSeconds?: number } {
   const raw = io.env.MEMLEDGER_HOST_IDLE_SECONDS;
   if (raw === undefined || raw.trim() === '') return {};
-  return { idleSeconds: Number(raw) };
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 86_400) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `MEMLEDGER_HOST_IDLE_SECONDS must be a number of seconds above 0 and at most 86400, not "${raw.slice(0, 40)}"`,
+      { data: { field: 'MEMLEDGER_HOST_IDLE_SECONDS' } },
+    );
+  }
+  return { idleSeconds: seconds };
 }
 
 /** The context of one run of one command. */

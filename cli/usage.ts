@@ -68,9 +68,11 @@ const FOOTER = `embedder: --embedder-url URL --embedder-model M (an OpenAI-compa
 key from $MEMLEDGER_EMBEDDER_API_KEY) or --embedder-path DIR (a local ONNX model directory); else
 $MEMLEDGER_EMBEDDER_URL, $MEMLEDGER_EMBEDDER_MODEL, $MEMLEDGER_EMBEDDER_PATH. With an embedder,
 recall also ranks by the vectors \`embed\` stored; --lexical ranks by words only.
---db defaults to $MEMLEDGER_DB, then ./.memledger (embedded). With --json, stdout is one JSON
-document; errors are {"error":{"code","message"}} on stderr with a non-zero exit. A probe
-exits 3 when falsified and 4 when it could not look (verdict error); calibrate exits 3 on a FAIL.
+--db defaults to $MEMLEDGER_DB, then ./.memledger (embedded: every process shares it through a
+background host, which stops after $MEMLEDGER_HOST_IDLE_SECONDS idle, default 300). With --json,
+stdout is one JSON document; errors are {"error":{"code","message"}} on stderr with a non-zero
+exit. A probe exits 3 when falsified and 4 when it could not look (verdict error); calibrate
+exits 3 on a FAIL.
 \`memledger <command> --help\` describes each option.`;
 
 /** `memledger --help`: every command's synopsis, generated from its declarations. */

@@ -262,6 +262,19 @@ describe('[pglite] the store host', () => {
     expect(hosts).toHaveLength(1);
   });
 
+  it('the CLI refuses a bad MEMLEDGER_HOST_IDLE_SECONDS before touching the store', async () => {
+    const { runCliCaptured } = await import('./support/cli.js');
+    const dir = newDir();
+    for (const bad of ['soon', '0', '-5', '90000']) {
+      const r = await runCliCaptured(['session', 'list', '--db', dir, '--json'], {
+        MEMLEDGER_HOST_IDLE_SECONDS: bad,
+      });
+      expect(r.errorCode()).toBe('INVALID_ARGUMENT');
+      expect(r.stderr).toContain('MEMLEDGER_HOST_IDLE_SECONDS');
+    }
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('refuses a bad idle time before touching the store', async () => {
     const dir = newDir();
     expect(await code(createEngine({ db: dir, shared: { idleSeconds: -1 } }))).toBe(
