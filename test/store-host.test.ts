@@ -275,6 +275,25 @@ describe('[pglite] the store host', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it('an idle host hands the store over to a program that opens it in process; a busy one does not', async () => {
+    const dir = newDir();
+    const a = await open(dir);
+    const busy = await createEngine({ db: dir, create: false }).catch((e: unknown) => e);
+    expect((busy as EngineError).code).toBe('STORE_LOCKED');
+    expect((busy as EngineError).message).toMatch(/shared: true/);
+    expect((await a.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]); // still served
+    await a.close();
+    // idle now (as after a command): the program takes the store over
+    const own = await createEngine({ db: dir, create: false });
+    try {
+      await (hosts[0] as StoreHost).stopped;
+      expect(existsSync(socketPathFor(dir))).toBe(false);
+      expect(await own.subjects.list()).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses a bad idle time before touching the store', async () => {
     const dir = newDir();
     expect(await code(createEngine({ db: dir, shared: { idleSeconds: -1 } }))).toBe(

@@ -64,6 +64,29 @@ export async function openShared(options: SharedOpenOptions): Promise<HostClient
   return new HostClient(await find(), dir, find);
 }
 
+/**
+ * Asks the idle host of the store `location` to stop, so this process can open the store itself;
+ * true once the host has let the store go. False when there is no host to ask, or it serves other
+ * processes (their work is not cut off).
+ */
+export async function yieldHost(location: string): Promise<boolean> {
+  const dir = resolve(location);
+  const pid = lockHolderHost(dir);
+  if (pid === null) return false;
+  const connection = await connectHost(socketPathFor(dir), dir).catch(() => null);
+  if (connection === null) return false;
+  try {
+    await connection.send({ op: 'yield' });
+  } catch {
+    return false;
+  } finally {
+    connection.close();
+  }
+  const deadline = Date.now() + FIND_HOST_MS;
+  while (lockHolderHost(dir) === pid && Date.now() < deadline) await sleep(POLL_MS);
+  return lockHolderHost(dir) !== pid;
+}
+
 /** The live host holding the store's lock, read from the lock file; null when there is none. */
 function lockHolderHost(dir: string): number | null {
   try {

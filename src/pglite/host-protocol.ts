@@ -41,7 +41,9 @@ export type Request =
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'commit'; tx: number }
   | { id: number; op: 'rollback'; tx: number }
-  | { id: number; op: 'dump' };
+  | { id: number; op: 'dump' }
+  /** Stop, if this is the host's only client: a program takes the store over in process. */
+  | { id: number; op: 'yield' };
 
 /** A database error as it crosses the socket: its message and SQLSTATE. */
 export interface WireError {

@@ -398,7 +398,8 @@ export class PgliteClient implements SqlClient {
     }
     const lock = await DirLock.acquire(join(dir, LOCK_FILE), dir, options.lockRole);
     try {
-      if (options.create) removeDeadClaims(dir);
+      // a host opens the store for every command, `init` included: it clears what dead creators left
+      if (options.create || options.lockRole === 'host') removeDeadClaims(dir);
       const db = await boot(join(dir, DATA_DIR));
       return new PgliteClient(db, dir, lock);
     } catch (err) {

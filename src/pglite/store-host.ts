@@ -133,7 +133,7 @@ function isRequest(message: unknown): message is Request {
     m !== null &&
     Number.isSafeInteger(m.id) &&
     typeof m.op === 'string' &&
-    ['query', 'exec', 'begin', 'commit', 'rollback', 'dump'].includes(m.op)
+    ['query', 'exec', 'begin', 'commit', 'rollback', 'dump', 'yield'].includes(m.op)
   );
 }
 
@@ -316,6 +316,21 @@ export class StoreHost {
     switch (request.op) {
       case 'begin':
         this.begin(request, connection);
+        return;
+      case 'yield':
+        // only an idle host hands the store over: nobody else is connected
+        if (this.connections.size > 1) {
+          fail(
+            new EngineError(
+              'STORE_LOCKED',
+              `the store's host (process ${process.pid}) serves ${this.connections.size - 1} other process(es)`,
+              { data: { pid: process.pid, role: 'host' } },
+            ),
+          );
+          return;
+        }
+        send({ id: request.id, ok: true });
+        void this.stop();
         return;
       case 'dump':
         this.client

@@ -66,12 +66,34 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     const { PgliteClient } = await import('../pglite/pglite-client.js');
     const template = embeddedTemplate();
     // A new directory is migrated before it is put in place: a crash leaves no store or a whole one.
-    client = await PgliteClient.open({
-      location: db,
-      create: options.create,
-      prepare: (fresh) => migrate(fresh),
-      ...(template === undefined ? {} : { template }),
-    });
+    const open = (): Promise<SqlClient> =>
+      PgliteClient.open({
+        location: db,
+        create: options.create,
+        prepare: (fresh) => migrate(fresh),
+        ...(template === undefined ? {} : { template }),
+      });
+    try {
+      client = await open();
+    } catch (err) {
+      // the store's host, idle since the last command, hands the store over to this process
+      if (!(
+        err instanceof EngineError &&
+        err.code === 'STORE_LOCKED' &&
+        err.data?.role === 'host'
+      )) {
+        throw err;
+      }
+      const { yieldHost } = await import('../pglite/host-launch.js');
+      if (!(await yieldHost(db))) {
+        throw new EngineError(
+          'STORE_LOCKED',
+          `${err.message} (a memledger host that serves other processes: open it with shared: true to share it)`,
+          err.data === undefined ? {} : { data: err.data },
+        );
+      }
+      client = await open();
+    }
   }
   try {
     if (!options.create && !(await isInitialized(client))) {

@@ -2,7 +2,8 @@
 // non-empty directory that is not a memledger store"), and once it was removed by hand, an
 // orphaned key file that refused the retry. Here a real child `memledger init` is SIGKILLed at
 // each step: by the test-only hook MEMLEDGER_TEST_CRASH_AT=<step> (documented in
-// cli/commands/init.ts and src/pglite/pglite-client.ts), and from outside while PGlite is still
+// cli/commands/init.ts and src/pglite/pglite-client.ts; the store's host process, which makes the
+// store, gets the hook through its environment), and from outside while PGlite is still
 // writing its data directory. Each time there is no store or a complete one, and a rerun succeeds.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -55,11 +56,22 @@ function cli(home: string, db: string, args: string[], crashAt?: string): Run {
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `init` killed at `step`: it must die by SIGKILL, printing nothing. */
+/**
+ * `init` killed at `step`: it must die by SIGKILL, printing nothing. A `pglite-` step is a step of
+ * making the store, which the store's host process does (src/pglite/host-main.ts): that process
+ * dies there, and `init` says the host did not start.
+ */
 function crashInit(home: string, db: string, step: string): void {
   const r = cli(home, db, ['init'], step);
-  expect(r.signal, `init at ${step}: ${r.stderr}`).toBe('SIGKILL');
   expect(r.stdout).toBe('');
+  if (step.startsWith('pglite-')) {
+    expect(r.status, `init at ${step}: ${r.stderr}`).toBe(1);
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      error: { code: 'DB_UNUSABLE', message: expect.stringContaining('did not start') },
+    });
+    return;
+  }
+  expect(r.signal, `init at ${step}: ${r.stderr}`).toBe('SIGKILL');
 }
 
 interface InitOutput {
