@@ -22,7 +22,7 @@ export const MAX_FRAME_BYTES = 1 << 30;
 export const MAX_REQUEST_BYTES = 64 << 20;
 /** Unix socket paths longer than this do not fit `sockaddr_un` on every platform. */
 const MAX_SOCKET_PATH = 100;
-/** `/.memledger-host-XXXXXX/s`: where a host binds in the directory before its rename. */
+/** `/.memledger-host-` + mkdtemp's six characters + `/s`: where a host binds before its rename. */
 const STAGING_EXTRA = 25;
 /** The staging folder's name before mkdtemp's six characters. */
 export const STAGING_PREFIX = '.memledger-host-';
@@ -130,7 +130,7 @@ export function realDir(dir: string): string {
  * for the directory in a folder only this user may enter (`/tmp/memledger-<uid>/`, made 0700 by
  * the host and checked by clients) when the directory is not this user's alone to write (another
  * user could swap the host's staging folder there) or its path is too long for a socket (the
- * host binds at `<dir>/.memledger-host-XXXXXX/s` first). Every process computes the same path
+ * host binds at `<dir>/.memledger-host-<six random characters>/s` first). Every process computes the same path
  * from the directory alone (not from TMPDIR or the spelling of the path).
  */
 export function socketPathFor(dir: string): string {
