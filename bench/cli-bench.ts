@@ -10,13 +10,15 @@
  * Each figure is the median of --runs runs (5) after one warm-up, with its ratio to
  * `memledger --help` (the cost of starting the program at all). The store holds one subject
  * seeded as the serve bench seeds it (bench/support/serve-seed.ts): 20 sessions of 60 turns and
- * 30 facts decided in a signed chain; commands check reads against the owner's key file (--key).
+ * 30 facts decided in a signed chain, lengthened to --links (10,000) links with slot delegations
+ * signed by the same key (the trust view's first build on a long chain is a command's largest
+ * cost unless the host keeps it); commands check reads against the owner's key file (--key).
  *
  * Then concurrency: --writers (8) processes each record --turns (200) user turns on one embedded
  * store at once, each through the shared host (createEngine({ shared: true })), as one process per
  * writer; the report counts turns acknowledged, turns found afterwards, and errors.
  *
- *   npm run bench:cli -- [--runs N] [--writers N] [--turns N] [--no-postgres] [--json]
+ *   npm run bench:cli -- [--runs N] [--links N] [--writers N] [--turns N] [--no-postgres] [--json]
  *
  * Targets (issue 35): warm ≤ 0.3 s and cold ≤ 1.5 s per command (median); 0 acknowledged turns
  * lost. It reports; it never fails on a slow figure.
@@ -26,7 +28,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createEngine, generateOwnerKey, loadOwnerKey, writeOwnerKeyFile } from '../src/index.js';
+import {
+  createEngine,
+  generateOwnerKey,
+  loadOwnerKey,
+  writeOwnerKeyFile,
+  type OwnerSigner,
+} from '../src/index.js';
+import { benchAnchor, padChain } from './support/owner-chain.js';
 import type { BenchKind } from '../eval/bench-store.js';
 import { positiveInt } from './support/args.js';
 import { BenchError } from './support/bench-error.js';
@@ -40,6 +49,8 @@ const SELF = resolve(import.meta.dirname, 'cli-bench.js');
 
 interface Settings {
   runs: number;
+  /** Links in the subject's signed chain (the seed's decisions, then delegations). */
+  links: number;
   writers: number;
   turns: number;
   postgres: boolean;
@@ -47,11 +58,19 @@ interface Settings {
 }
 
 function parse(argv: readonly string[]): Settings {
-  const s: Settings = { runs: 5, writers: 8, turns: 200, postgres: true, json: false };
+  const s: Settings = {
+    runs: 5,
+    links: 10_000,
+    writers: 8,
+    turns: 200,
+    postgres: true,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = (): string => argv[++i] ?? '';
     if (a === '--runs') s.runs = positiveInt('runs', next(), 1);
+    else if (a === '--links') s.links = positiveInt('links', next(), 1);
     else if (a === '--writers') s.writers = positiveInt('writers', next(), 1);
     else if (a === '--turns') s.turns = positiveInt('turns', next(), 1);
     else if (a === '--no-postgres') s.postgres = false;
@@ -157,6 +176,26 @@ async function measureStore(
   return row;
 }
 
+/**
+ * Lengthens the seeded subject's chain to `links` (bench/support/owner-chain.ts padChain) and
+ * checks the whole chain with the engine's own full audit; returns its length.
+ */
+async function lengthenChain(
+  store: ServeStore,
+  signer: OwnerSigner,
+  links: number,
+): Promise<number> {
+  const engine = await createEngine({ db: store.db, create: false, anchor: benchAnchor(signer) });
+  try {
+    await padChain(engine, SUBJECT, signer, links, 'actions_taken', ['web_search']);
+    const report = await engine.subject(SUBJECT).owner.verifyChain();
+    if (!report.ok) throw new BenchError(`the padded chain does not verify: ${report.reason}`);
+    return report.length;
+  } finally {
+    await engine.close();
+  }
+}
+
 /** `--writers` processes recording `--turns` turns each on one embedded store at once. */
 async function concurrency(
   store: ServeStore,
@@ -250,6 +289,7 @@ async function main(): Promise<void> {
   const kinds: BenchKind[] = settings.postgres ? ['pglite', 'postgres'] : ['pglite'];
   const results: Record<string, Row> = {};
   let writers: Awaited<ReturnType<typeof concurrency>> | null = null;
+  let chainLinks = 0;
   const help: number[] = [];
   for (let run = 0; run <= settings.runs; run++) {
     const r = timed(['--help'], env);
@@ -266,6 +306,8 @@ async function main(): Promise<void> {
         7,
         signer,
       );
+      progress(`${kind}: a chain of ${settings.links} links…`);
+      chainLinks = await lengthenChain(store, signer, settings.links);
       const live = fixture.subjects[0]?.liveSessions[0] ?? '';
       const work = cases(live, transcript, `hook-${kind}`);
       if (kind === 'pglite') {
@@ -306,7 +348,7 @@ async function main(): Promise<void> {
   rmSync(scratch, { recursive: true, force: true });
   const helpMs = median(help);
   if (settings.json) {
-    process.stdout.write(JSON.stringify({ helpMs, results, writers }) + '\n');
+    process.stdout.write(JSON.stringify({ helpMs, chainLinks, results, writers }) + '\n');
     return;
   }
   const names = Object.keys(results.warm ?? {});
@@ -315,6 +357,7 @@ async function main(): Promise<void> {
     ms == null ? '—' : `${(ms / 1000).toFixed(2)} s (${(ms / helpMs).toFixed(1)}×)`;
   const lines = [
     `memledger --help: ${(helpMs / 1000).toFixed(2)} s (median of ${settings.runs})`,
+    `the subject's signed chain: ${chainLinks} links, checked against the owner's key file`,
     '',
     `| command | ${cols.join(' | ')} |`,
     `|---|${cols.map(() => '---').join('|')}|`,

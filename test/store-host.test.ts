@@ -12,6 +12,7 @@ import { PgliteClient } from '../src/pglite/pglite-client.js';
 import { embeddedTemplate } from '../src/store/embedded-template.js';
 import { migrate } from '../src/store/migrator.js';
 import { code } from './support/errors.js';
+import { inProcessHosts } from './support/in-process-host.js';
 
 // [pglite] The store host (src/pglite/store-host.ts) started in this process, and its clients:
 // the protocol, isolation between clients' transactions, refusals, a host lost and found again.
@@ -22,17 +23,7 @@ const clients: HostClient[] = [];
 const roots: string[] = [];
 
 /** Starts hosts in this process, as the built CLI starts a detached one. */
-const inProcess: LaunchHost = async (dir, create, idleMs) => {
-  const template = embeddedTemplate();
-  hosts.push(
-    await StoreHost.start({
-      dir,
-      create,
-      ...(idleMs === undefined ? {} : { idleMs }),
-      ...(template === undefined ? {} : { template }),
-    }),
-  );
-};
+const inProcess: LaunchHost = inProcessHosts(hosts);
 
 function newDir(): string {
   const root = mkdtempSync(join(tmpdir(), 'mlh-'));

@@ -14,18 +14,26 @@ import {
 } from './support/tampers.js';
 import { UNANCHORED_LINE } from '../src/domain/trust.js';
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from './support/engines.js';
+import { ENGINES, type EngineKind } from './support/engines.js';
 import {
   anchorOf,
   shown,
   TEXTS,
   trustStoreFor,
+  type Reach,
   type TrustFixture,
 } from './support/trust-fixture.js';
 
-describe.each(ENGINES)('tamper matrix [%s]', (kind) => {
+// Each engine as one process opens it, and the embedded store as processes share it: through its
+// host, which keeps each subject's trust view between them (a `reopen` is a new client of it).
+const REACHES = [
+  ...ENGINES.map((kind) => [kind, 'direct'] as const),
+  ['pglite', 'host'] as const,
+] satisfies ReadonlyArray<readonly [EngineKind, Reach]>;
+
+describe.each(REACHES)('tamper matrix [%s] (%s)', (kind, reach) => {
   // each case tampers with the rows of a fresh subject of one store
-  const store = trustStoreFor(kind);
+  const store = trustStoreFor(kind, reach);
   let f: TrustFixture | null = null;
 
   it('the untampered fixture verifies and shows what was signed (negative control)', async () => {

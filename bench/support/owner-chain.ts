@@ -27,7 +27,9 @@ import {
   type Engine,
   type OwnerSigner,
 } from '../../src/index.js';
+import { DecisionSql } from '../../src/store/decision-sql.js';
 import { FACT_COLUMNS, toFact, type FactDbRow } from '../../src/store/fact-sql.js';
+import { SlotSql } from '../../src/store/slot-sql.js';
 import { BenchError } from './bench-error.js';
 
 /** One thing the owner signed: a decision on a stored proposal, or a slot delegation. */
@@ -76,9 +78,11 @@ export function sealChain(
   subjectId: string,
   entries: readonly ChainEntry[],
   signer: OwnerSigner,
+  /** The link the first entry follows (null: the first entry is link 1). */
+  after: DecisionLink | null = null,
 ): DecisionLink[] {
   const links: DecisionLink[] = [];
-  let prev: DecisionLink | null = null;
+  let prev: DecisionLink | null = after;
   for (const e of entries) {
     const common = { subjectId, decidedAt: e.at.toISOString(), keyId: signer.keyId };
     const input =
@@ -116,6 +120,10 @@ export async function storeChain(
   await engine
     .subject(subjectId)
     .owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+  await insertLinks(engine, links);
+}
+
+async function insertLinks(engine: Engine, links: readonly DecisionLink[]): Promise<void> {
   const sql = storeClient(engine);
   for (let i = 0; i < links.length; i += BATCH) {
     const b = links.slice(i, i + BATCH);
@@ -140,6 +148,36 @@ export async function storeChain(
       ],
     );
   }
+}
+
+/**
+ * Lengthens a subject's signed chain to `length` links with delegations of the action slot
+ * `slot` to `tools` (each the same grant, signed again), after its last link, and records the
+ * grant on the slot as `owner.delegate` would. Returns the links added.
+ */
+export async function padChain(
+  engine: Engine,
+  subjectId: string,
+  signer: OwnerSigner,
+  length: number,
+  slot: string,
+  tools: readonly string[],
+): Promise<number> {
+  const chain = await new DecisionSql(storeClient(engine)).chain(subjectId);
+  const tip = chain.at(-1) ?? null;
+  const add = length - chain.length;
+  if (add <= 0) return 0;
+  await engine.subject(subjectId).slots.declare({ name: slot, rule: 'action' });
+  const start = tip === null ? Date.now() : Date.parse(tip.decidedAt);
+  const entries: ChainEntry[] = Array.from({ length: add }, (_, i) => ({
+    kind: 'delegate',
+    slot,
+    tools,
+    at: new Date(start + (i + 1) * 1000),
+  }));
+  await insertLinks(engine, sealChain(subjectId, entries, signer, tip));
+  await new SlotSql(storeClient(engine)).delegate(subjectId, slot, true, tools);
+  return add;
 }
 
 /** The subject's facts out of the pile, as stored, with who promoted them. */

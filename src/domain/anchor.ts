@@ -105,3 +105,29 @@ export function anchoredHeadCut(
   }
   return null;
 }
+
+/** Whether `value` has an anchor's shape (one handed across a boundary: a call, a socket). */
+export function isOwnerAnchor(value: unknown): value is OwnerAnchor {
+  const a = value as Partial<OwnerAnchor> | null;
+  const strings = (v: unknown): boolean =>
+    v === undefined || (Array.isArray(v) && v.every((s) => typeof s === 'string'));
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof a.keyId === 'string' &&
+    typeof a.source === 'string' &&
+    (a.publicKeyPem === undefined || typeof a.publicKeyPem === 'string') &&
+    strings(a.revokedTokens) &&
+    (a.heads === undefined ||
+      (Array.isArray(a.heads) &&
+        a.heads.every(
+          (h: Partial<AnchoredHead> | null) =>
+            typeof h === 'object' &&
+            h !== null &&
+            Number.isSafeInteger(h.seq) &&
+            typeof h.hash === 'string' &&
+            (h.root === undefined || typeof h.root === 'string') &&
+            (h.storeId === undefined || typeof h.storeId === 'string'),
+        )))
+  );
+}

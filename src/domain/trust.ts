@@ -696,6 +696,22 @@ export interface TrustView {
   delegations: DelegationProblem[];
 }
 
+/**
+ * `view`, frozen with its facts: a view is shared by every read that gets it (kept by the
+ * verifier, or sent by the store's host), and none of them may change what it says.
+ */
+export function frozenView(view: TrustView): TrustView {
+  for (const f of [...view.live, ...view.expired, ...view.withheld.map((w) => w.fact)]) {
+    Object.freeze(f.evidence);
+    Object.freeze(f);
+  }
+  Object.freeze(view.chain);
+  for (const list of [view.live, view.expired, view.withheld, view.unexplained, view.delegations]) {
+    Object.freeze(list);
+  }
+  return Object.freeze(view);
+}
+
 /** A view's facts by id (made once per view: a kept view is read by many reads). */
 export interface TrustViewIndex {
   live: ReadonlyMap<string, Fact>;

@@ -38,10 +38,24 @@ export function createModules(
   const { client } = base;
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
+  const { anchor } = config;
+  const hostView = client.hostView?.bind(client);
   const trust = createTrust({
     ...base,
     crypto,
-    ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
+    ...(anchor === undefined ? {} : { anchor }),
+    // the shared store's host keeps each subject's view between this and other processes
+    ...(hostView === undefined
+      ? {}
+      : {
+          remoteView: (subjectId: string) =>
+            hostView({
+              subjectId,
+              storeId: base.storeId,
+              anchor: anchor?.(subjectId) ?? null,
+              now: base.clock().getTime(),
+            }),
+        }),
   });
   // every module is built from these: writers tell trust what they wrote through its one hook
   const deps: ModuleDeps & { storeId: string } = {

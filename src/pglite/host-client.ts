@@ -2,10 +2,19 @@ import { lstatSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { EngineError, type ErrorCode } from '../domain/errors.js';
-import type { QueryResult, SqlCapabilities, SqlClient, SqlExecutor } from '../store/sql-client.js';
+import { frozenView, type TrustView } from '../domain/trust.js';
+import type {
+  HostViewRequest,
+  QueryResult,
+  SqlCapabilities,
+  SqlClient,
+  SqlExecutor,
+} from '../store/sql-client.js';
 import { DatabaseError } from '../store/store-error.js';
 import {
   FrameReader,
+  HOST_PROTOCOL,
+  HOST_PROTOCOL_NAME,
   isHello,
   MAX_FRAME_BYTES,
   privateSocketDir,
@@ -174,6 +183,22 @@ export async function connectHost(socketPath: string, dir: string): Promise<Conn
       }
       if (messages.length === 0) return;
       const [hello, ...early] = messages;
+      const other = (hello as { protocol?: unknown } | null)?.protocol;
+      if (
+        typeof other === 'string' &&
+        other.startsWith(HOST_PROTOCOL_NAME) &&
+        other !== HOST_PROTOCOL
+      ) {
+        const pid = (hello as { pid?: unknown }).pid;
+        finish(
+          refused(
+            `the store's host (process ${String(pid)}) is another memledger version's (${other}); ` +
+              'it stops on its own after its idle time, or stop it (SIGTERM) and run this again',
+            { protocol: other, ...(typeof pid === 'number' ? { pid } : {}) },
+          ),
+        );
+        return;
+      }
       if (!isHello(hello) || early.length > 0) {
         finish(refused(`${socketPath} is not a memledger store host (it spoke another protocol)`));
         return;
@@ -290,6 +315,12 @@ export class HostClient implements SqlClient {
     }
     await connection.send({ op: 'commit', tx });
     return result;
+  }
+
+  /** The subject's trust view as the host keeps it (src/trust/host-views.ts). */
+  async hostView(request: HostViewRequest): Promise<TrustView> {
+    const answer = await (await this.live()).send({ op: 'view', request });
+    return frozenView(answer.view as TrustView);
   }
 
   /** A copy of the store as it is now, booted in a worker thread of this process. */

@@ -7,7 +7,10 @@
  */
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeChainCrypto } from '../crypto/chain-crypto.js';
+import { rememberingVerifier } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
+import { createHostViews } from '../trust/host-views.js';
 import { StoreHost } from './store-host.js';
 
 /** Where a host that fails after starting says why (the store's directory). */
@@ -39,6 +42,7 @@ async function main(argv: readonly string[]): Promise<void> {
     host = await StoreHost.start({
       dir,
       create: argv.includes('--create'),
+      views: (client) => createHostViews({ client, crypto: rememberingVerifier(nodeChainCrypto) }),
       ...(idleMs === undefined ? {} : { idleMs }),
     });
   } catch (err) {

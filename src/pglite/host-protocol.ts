@@ -13,7 +13,9 @@ import { EngineError } from '../domain/errors.js';
  * The host speaks first: a hello naming the protocol and the store it serves. Then the client
  * sends requests, each with an id, and the host answers each once, in any order.
  */
-export const HOST_PROTOCOL = 'memledger-store-host/1';
+export const HOST_PROTOCOL_NAME = 'memledger-store-host/';
+/** This version of it: a client refuses a host that speaks another (a host of an older memledger). */
+export const HOST_PROTOCOL = `${HOST_PROTOCOL_NAME}2`;
 /** The socket's name inside the store directory. */
 export const SOCKET_FILE = 'memledger.sock';
 /** A frame larger than this is refused (a dump of a large store, to a client, is the largest). */
@@ -34,7 +36,7 @@ export interface Hello {
   pid: number;
 }
 
-/** A request: a statement, a transaction's step, or a copy of the store. */
+/** A request: a statement, a transaction's step, a copy of the store, or a trust view. */
 export type Request =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; tx?: number }
   | { id: number; op: 'exec'; sql: string; tx?: number }
@@ -42,6 +44,8 @@ export type Request =
   | { id: number; op: 'commit'; tx: number }
   | { id: number; op: 'rollback'; tx: number }
   | { id: number; op: 'dump' }
+  /** A subject's trust view, as the host keeps it (`SqlClient.hostView`). */
+  | { id: number; op: 'view'; request: unknown }
   /** Stop, if this is the host's only client: a program takes the store over in process. */
   | { id: number; op: 'yield' };
 
@@ -55,7 +59,14 @@ export interface WireError {
 }
 
 export type Answer =
-  | { id: number; ok: true; rows?: unknown[]; columns?: string[]; dump?: Uint8Array }
+  | {
+      id: number;
+      ok: true;
+      rows?: unknown[];
+      columns?: string[];
+      dump?: Uint8Array;
+      view?: unknown;
+    }
   | { id: number; ok: false; error: WireError };
 
 /** One message as a frame: its 4-byte length and its body, to be written one after the other. */

@@ -12,7 +12,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import { migrate } from '../store/migrator.js';
-import type { QueryResult, SqlExecutor } from '../store/sql-client.js';
+import type { QueryResult, SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { pgErrorCode } from '../store/store-error.js';
 import {
   FrameReader,
@@ -50,6 +50,16 @@ export interface StoreHostOptions {
   idleMs?: number;
   /** A freshly migrated store's dump that a new store starts from (tests). */
   template?: Blob;
+  /**
+   * Keeps trust views for the clients (src/trust/host-views.ts), made once the store is open;
+   * without it a host refuses `view` requests.
+   */
+  views?: (client: SqlClient) => HostViews;
+}
+
+/** What answers a host's `view` requests. */
+export interface HostViews {
+  view(request: unknown): Promise<unknown>;
 }
 
 /** Why a transaction's channel stopped taking steps. */
@@ -133,7 +143,7 @@ function isRequest(message: unknown): message is Request {
     m !== null &&
     Number.isSafeInteger(m.id) &&
     typeof m.op === 'string' &&
-    ['query', 'exec', 'begin', 'commit', 'rollback', 'dump', 'yield'].includes(m.op)
+    ['query', 'exec', 'begin', 'commit', 'rollback', 'dump', 'view', 'yield'].includes(m.op)
   );
 }
 
@@ -198,6 +208,7 @@ export class StoreHost {
     private readonly server: Server,
     readonly socketPath: string,
     private readonly idleMs: number,
+    private readonly views: HostViews | null,
   ) {
     this.realDir = realDir(client.location);
   }
@@ -221,6 +232,7 @@ export class StoreHost {
         server,
         socketPath,
         options.idleMs ?? DEFAULT_HOST_IDLE_MS,
+        options.views?.(client) ?? null,
       );
       await host.listen();
       return host;
@@ -331,6 +343,16 @@ export class StoreHost {
         }
         send({ id: request.id, ok: true });
         void this.stop();
+        return;
+      case 'view':
+        if (this.views === null) {
+          fail(new EngineError('INVALID_ARGUMENT', 'this host keeps no trust views'));
+          return;
+        }
+        this.views
+          .view(request.request)
+          .then((view) => send({ id: request.id, ok: true, view }))
+          .catch(fail);
         return;
       case 'dump':
         this.client

@@ -1,3 +1,6 @@
+import type { OwnerAnchor } from '../domain/anchor.js';
+import type { TrustView } from '../domain/trust.js';
+
 /** What differs between engines is declared here, never tested by name in shared code. */
 export interface SqlCapabilities {
   /** The engine serves several connections at once (PostgreSQL), or one (PGlite). */
@@ -75,4 +78,21 @@ export interface SqlClient extends SqlExecutor {
    * `stopsStatements`.
    */
   snapshot?(): Promise<SqlClient>;
+  /**
+   * The subject's trust view as the store's host builds and keeps it between its clients (a
+   * client of the shared embedded store's host, src/trust/host-views.ts): a command then pays
+   * for a check that nothing changed, not for verifying the whole chain again.
+   */
+  hostView?(request: HostViewRequest): Promise<TrustView>;
+}
+
+/** What a client of a store host asks its trust view by (`SqlClient.hostView`). */
+export interface HostViewRequest {
+  subjectId: string;
+  /** The store's id, to pick the anchored head recorded for it. */
+  storeId: string;
+  /** The owner's anchor as the asking process holds it (null: none). */
+  anchor: OwnerAnchor | null;
+  /** The asking process's clock (ms): facts whose world time has ended are judged by it. */
+  now: number;
 }

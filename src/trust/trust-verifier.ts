@@ -4,6 +4,7 @@ import {
   ChainState,
   delegationProblems,
   factContentHash,
+  frozenView,
   judgeFacts,
   wasBacked,
   type ActiveFactEvidence,
@@ -500,14 +501,9 @@ export function createTrustVerifier(deps: {
     judged.live.sort(byAge);
     judged.expired.sort(byAge);
     judged.withheld.sort((a, b) => byAge(a.fact, b.fact));
-    // a view is shared by every read that gets it: none of them may change what it says
-    for (const f of [...judged.live, ...judged.expired, ...judged.withheld.map((w) => w.fact)]) {
-      Object.freeze(f.evidence);
-      Object.freeze(f);
-    }
-    const view: TrustView = Object.freeze({
+    const view: TrustView = frozenView({
       subjectId,
-      chain: Object.freeze({
+      chain: {
         verified: state.length,
         stored: probe?.count ?? state.length,
         headHash: state.tip.hash,
@@ -515,14 +511,12 @@ export function createTrustVerifier(deps: {
         headCut,
         anchor: c.anchor?.source ?? null,
         unanchored: c.anchor === null && probe !== null && probe.keyId !== null,
-      }),
-      live: Object.freeze(judged.live) as Fact[],
-      expired: Object.freeze(judged.expired) as Fact[],
-      withheld: Object.freeze(judged.withheld) as TrustView['withheld'],
-      unexplained: Object.freeze(judged.unexplained) as TrustView['unexplained'],
-      delegations: Object.freeze(
-        delegationProblems(state, probe?.slots ?? []),
-      ) as TrustView['delegations'],
+      },
+      live: judged.live,
+      expired: judged.expired,
+      withheld: judged.withheld,
+      unexplained: judged.unexplained,
+      delegations: delegationProblems(state, probe?.slots ?? []),
     });
     if (
       snapshot &&

@@ -1,5 +1,6 @@
 import { anchoredHead, anchorKeyMismatch } from '../domain/anchor.js';
 import type { ChainCrypto, ChainReport } from '../domain/decision-chain.js';
+import type { TrustView } from '../domain/trust.js';
 import type { SqlClient } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 import { auditChain, decisionProblem } from './chain-audit.js';
@@ -18,6 +19,11 @@ export function createTrust(deps: {
   storeId: string;
   /** The owner's key and heads from outside the store; asked on every read. */
   anchor?: AnchorSource;
+  /**
+   * Where reads get the view instead (the store's host, which keeps it between processes:
+   * host-views.ts). Owner decisions and the full audit still verify here.
+   */
+  remoteView?: (subjectId: string) => Promise<TrustView>;
 }): Trust {
   // the engine's own transactions that wrote nothing a view reads (ModuleDeps.wroteNeutral)
   const neutral = new NeutralWrites();
@@ -83,5 +89,12 @@ export function createTrust(deps: {
       }),
     );
 
-  return { ...verifier, withSubject, audit, wroteNeutral: (xid) => neutral.add(xid) };
+  const remote = deps.remoteView;
+  return {
+    ...verifier,
+    ...(remote === undefined ? {} : { view: (subjectId: string) => remote(subjectId) }),
+    withSubject,
+    audit,
+    wroteNeutral: (xid) => neutral.add(xid),
+  };
 }

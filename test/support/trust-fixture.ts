@@ -25,9 +25,12 @@ import {
   type FactId,
 } from '../../src/index.js';
 import { storeClient } from '../../src/engine/test-access.js';
+import { setHostLauncher } from '../../src/pglite/host-launch.js';
+import type { StoreHost } from '../../src/pglite/store-host.js';
 import { openSqlClient } from '../../src/store/open-store.js';
 import type { SqlClient } from '../../src/store/sql-client.js';
 import { dropSchema, pgUrlWithSchema, uniqueSchema, type EngineKind } from './engines.js';
+import { inProcessHosts } from './in-process-host.js';
 import { TEST_KEYS } from './test-keys.js';
 
 export const TEXTS = {
@@ -102,8 +105,31 @@ interface Place {
   close(): Promise<void>;
 }
 
+/**
+ * How a store's engines reach it: each on its own (the default), or, on an embedded store, each
+ * as a process sharing it does, through the store's host (`shared: true`), which keeps every
+ * subject's trust view between them.
+ */
+export type Reach = 'direct' | 'host';
+
 /** A store of the kind: a PostgreSQL schema, or an embedded store that stays open (no reboot). */
-async function place(kind: EngineKind): Promise<Place> {
+async function place(kind: EngineKind, reach: Reach = 'direct'): Promise<Place> {
+  if (reach === 'host') {
+    if (kind !== 'pglite') throw new Error('only an embedded store has a host');
+    const root = mkdtempSync(join(tmpdir(), 'memledger-trust-host-'));
+    const db = join(root, 'store');
+    const hosts: StoreHost[] = [];
+    setHostLauncher(inProcessHosts(hosts));
+    return {
+      db,
+      open: (config = {}) => createEngine({ ...config, db, shared: true }),
+      async close() {
+        for (const h of hosts.splice(0)) await h.stop();
+        setHostLauncher(undefined);
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  }
   if (kind === 'postgres') {
     const schema = uniqueSchema();
     const db = pgUrlWithSchema(schema);
@@ -122,8 +148,8 @@ async function place(kind: EngineKind): Promise<Place> {
 }
 
 /** A store for one test file; each `fixture()` is a new subject in it. */
-export async function trustStore(kind: EngineKind): Promise<TrustStore> {
-  const at = await place(kind);
+export async function trustStore(kind: EngineKind, reach: Reach = 'direct'): Promise<TrustStore> {
+  const at = await place(kind, reach);
   return {
     fixture: (keys = TEST_KEYS) => makeFixture(kind, at, `u${++counter}`, keys, async () => {}),
     close: () => at.close(),
@@ -134,11 +160,11 @@ export async function trustStore(kind: EngineKind): Promise<TrustStore> {
  * A store for the calling `describe` block (opened before its tests, closed after them), whose
  * `fixture()` makes a subject in it; every fixture a test made is closed after that test.
  */
-export function trustStoreFor(kind: EngineKind): TrustStore {
+export function trustStoreFor(kind: EngineKind, reach: Reach = 'direct'): TrustStore {
   let store: TrustStore | null = null;
   const made: TrustFixture[] = [];
   beforeAll(async () => {
-    store = await trustStore(kind);
+    store = await trustStore(kind, reach);
   });
   afterEach(async () => {
     for (const f of made.splice(0)) await f.close();
