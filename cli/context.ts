@@ -10,7 +10,13 @@ import type { GlobalValues } from './parse-options.js';
 export type EngineExtras = Pick<
   EngineConfig,
   'probes' | 'embedder' | 'llm' | 'reindex' | 'onReindexProgress' | 'anchor'
->;
+> & {
+  /**
+   * The command serves many reads (`serve`, `mcp`): it keeps its own trust verifier. Every other
+   * command reads a few times and exits, and asks the store's host for trust views instead.
+   */
+  longLived?: boolean;
+};
 
 /** Everything a command's `run` is given; `values` holds exactly its declared options. */
 export interface CommandContext<O extends OptionSpecs = OptionSpecs> {
@@ -77,7 +83,7 @@ export function makeContext<O extends OptionSpecs>(
   const withEngine = async <T>(
     create: boolean,
     fn: (engine: Engine) => Promise<T>,
-    extra: EngineExtras = {},
+    { longLived, ...extra }: EngineExtras = {},
   ): Promise<T> => {
     // every read checks the store against the owner's key file (docs/TRUST.md, "The anchor");
     // a command may name its own (the demo anchors its subject with the key it makes)
@@ -87,7 +93,7 @@ export function makeContext<O extends OptionSpecs>(
       ...extra,
       db,
       create,
-      shared: hostIdle(io),
+      shared: { ...hostIdle(io), hostViews: longLived !== true },
     };
     const leased = await (io.openEngine ?? openForCommand)(config);
     try {

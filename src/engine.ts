@@ -38,8 +38,13 @@ export interface EngineConfig {
    * started when none runs and stops after `idleSeconds` (default 300) with no client. Without
    * it the engine opens the store in this process and holds it alone. Ignored for `memory://`
    * and PostgreSQL. See docs/API.md, "One store, many processes".
+   *
+   * `hostViews: true`: reads ask the host for each subject's trust view, which it keeps between
+   * processes, so a process that reads a few times and exits (a command, a hook) does not verify
+   * the whole chain first. Without it (the default, for a program that runs long) the engine
+   * keeps its own verifier: its first read verifies the chain, later reads cost no trip.
    */
-  shared?: boolean | { idleSeconds?: number };
+  shared?: boolean | { idleSeconds?: number; hostViews?: boolean };
   /** The engine's clock; every recorded time comes from it. */
   clock?: () => Date;
   /** Id generator for sessions, turns, facts and log rows. */
@@ -160,6 +165,7 @@ async function assemble(
     ...(config.embedder === undefined ? {} : { embedder: config.embedder }),
     ...(config.llm === undefined ? {} : { llm: config.llm }),
     ...(config.anchor === undefined ? {} : { anchor: config.anchor }),
+    hostViews: typeof config.shared === 'object' && config.shared.hostViews === true,
   });
   const subjects = new SubjectSql(client);
 

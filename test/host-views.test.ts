@@ -52,12 +52,19 @@ const anchorOf = (s: OwnerSigner): OwnerAnchor => ({
   source: `the key of ${s.keyId}`,
 });
 
-/** An engine as a process sharing the store opens it (a new client of its host). */
-async function client(db: string, anchor: OwnerAnchor | null): Promise<Engine> {
+/**
+ * An engine as a command sharing the store opens it (a new client of its host, reading trust
+ * views from it); `hostViews: false` as a long-running program does (its own verifier).
+ */
+async function client(
+  db: string,
+  anchor: OwnerAnchor | null,
+  hostViews = true,
+): Promise<Engine> {
   const e = await createEngine({
     db,
     create: false,
-    shared: true,
+    shared: { hostViews },
     ...(anchor === null ? {} : { anchor: () => anchor }),
   });
   engines.push(e);
@@ -85,7 +92,9 @@ async function storeWithFact(signer: OwnerSigner): Promise<{ db: string; factId:
         },
       ],
     });
-    const factId = proposed[0]?.id ?? '';
+    const p = proposed[0];
+    if (p === undefined) throw new Error('the fixture proposal was dropped');
+    const factId = p.id;
     await me.owner.decide({ proposalId: factId, decision: 'approve', signer });
     return { db, factId };
   } finally {
@@ -122,6 +131,10 @@ describe('[pglite] trust views kept by the store host', () => {
     const s = await me.sessions.create();
     await me.turns.add({ sessionId: s.id, role: 'user', content: 'Still in Lund.' });
     expect((await me.facts.live()).map((f) => f.id)).toEqual([factId]);
+    expect(checked).toBe(built);
+    // a long-running program keeps its own verifier: the host checks nothing for it
+    const own = await client(db, anchorOf(signer), false);
+    expect((await own.subject().facts.live()).map((f) => f.id)).toEqual([factId]);
     expect(checked).toBe(built);
 
     // negative control: the fact's text edited under the kept view is seen by the next read

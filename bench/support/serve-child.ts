@@ -64,7 +64,11 @@ export function startServerChild(db: string): Promise<ServerChild> {
   const child = spawn(
     process.execPath,
     [CLI, 'serve', '--db', db, '--listen', '127.0.0.1:0', '--json'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    // an embedded store's host (which serve starts) stops soon after serve does, not in minutes
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MEMLEDGER_HOST_IDLE_SECONDS: '2' },
+    },
   );
   running.add(child);
   let stdout = '';

@@ -100,7 +100,8 @@ export const mcpCommand = defineCommand({
           restore();
         }
       },
-      { probes: probeConfig(ctx, 'none') },
+      // a session's server reads many times: its own verifier, warm after the first read
+      { probes: probeConfig(ctx, 'none'), longLived: true },
     );
   },
 });

@@ -142,7 +142,8 @@ export const serveCommand = defineCommand({
           await running.close();
         }
       },
-      { probes: probeConfig(ctx, 'none'), ...(llm === undefined ? {} : { llm }) },
+      // serve reads many times: its own verifier, warm after the first read, costs no trips
+      { probes: probeConfig(ctx, 'none'), ...(llm === undefined ? {} : { llm }), longLived: true },
     );
   },
 });

@@ -29,6 +29,8 @@ export interface ModulesConfig {
   embedder?: Embedder;
   llm?: LlmClient;
   anchor?: AnchorSource;
+  /** Reads ask the store's host for trust views (EngineConfig.shared.hostViews). */
+  hostViews?: boolean;
 }
 
 export function createModules(
@@ -39,12 +41,13 @@ export function createModules(
   // one remembering verifier per engine: reads and decisions never check a signature twice
   const crypto = rememberingVerifier(nodeChainCrypto);
   const { anchor } = config;
-  const hostView = client.hostView?.bind(client);
+  const hostView = config.hostViews === true ? client.hostView?.bind(client) : undefined;
   const trust = createTrust({
     ...base,
     crypto,
     ...(anchor === undefined ? {} : { anchor }),
-    // the shared store's host keeps each subject's view between this and other processes
+    // the shared store's host keeps each subject's view between this and other processes (a
+    // process that reads a few times and exits); else this engine keeps its own
     ...(hostView === undefined
       ? {}
       : {

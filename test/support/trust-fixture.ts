@@ -108,7 +108,7 @@ interface Place {
 /**
  * How a store's engines reach it: each on its own (the default), or, on an embedded store, each
  * as a process sharing it does, through the store's host (`shared: true`), which keeps every
- * subject's trust view between them.
+ * subject's trust view between them (each engine reads views from it, as a command does).
  */
 export type Reach = 'direct' | 'host';
 
@@ -122,7 +122,7 @@ async function place(kind: EngineKind, reach: Reach = 'direct'): Promise<Place> 
     setHostLauncher(inProcessHosts(hosts));
     return {
       db,
-      open: (config = {}) => createEngine({ ...config, db, shared: true }),
+      open: (config = {}) => createEngine({ ...config, db, shared: { hostViews: true } }),
       async close() {
         for (const h of hosts.splice(0)) await h.stop();
         setHostLauncher(undefined);
