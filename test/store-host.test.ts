@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createEngine, EngineError } from '../src/index.js';
 import { openShared, setHostLauncher, type LaunchHost } from '../src/pglite/host-launch.js';
 import { connectHost, type HostClient } from '../src/pglite/host-client.js';
-import { socketPathFor } from '../src/pglite/host-protocol.js';
+import { FrameReader, socketPathFor, writeFrame } from '../src/pglite/host-protocol.js';
 import { StoreHost } from '../src/pglite/store-host.js';
 import { PgliteClient } from '../src/pglite/pglite-client.js';
 import { embeddedTemplate } from '../src/store/embedded-template.js';
@@ -409,6 +409,45 @@ describe('[pglite] a client refuses a socket it cannot trust (HOST_REFUSED)', ()
       expect(hosts).toHaveLength(1); // the stopped one: no host was started over the impostor
     } finally {
       await new Promise((r) => impostor.close(r));
+    }
+  });
+
+  it('a host of another memledger version: asked to stop when idle, refused when it serves others', async () => {
+    const dir = newDir();
+    const { mkdirSync, realpathSync } = await import('node:fs');
+    mkdirSync(dir);
+    for (const answer of [
+      { id: 1, ok: true },
+      { id: 1, ok: false, error: { message: 'serves 1 other process(es)' } },
+    ]) {
+      const asked: unknown[] = [];
+      const older = createServer((socket) => {
+        const reader = new FrameReader(1 << 20);
+        socket.on('data', (chunk: Buffer) => {
+          for (const m of reader.push(chunk)) {
+            asked.push(m);
+            writeFrame(socket, answer);
+          }
+        });
+        writeFrame(socket, {
+          protocol: 'memledger-store-host/1',
+          dir: realpathSync(dir),
+          pid: 4242,
+        });
+      });
+      await new Promise<void>((r) => older.listen(socketPathFor(dir), r));
+      try {
+        const outcome = await connectHost(socketPathFor(dir), dir).catch((e: unknown) => e);
+        expect(asked).toEqual([{ id: 1, op: 'yield' }]); // and nothing else was sent to it
+        if (answer.ok) {
+          expect(outcome).toBeNull(); // it stops: the caller starts a host of this version
+        } else {
+          expect((outcome as EngineError).code).toBe('HOST_REFUSED');
+          expect((outcome as EngineError).message).toMatch(/process 4242.*another memledger version/);
+        }
+      } finally {
+        await new Promise((r) => older.close(r));
+      }
     }
   });
 

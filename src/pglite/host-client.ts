@@ -173,6 +173,8 @@ export async function connectHost(socketPath: string, dir: string): Promise<Conn
     // caller looks again until its deadline; a listener that never greets is taken over by the
     // next host, which finds the store's lock free).
     const timer = setTimeout(() => finish(null), HELLO_TIMEOUT_MS);
+    /** A host of another memledger version, asked to hand the store over: its process id. */
+    let older: { protocol: string; pid: unknown } | null = null;
     const onData = (chunk: Buffer): void => {
       let messages: unknown[];
       try {
@@ -182,21 +184,38 @@ export async function connectHost(socketPath: string, dir: string): Promise<Conn
         return;
       }
       if (messages.length === 0) return;
+      if (older !== null) {
+        // its answer to `yield`: stopping (the caller finds the store free, and starts a host
+        // of this version), or busy with other processes
+        const answer = messages[0] as { ok?: unknown } | null;
+        if (answer?.ok === true) {
+          finish(null);
+        } else {
+          finish(
+            refused(
+              `the store's host (process ${String(older.pid)}) is another memledger version's ` +
+                `(${older.protocol}) and serves other processes; it stops once they are done ` +
+                'and it has been idle, or stop it (SIGTERM) and run this again',
+              {
+                protocol: older.protocol,
+                ...(typeof older.pid === 'number' ? { pid: older.pid } : {}),
+              },
+            ),
+          );
+        }
+        return;
+      }
       const [hello, ...early] = messages;
       const other = (hello as { protocol?: unknown } | null)?.protocol;
       if (
         typeof other === 'string' &&
         other.startsWith(HOST_PROTOCOL_NAME) &&
-        other !== HOST_PROTOCOL
+        other !== HOST_PROTOCOL &&
+        early.length === 0
       ) {
-        const pid = (hello as { pid?: unknown }).pid;
-        finish(
-          refused(
-            `the store's host (process ${String(pid)}) is another memledger version's (${other}); ` +
-              'it stops on its own after its idle time, or stop it (SIGTERM) and run this again',
-            { protocol: other, ...(typeof pid === 'number' ? { pid } : {}) },
-          ),
-        );
+        // Every version frames the same way and answers `yield`: an idle one stops.
+        older = { protocol: other, pid: (hello as { pid?: unknown }).pid };
+        writeFrame(socket, { id: 1, op: 'yield' });
         return;
       }
       if (!isHello(hello) || early.length > 0) {
