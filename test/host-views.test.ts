@@ -56,11 +56,7 @@ const anchorOf = (s: OwnerSigner): OwnerAnchor => ({
  * An engine as a command sharing the store opens it (a new client of its host, reading trust
  * views from it); `hostViews: false` as a long-running program does (its own verifier).
  */
-async function client(
-  db: string,
-  anchor: OwnerAnchor | null,
-  hostViews = true,
-): Promise<Engine> {
+async function client(db: string, anchor: OwnerAnchor | null, hostViews = true): Promise<Engine> {
   const e = await createEngine({
     db,
     create: false,

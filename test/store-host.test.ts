@@ -443,7 +443,9 @@ describe('[pglite] a client refuses a socket it cannot trust (HOST_REFUSED)', ()
           expect(outcome).toBeNull(); // it stops: the caller starts a host of this version
         } else {
           expect((outcome as EngineError).code).toBe('HOST_REFUSED');
-          expect((outcome as EngineError).message).toMatch(/process 4242.*another memledger version/);
+          expect((outcome as EngineError).message).toMatch(
+            /process 4242.*another memledger version/,
+          );
         }
       } finally {
         await new Promise((r) => older.close(r));
