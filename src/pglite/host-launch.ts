@@ -163,23 +163,11 @@ function hostEntry(): string {
 }
 
 /**
- * V8 compiles PGlite's WebAssembly (9 MB) to optimized code once a function has run enough. At
- * the default budget a new host spends its first second doing so on the cores the command that
- * started it waits on. A budget 10 times larger runs the boot and the first commands on baseline
- * code and optimizes what stays hot: measured on the dev machine, a host ready in 0.81 s against
- * 0.85 to 0.95 s, the first command after it 0.40 s against 0.53 s, and recall on a 100,000-turn
- * store as fast (bench:recall, PGlite: p50 9.7 ms, p95 13.6 ms). Baseline code alone
- * (`--liftoff-only`) starts faster still but made recall 40% slower for good; 100 times the
- * budget started 0.1 s faster but kept warm commands on slower code for longer.
- */
-const HOST_NODE_FLAGS = ['--wasm-tiering-budget=18000000'];
-
-/**
  * Starts a detached host process for `dir` and waits for its one line on stdout: ready, or the
  * error that kept it from owning the store. The host then outlives this process, until idle.
  */
 export const spawnHost: LaunchHost = async (dir, create, idleMs, waitMs) => {
-  const args = [...HOST_NODE_FLAGS, hostEntry(), dir];
+  const args = [hostEntry(), dir];
   if (create) args.push('--create');
   if (idleMs !== undefined) args.push(`--idle-ms=${idleMs}`);
   const child = spawn(process.execPath, args, {
