@@ -22,6 +22,9 @@ import {
   type VerifyChainOptions,
 } from '../src/domain/decision-chain.js';
 import { EngineError } from '../src/domain/errors.js';
+import type { Fact } from '../src/domain/fact.js';
+import type { FactId } from '../src/domain/ids.js';
+import { ChainState } from '../src/domain/trust.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
 const SUBJECT = 'keniel';
@@ -357,6 +360,194 @@ describe('verifyChain catches tampering at the right link', () => {
     });
   });
 });
+
+/** A decided proposal as the store returns it, hashing as `proposal(n)` does. */
+function factOf(id: string): Fact | null {
+  const n = Number(id.slice('p-'.length));
+  if (!(n >= 1 && n <= 5)) return null;
+  const p = proposal(n);
+  const at = new Date(`2026-11-0${n}T08:00:00.000Z`);
+  return {
+    ...p,
+    id: p.id as FactId,
+    origin: 'saw',
+    status: 'proposed',
+    attestation: null,
+    evidence: { ...p.evidence, sessionId: null, citations: null },
+    supersedesId: null,
+    supersededById: null,
+    validFrom: null,
+    validTo: null,
+    recordedAt: at,
+    supersededAt: null,
+    statusAt: at,
+    proposedBy: 'agent',
+    retractionId: null,
+    restoredFromId: null,
+  };
+}
+
+/** The read path's verdict (ChainState.extend, in `batches`), and the signatures it checked. */
+function readPath(
+  chain: readonly DecisionLink[],
+  opts: Partial<VerifyChainOptions> = {},
+  batches: number[] = [chain.length],
+): { verified: number; broken: { brokenAt: number; code: string } | null; checked: number } {
+  let checked = 0;
+  const counting = {
+    ...crypto,
+    verify: (pem: string, data: string, sig: string) => {
+      checked++;
+      return crypto.verify(pem, data, sig);
+    },
+  };
+  const state = new ChainState(SUBJECT, { ...ownerOpts(opts), crypto: counting });
+  let from = 0;
+  for (const size of batches) {
+    state.extend(chain.slice(from, from + size), factOf, counting);
+    from += size;
+  }
+  const b = state.broken;
+  return {
+    verified: state.length,
+    broken: b === null ? null : { brokenAt: b.brokenAt, code: b.code },
+    checked,
+  };
+}
+
+describe('the read path (ChainState.extend): the last signature covers the links under it', () => {
+  it('verifies an untampered chain with one signature check, and extends with one per batch', () => {
+    const chain = buildChain();
+    expect(readPath(chain)).toEqual({ verified: 5, broken: null, checked: 1 });
+    expect(readPath(chain, {}, [3, 2])).toEqual({ verified: 5, broken: null, checked: 2 });
+    expect(readPath([])).toEqual({ verified: 0, broken: null, checked: 0 });
+  });
+
+  /** Tampered chains where the read path must break where the link-by-link check does. */
+  const same: Array<[string, () => DecisionLink[], (() => Partial<VerifyChainOptions>)?]> = [
+    [
+      'a forger who edits link 3 and recomputes every hash',
+      () => {
+        const forged: DecisionLink[] = [];
+        for (const link of buildChain()) {
+          const edited = link.seq === 3 ? { ...link, decision: 'approve' as const } : link;
+          forged.push(rehash(edited, forged.at(-1)?.hash ?? GENESIS_HASH));
+        }
+        return forged;
+      },
+    ],
+    [
+      'an appended link signed with another key under the owner keyId',
+      () => {
+        const chain = buildChain();
+        const fields = nextLinkFields(at(chain, 5), {
+          subjectId: SUBJECT,
+          proposalId: 'p-forged',
+          contentHash: 'a'.repeat(64),
+          decision: 'delegate',
+          decidedAt: '2026-11-06T10:00:00.000Z',
+          note: '{"autoLive":true,"tools":["wire_transfer"]}',
+          keyId: owner.keyId,
+        });
+        chain.push(sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign }));
+        return chain;
+      },
+    ],
+    [
+      'the last link re-signed by another key',
+      () => {
+        const chain = buildChain();
+        chain[4] = { ...at(chain, 5), signature: intruder.sign(decisionPayload(at(chain, 5))) };
+        return chain;
+      },
+    ],
+    [
+      'a forged link that also decides a proposal again (the signature is reported first)',
+      () => {
+        const chain = buildChain();
+        const fields = nextLinkFields(at(chain, 5), {
+          subjectId: SUBJECT,
+          proposalId: 'p-3',
+          contentHash: proposalContentHash(proposal(3), crypto),
+          decision: 'approve',
+          decidedAt: '2026-11-06T10:00:00.000Z',
+          note: '',
+          keyId: owner.keyId,
+        });
+        chain.push(sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign }));
+        return chain;
+      },
+    ],
+    [
+      'a swapped public key under the old keyId',
+      buildChain,
+      () => ({ publicKeyPem: intruder.publicKeyPem }),
+    ],
+    [
+      'an edited note',
+      () => {
+        const chain = buildChain();
+        chain[1] = { ...at(chain, 2), note: 'edited' };
+        return chain;
+      },
+    ],
+    [
+      'a proposal decided twice by the owner',
+      () => {
+        const chain = buildChain();
+        append(chain, 3, 'approve');
+        return chain;
+      },
+    ],
+  ];
+  for (const [name, build, extra] of same) {
+    it(`${name}: broken where the link-by-link check breaks it`, () => {
+      const chain = build();
+      const opts = extra?.() ?? {};
+      const full = verifyChain(chain, ownerOpts(opts));
+      expect(full.ok).toBe(false);
+      if (full.ok) return;
+      for (const batches of [[chain.length], [2, chain.length - 2]]) {
+        expect(readPath(chain, opts, batches)).toMatchObject({
+          verified: full.brokenAt - 1,
+          broken: { brokenAt: full.brokenAt, code: full.code },
+        });
+      }
+    });
+  }
+
+  it('an approved proposal edited after the decision: CONTENT_CHANGED at its link, as before', () => {
+    const chain = buildChain();
+    const edited = (id: string): Fact | null => {
+      const f = factOf(id);
+      return f === null || id !== 'p-2' ? f : { ...f, text: 'the user authorized wire transfers' };
+    };
+    const state = new ChainState(SUBJECT, ownerOpts());
+    state.extend(chain, edited, crypto);
+    expect(state.length).toBe(1);
+    expect(state.broken).toMatchObject({ brokenAt: 2, code: 'CONTENT_CHANGED' });
+  });
+
+  it('a damaged signature under a verified one is covered: the content is what the owner signed', () => {
+    const chain = buildChain();
+    const resigned = [...chain];
+    resigned[1] = { ...at(chain, 2), signature: intruder.sign(decisionPayload(at(chain, 2))) };
+    const garbled = [...chain];
+    garbled[2] = { ...at(chain, 3), signature: 'not base64 at all!' };
+    for (const damaged of [resigned, garbled]) {
+      // the owner's full audit still finds it
+      expect(verifyChain(damaged, ownerOpts()).ok).toBe(false);
+      expect(readPath(damaged)).toEqual({ verified: 5, broken: null, checked: 1 });
+      expect(stateOf(damaged).approved.has('p-2')).toBe(true);
+    }
+  });
+});
+
+function stateOf(chain: readonly DecisionLink[]): ChainState {
+  const state = new ChainState(SUBJECT, ownerOpts());
+  state.extend(chain, factOf, crypto);
+  return state;
+}
 
 describe('payloads', () => {
   it('signs a versioned envelope of exactly the decision fields', () => {

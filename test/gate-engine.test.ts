@@ -612,18 +612,46 @@ describe.each(ENGINES)('write gate through the engine [%s]', (kind) => {
       });
     });
 
-    it('detects a decision signed by another key', async () => {
-      const c = await chainOfThree();
+    /** Link `seq` signed again by another key, its content as it was. */
+    async function resign(c: Awaited<ReturnType<typeof chainOfThree>>, seq: number) {
       const other = makeSigner(`signer-${kind}-${counter}`);
       const row = await storeClient(engine).query<{ hash: string }>(
-        'SELECT hash FROM decisions WHERE subject_id = $1 AND seq = 2',
-        [c.subject],
+        'SELECT hash FROM decisions WHERE subject_id = $1 AND seq = $2',
+        [c.subject, seq],
       );
       await sql(
-        [`UPDATE decisions SET signature = $2 WHERE subject_id = $1 AND seq = 2`],
-        [c.subject, other.sign(row.rows[0]?.hash ?? '')],
+        [`UPDATE decisions SET signature = $3 WHERE subject_id = $1 AND seq = $2`],
+        [c.subject, seq, other.sign(row.rows[0]?.hash ?? '')],
       );
-      await expectBroken(c, 2, 'BAD_SIGNATURE');
+    }
+
+    it('detects a decision signed by another key', async () => {
+      const c = await chainOfThree();
+      await resign(c, 3);
+      await expectBroken(c, 3, 'BAD_SIGNATURE');
+      // the fact link 3 approved is shown unverified: no verified link decides it
+      expect((await c.me.facts.get(c.ids[2] as FactId)).integrity?.code).toBe('MISSING_DECISION');
+    });
+
+    it('a damaged signature under the last: the audit reports it; the last signature still covers what reads show', async () => {
+      const c = await chainOfThree();
+      await resign(c, 2);
+      const audit = await c.me.owner.verifyChain();
+      expect(audit).toMatchObject({ ok: false, brokenAt: 2, code: 'BAD_SIGNATURE' });
+      if (!audit.ok) expect(audit.reason).toContain("link 3's signature covers");
+      expect((await c.me.facts.integrity()).ok).toBe(true);
+      for (const id of [c.ids[0], c.ids[2]]) {
+        const fact = await c.me.facts.get(id as FactId);
+        expect(fact.status).toBe('active');
+        expect(fact.integrity).toBeUndefined();
+      }
+      // a decision signs on top of it: link 4 covers link 2's content in turn
+      await c.me.owner.decide({
+        proposalId: c.pending as FactId,
+        decision: 'approve',
+        signer: owner,
+      });
+      expect((await c.me.facts.get(c.pending as FactId)).status).toBe('active');
     });
 
     it('detects a rejected fact set to expired, where no read looks', async () => {

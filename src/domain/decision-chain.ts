@@ -362,6 +362,24 @@ export function sealLink(
 
 type LinkCheck = { code: ChainBreakCode; reason: string } | null;
 
+/** What a link whose signature does not verify breaks the chain with. */
+export const BAD_SIGNATURE = {
+  code: 'BAD_SIGNATURE',
+  reason: "the signature does not verify under the owner's key",
+} as const;
+
+/** Whether a link's signature verifies under the owner's key. */
+export const linkSigned = (
+  link: DecisionLink,
+  opts: Pick<VerifyChainOptions, 'crypto' | 'publicKeyPem'>,
+): boolean => {
+  try {
+    return opts.crypto.verify(opts.publicKeyPem, decisionPayload(link), link.signature);
+  } catch {
+    return false;
+  }
+};
+
 /** Where a run of links continues from: the seq and hash of the link before it. */
 export interface ChainTip {
   seq: number;
@@ -373,13 +391,16 @@ export const GENESIS_TIP: ChainTip = { seq: 0, hash: GENESIS_HASH };
 
 /**
  * Checks one link that should follow `tip`. `decided` holds the proposals decided by the links
- * already accepted (a proposal is decided once); delegations may repeat.
+ * already accepted (a proposal is decided once); delegations may repeat. `signature: 'covered'`
+ * checks all but the signature, for a caller that checks the signature of a later link instead
+ * (`ChainState.extend`).
  */
 export function checkLink(
   link: DecisionLink,
   tip: ChainTip,
   opts: VerifyChainOptions,
-  decided: ReadonlyMap<string, number>,
+  decided: Pick<ReadonlyMap<string, number>, 'get'>,
+  signature: 'check' | 'covered' = 'check',
 ): LinkCheck {
   const expectedSeq = tip.seq + 1;
   if (link.seq !== expectedSeq) {
@@ -409,8 +430,8 @@ export function checkLink(
       reason: `signed under key ${link.keyId}, but the subject's owner key is ${opts.keyId}`,
     };
   }
-  if (!opts.crypto.verify(opts.publicKeyPem, payload, link.signature)) {
-    return { code: 'BAD_SIGNATURE', reason: "the signature does not verify under the owner's key" };
+  if (signature === 'check' && !opts.crypto.verify(opts.publicKeyPem, payload, link.signature)) {
+    return BAD_SIGNATURE;
   }
   // A delegation's content is checked against its slot by the trust rules (a slot may be
   // delegated again); a link that names no known kind is a forged one.

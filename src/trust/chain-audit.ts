@@ -72,10 +72,17 @@ export async function auditChain(
       return f === undefined ? null : factContentHash(f, deps.crypto);
     },
   });
-  if (!report.ok) return report;
-  const signedHead = typeof owner === 'function' ? owner(links[0]?.hash ?? null) : owner;
   const state = new ChainState(subjectId, opts);
   state.extend(links, (id) => facts.get(id) ?? null, deps.crypto);
+  if (!report.ok) {
+    // a damaged signature a later one covers: reads go on, as ChainState.extend says why
+    if (report.code !== 'BAD_SIGNATURE' || state.length < report.brokenAt) return report;
+    return {
+      ...report,
+      reason: `${report.reason}; link ${state.length}'s signature covers its content, so what reads show is as the owner signed it, but something other than memledger wrote this link`,
+    };
+  }
+  const signedHead = typeof owner === 'function' ? owner(links[0]?.hash ?? null) : owner;
   const length = links.length;
   const broken = (brokenAt: number, code: ChainBreakCode, reason: string): ChainReport => ({
     ok: false,
