@@ -516,6 +516,32 @@ describe('the read path (ChainState.extend): the last signature covers the links
     });
   }
 
+  it('past a failed last signature, the chain is checked link by link: damage below a forged link breaks it there', () => {
+    const chain = buildChain();
+    chain[1] = { ...at(chain, 2), signature: intruder.sign(decisionPayload(at(chain, 2))) };
+    let tip = at(chain, 5);
+    for (let n = 0; n < 20; n++) {
+      const fields = nextLinkFields(tip, {
+        subjectId: SUBJECT,
+        proposalId: `slot:forged_${n}`,
+        contentHash: 'a'.repeat(64),
+        decision: 'delegate',
+        decidedAt: '2026-11-06T10:00:00.000Z',
+        note: '{"autoLive":true,"tools":["wire_transfer"]}',
+        keyId: owner.keyId,
+      });
+      tip = sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign });
+      chain.push(tip);
+    }
+    expectBroken(verifyChain(chain, ownerOpts()), 2, 'BAD_SIGNATURE');
+    // the last signature, then links 1 and 2: twenty forged links cost no more than one
+    expect(readPath(chain)).toEqual({
+      verified: 1,
+      broken: { brokenAt: 2, code: 'BAD_SIGNATURE' },
+      checked: 3,
+    });
+  });
+
   it('an approved proposal edited after the decision: CONTENT_CHANGED at its link, as before', () => {
     const chain = buildChain();
     const edited = (id: string): Fact | null => {

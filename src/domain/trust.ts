@@ -123,8 +123,9 @@ export class ChainState {
    * hash by hash, every link under it; and the owner's process signs a link only on a chain that
    * passed this check (OwnerDecisions.ready). So a verified last signature means the owner's key
    * accepted the whole chain under it, and 10,000 links cost one Ed25519 check, not 10,000. When
-   * it fails, the signatures are checked downwards to the last one that verifies, and the chain
-   * breaks just above it, as a link-by-link check would find. What this leaves unread: a damaged
+   * it fails, every signature is checked in order and the chain breaks at the first that fails,
+   * as before (checking downwards instead would let a forger make each read check one signature
+   * per link it appended, where this stops at the first). What this leaves unread: a damaged
    * signature on a link whose content a later signature covers (`memledger chain verify` checks
    * every signature and reports it). See docs/TRUST.md ("What one signature covers").
    */
@@ -159,12 +160,13 @@ export class ChainState {
       shaped.push({ link, fact });
       tip = { seq: link.seq, hash: link.hash };
     }
-    // the last signature covers the links under it; past a bad one, the next one down
+    // the last signature covers the links under it; when it fails, each is checked in order
+    const last = shaped.at(-1);
     let signed = shaped.length;
-    while (signed > 0 && !linkSigned(shaped[signed - 1]?.link as DecisionLink, this.opts)) signed--;
-    const unsigned = shaped[signed];
-    if (unsigned !== undefined) {
-      broken = { brokenAt: unsigned.link.seq, ...BAD_SIGNATURE };
+    if (last !== undefined && !linkSigned(last.link, this.opts)) {
+      const bad = shaped.findIndex((s) => !linkSigned(s.link, this.opts));
+      signed = bad === -1 ? shaped.length - 1 : bad;
+      broken = { brokenAt: (shaped[signed] ?? last).link.seq, ...BAD_SIGNATURE };
     }
     for (const { link, fact } of shaped.slice(0, signed)) {
       this.apply(link, fact);
