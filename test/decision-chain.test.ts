@@ -364,7 +364,7 @@ describe('verifyChain catches tampering at the right link', () => {
 /** A decided proposal as the store returns it, hashing as `proposal(n)` does. */
 function factOf(id: string): Fact | null {
   const n = Number(id.slice('p-'.length));
-  if (!(n >= 1 && n <= 5)) return null;
+  if (!(n >= 1 && n <= 9)) return null;
   const p = proposal(n);
   const at = new Date(`2026-11-0${n}T08:00:00.000Z`);
   return {
@@ -542,6 +542,58 @@ describe('the read path (ChainState.extend): the last signature covers the links
     });
   });
 
+  /** The chain as a store from before format 2 holds it: every link format 1. */
+  function formatOneChain(): DecisionLink[] {
+    const chain: DecisionLink[] = [];
+    DECIDED.forEach((decision, i) => {
+      const n = i + 1;
+      const fields = nextLinkFields(chain.at(-1) ?? null, {
+        subjectId: SUBJECT,
+        proposalId: `p-${n}`,
+        contentHash: proposalContentHash(proposal(n), crypto),
+        decision,
+        decidedAt: `2026-11-0${n}T09:00:00.000Z`,
+        note: `decision on proposal ${n}`,
+        keyId: owner.keyId,
+      });
+      chain.push(sealLink({ ...fields, format: 1 }, crypto, owner));
+    });
+    return chain;
+  }
+
+  it('format-1 links (sealed before the rule) are each checked: a damaged one breaks the chain', () => {
+    const chain = formatOneChain();
+    expect(readPath(chain)).toEqual({ verified: 5, broken: null, checked: 5 });
+    chain[1] = { ...at(chain, 2), signature: intruder.sign(decisionPayload(at(chain, 2))) };
+    expect(readPath(chain)).toMatchObject({
+      verified: 1,
+      broken: { brokenAt: 2, code: 'BAD_SIGNATURE' },
+    });
+  });
+
+  it('a format-2 link on top of format-1 links covers them; the format cannot be changed', () => {
+    const chain = formatOneChain();
+    chain[1] = { ...at(chain, 2), signature: intruder.sign(decisionPayload(at(chain, 2))) };
+    // an owner process checked them all before signing link 6 (a damaged one would be refused)
+    const healthy = formatOneChain();
+    append(healthy, 6, 'approve');
+    expect(at(healthy, 6).format).toBe(2);
+    expect(readPath(healthy)).toEqual({ verified: 6, broken: null, checked: 1 });
+    healthy[1] = chain[1] as DecisionLink;
+    expect(readPath(healthy)).toEqual({ verified: 6, broken: null, checked: 1 });
+    // a format-1 link relabelled 2, its hash recomputed: its signature no longer verifies
+    const relabelled = formatOneChain();
+    relabelled[4] = rehash({ ...at(relabelled, 5), format: 2 });
+    expect(readPath(relabelled)).toMatchObject({
+      verified: 4,
+      broken: { brokenAt: 5, code: 'BAD_SIGNATURE' },
+    });
+    // and so it covers nothing under it: link 2's damage is found
+    relabelled[1] = chain[1] as DecisionLink;
+    relabelled.splice(2);
+    expect(readPath(relabelled)).toMatchObject({ broken: { brokenAt: 2, code: 'BAD_SIGNATURE' } });
+  });
+
   it('an approved proposal edited after the decision: CONTENT_CHANGED at its link, as before', () => {
     const chain = buildChain();
     const edited = (id: string): Fact | null => {
@@ -580,7 +632,7 @@ describe('payloads', () => {
     const link = buildChain()[0] as DecisionLink;
     const payload = decisionPayload(link);
     expect(JSON.parse(payload)).toEqual({
-      v: 1,
+      v: 2,
       kind: 'memledger.decision',
       subjectId: SUBJECT,
       seq: 1,
@@ -594,6 +646,8 @@ describe('payloads', () => {
     });
     expect(payload).not.toContain(link.signature);
     expect(link.hash).toBe(crypto.sha256Hex(payload));
+    // a link stored before format 2 is hashed and signed as it was
+    expect(JSON.parse(decisionPayload({ ...link, format: 1 }))).toMatchObject({ v: 1 });
   });
 
   it('changes the content hash when anything the owner approved changes', () => {
@@ -651,6 +705,7 @@ describe('nextLinkFields and sealLink', () => {
         'contentHash',
         'decidedAt',
         'decision',
+        'format',
         'keyId',
         'note',
         'prevHash',

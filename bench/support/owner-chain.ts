@@ -130,9 +130,10 @@ async function insertLinks(engine: Engine, links: readonly DecisionLink[]): Prom
     const col = <K extends keyof DecisionLink>(k: K) => b.map((l) => l[k]);
     await sql.query(
       `INSERT INTO decisions (subject_id, seq, proposal_id, content_hash, decision, decided_at, note,
-                              key_id, prev_hash, hash, signature)
+                              key_id, prev_hash, hash, signature, format)
        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+                            $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                            $12::smallint[])`,
       [
         col('subjectId'),
         col('seq'),
@@ -145,6 +146,7 @@ async function insertLinks(engine: Engine, links: readonly DecisionLink[]): Prom
         col('prevHash'),
         col('hash'),
         col('signature'),
+        col('format'),
       ],
     );
   }

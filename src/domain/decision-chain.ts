@@ -63,7 +63,17 @@ export interface DecisionFields {
   decidedAt: string;
   note: string;
   keyId: string;
+  /**
+   * 2: sealed by a process that checked the chain under its own key before signing, so this
+   * link's signature vouches for every link under it (`ChainState.extend`); 1: a link stored
+   * before that rule, whose own signature is checked. Signed, as the payload's `v`.
+   */
+  format: LinkFormat;
 }
+
+/** A link's format (`DecisionFields.format`); new links are `LINK_FORMAT`. */
+export type LinkFormat = 1 | 2;
+export const LINK_FORMAT: LinkFormat = 2;
 
 /** One link of a subject's owner-decision chain, as stored. */
 export interface DecisionLink extends DecisionFields {
@@ -168,7 +178,7 @@ export interface VerifyChainOptions {
 /** The exact string that is hashed and signed for a link. Versioned, so the format can change. */
 export function decisionPayload(f: DecisionFields): string {
   return canonicalEncode({
-    v: 1,
+    v: f.format,
     kind: 'memledger.decision',
     subjectId: f.subjectId,
     seq: f.seq,
@@ -321,7 +331,7 @@ function invalid(message: string): never {
 /** The fields of the link that follows `prev` (or the first link); refuses malformed input. */
 export function nextLinkFields(
   prev: Pick<DecisionLink, 'subjectId' | 'seq' | 'hash'> | null,
-  input: Omit<DecisionFields, 'seq' | 'prevHash'>,
+  input: Omit<DecisionFields, 'seq' | 'prevHash' | 'format'>,
 ): DecisionFields {
   if (!(LINK_KINDS as readonly string[]).includes(input.decision)) {
     invalid(`"${String(input.decision)}" is not one of ${LINK_KINDS.join(', ')}`);
@@ -344,6 +354,7 @@ export function nextLinkFields(
     decidedAt: input.decidedAt,
     note: input.note,
     keyId: input.keyId,
+    format: LINK_FORMAT,
   };
 }
 

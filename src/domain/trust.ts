@@ -89,6 +89,11 @@ export class ChainState {
     return this.tip.seq;
   }
 
+  /** The owner public key the chain is verified under (the subject's, as the store gave it). */
+  get publicKeyPem(): string {
+    return this.opts.publicKeyPem;
+  }
+
   /**
    * The delegation of a slot in effect at `at`: a fact that went live on a receipt under it stays
    * backed when the slot is revoked or re-delegated later.
@@ -118,15 +123,15 @@ export class ChainState {
    * names it and nothing after it is applied). `factOf` gives the decided proposal as stored
    * now: a decided proposal whose content no longer hashes to what was signed breaks the chain.
    *
-   * Every link's sequence, hash, key and content is checked; of the signatures, only the last
-   * link's, unless it fails. A link's signature covers the hash of the link before it, and so,
-   * hash by hash, every link under it; and the owner's process signs a link only on a chain that
-   * passed this check (OwnerDecisions.ready). So a verified last signature means the owner's key
-   * accepted the whole chain under it, and 10,000 links cost one Ed25519 check, not 10,000. When
-   * it fails, every signature is checked in order and the chain breaks at the first that fails,
-   * as before (checking downwards instead would let a forger make each read check one signature
-   * per link it appended, where this stops at the first). What this leaves unread: a damaged
-   * signature on a link whose content a later signature covers (`memledger chain verify` checks
+   * Every link's sequence, hash, key and content is checked, but not every signature. A link's
+   * signature covers the hash of the link before it, and so, hash by hash, every link under it.
+   * A format-2 link is sealed only on a chain that passed this check under the signer's own key
+   * (OwnerDecisions.ready), so its verified signature means the owner's key accepted the whole
+   * chain under it: the last format-2 link's signature is checked, and 10,000 links cost one
+   * Ed25519 check, not 10,000. The links above it (format 1, stored before the rule), and every
+   * link when that signature fails, have their own signatures checked in order, and the chain
+   * breaks at the first that fails, as before. What this leaves unread: a damaged signature on a
+   * link whose content a later format-2 signature covers (`memledger chain verify` checks
    * every signature and reports it). See docs/TRUST.md ("What one signature covers").
    */
   extend(
@@ -160,13 +165,22 @@ export class ChainState {
       shaped.push({ link, fact });
       tip = { seq: link.seq, hash: link.hash };
     }
-    // the last signature covers the links under it; when it fails, each is checked in order
-    const last = shaped.at(-1);
+    // the last format-2 link's signature covers it and the links under it; the links above it,
+    // or all of them when it fails, have their own signatures checked, in order
+    let from = 0;
+    for (let i = shaped.length - 1; i >= 0; i--) {
+      const s = shaped[i] as (typeof shaped)[number];
+      if (s.link.format !== 2) continue;
+      if (linkSigned(s.link, this.opts)) from = i + 1;
+      break;
+    }
     let signed = shaped.length;
-    if (last !== undefined && !linkSigned(last.link, this.opts)) {
-      const bad = shaped.findIndex((s) => !linkSigned(s.link, this.opts));
-      signed = bad === -1 ? shaped.length - 1 : bad;
-      broken = { brokenAt: (shaped[signed] ?? last).link.seq, ...BAD_SIGNATURE };
+    for (let i = from; i < shaped.length; i++) {
+      const s = shaped[i] as (typeof shaped)[number];
+      if (linkSigned(s.link, this.opts)) continue;
+      signed = i;
+      broken = { brokenAt: s.link.seq, ...BAD_SIGNATURE };
+      break;
     }
     for (const { link, fact } of shaped.slice(0, signed)) {
       this.apply(link, fact);

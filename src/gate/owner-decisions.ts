@@ -115,6 +115,16 @@ export class OwnerDecisions {
         { data: { keyId: signer.keyId, ownerKeyId: subject.ownerKeyId } },
       );
     }
+    // The new link's signature will vouch for every link under it (ChainState.extend), so they
+    // must have verified under this signer's key: not under a key the store showed the check
+    // and hid from the statement above.
+    if (state.length > 0 && state.publicKeyPem !== signer.publicKeyPem) {
+      throw chainBroken(
+        1,
+        'KEY_MISMATCH',
+        `the chain was checked under another key than the signer's (${signer.keyId}): the store answered with two owner keys`,
+      );
+    }
     return state;
   }
 

@@ -14,6 +14,7 @@ export interface DecisionDbRow {
   prev_hash: string;
   hash: string;
   signature: string;
+  format: number;
 }
 
 export function toLink(r: DecisionDbRow): DecisionLink {
@@ -29,12 +30,13 @@ export function toLink(r: DecisionDbRow): DecisionLink {
     prevHash: r.prev_hash,
     hash: r.hash,
     signature: r.signature,
+    format: r.format === 2 ? 2 : 1,
   };
 }
 
 /** The `decisions` columns `toLink` reads. */
 export const decisionColumns = `subject_id, seq, proposal_id, content_hash, decision, decided_at,
-  note, key_id, prev_hash, hash, signature`;
+  note, key_id, prev_hash, hash, signature, format`;
 
 /** Serialises appends to one subject's chain across processes (both engines). */
 export async function lockChain(db: SqlExecutor, subjectId: string): Promise<void> {
@@ -59,8 +61,8 @@ export class DecisionSql {
     return guard('appending a decision', async () => {
       await this.db.query(
         `INSERT INTO decisions (subject_id, seq, proposal_id, content_hash, decision, decided_at, note,
-                                key_id, prev_hash, hash, signature)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+                                key_id, prev_hash, hash, signature, format)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [
           link.subjectId,
           link.seq,
@@ -73,6 +75,7 @@ export class DecisionSql {
           link.prevHash,
           link.hash,
           link.signature,
+          link.format,
         ],
       );
     });

@@ -79,7 +79,7 @@ export async function auditChain(
     if (report.code !== 'BAD_SIGNATURE' || state.length < report.brokenAt) return report;
     return {
       ...report,
-      reason: `${report.reason}; link ${state.length}'s signature covers its content, so what reads show is as the owner signed it, but something other than memledger wrote this link`,
+      reason: `${report.reason}; link ${state.length}'s signature covers its content (it was signed after a check of the chain under the owner's key), so reads show what the owner's key accepted, but something other than memledger rewrote this link's signature`,
     };
   }
   const signedHead = typeof owner === 'function' ? owner(links[0]?.hash ?? null) : owner;

@@ -15,6 +15,7 @@ import { sql as summaries } from './0014-summaries.js';
 import { sql as sessionTerms } from './0015-session-terms.js';
 import { sql as attestation } from './0016-attestation.js';
 import { sql as signedRevocation } from './0017-signed-revocation.js';
+import { sql as coveringLinks } from './0018-covering-links.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: 'session-terms', sql: sessionTerms },
   { version: 16, name: 'attestation', sql: attestation },
   { version: 17, name: 'signed-revocation', sql: signedRevocation },
+  { version: 18, name: 'covering-links', sql: coveringLinks },
 ];
