@@ -12,7 +12,8 @@
  * The engine writes the version-11 store with this version's code: `MIGRATIONS` is cut at 11 for
  * that (vi.mock below). Its statements differ from version 11's only in naming the subject and in
  * naming columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`, and
- * the gate's verdict in `facts.attestation` and `attestation_reason`), which the mock adds to
+ * the gate's verdict in `facts.attestation` and `attestation_reason`, a link's `decisions.format`),
+ * which the mock adds to
  * migration 11; only the verdict is filled, so the rows are otherwise the ones version 11 wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
@@ -61,7 +62,8 @@ vi.mock('../src/store/migrations/index.js', async (importOriginal) => {
   const shim = `
 ALTER TABLE slots ADD COLUMN summary_scope text;
 ALTER TABLE facts ADD COLUMN evidence_citations jsonb;
-ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason text;`;
+ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason text;
+ALTER TABLE decisions ADD COLUMN format smallint NOT NULL DEFAULT 1;`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );
