@@ -72,7 +72,7 @@ recall also ranks by the vectors \`embed\` stored; --lexical ranks by words only
 background host, which stops after $MEMLEDGER_HOST_IDLE_SECONDS idle, default 300). With --json,
 stdout is one JSON document; errors are {"error":{"code","message"}} on stderr with a non-zero
 exit. A probe exits 3 when falsified and 4 when it could not look (verdict error); calibrate
-exits 3 on a FAIL.
+exits 3 on a FAIL; propose exits 5 when the gate dropped every proposal.
 \`memledger <command> --help\` describes each option.`;
 
 /** `memledger --help`: every command's synopsis, generated from its declarations. */

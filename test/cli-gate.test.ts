@@ -136,16 +136,30 @@ function cliOn(db: string, env: Env, engines: SharedEngines) {
     return (await ok<{ seq: number }>(args)).seq;
   }
 
-  /** `subject`: the session's subject, when it is not the default one. */
-  function propose(sessionId: string, items: unknown[], subject?: string): Promise<ProposeOutput> {
-    return ok<ProposeOutput>([
+  /**
+   * `subject`: the session's subject, when it is not the default one. The exit status is checked
+   * on every call: 5 when the file held proposals and the gate dropped them all, else 0.
+   */
+  async function propose(
+    sessionId: string,
+    items: unknown[],
+    subject?: string,
+  ): Promise<ProposeOutput> {
+    const args = [
       'propose',
       '--session',
       sessionId,
       '--file',
       proposalFile(items),
       ...(subject === undefined ? [] : ['--subject', subject]),
-    ]);
+      '--json',
+    ];
+    const r = await run(args, env);
+    const out = r.json() as ProposeOutput;
+    const allDropped = items.length > 0 && out.proposed.length === 0;
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(allDropped ? 5 : 0);
+    expect(r.stderr).toBe('');
+    return out;
   }
 
   /** Proposes one item that must pass the gate; returns its id. */
@@ -464,8 +478,10 @@ describe.each(ENGINES)('memledger CLI write gate [%s]', (kind) => {
     expect(await cli.fail(cli.decideArgs(approveId, 'approve', ownerKey), {})).toBe('NOT_PENDING');
     expect(await cli.fail(cli.decideArgs(approveId, 'reject', ownerKey), {})).toBe('NOT_PENDING');
 
-    const rejected = await cli.ok<DecideOutput>(cli.decideArgs(rejectId, 'reject', ownerKey), {});
-    expect(rejected).toMatchObject({ decision: 'reject', status: 'rejected', seq: 2 });
+    // in words, as a person reads it
+    const rejected = await cli.run(cli.decideArgs(rejectId, 'reject', ownerKey), {});
+    expect(rejected.code).toBe(0);
+    expect(rejected.stdout.trim()).toBe(`rejected ${rejectId}: now rejected (decision #2)`);
     expect((await cli.memory()).map((f) => f.id)).toEqual([approveId]);
     const all = await cli.memory(true);
     expect(byId(all, rejectId)?.status).toBe('rejected');

@@ -170,8 +170,14 @@ function cliOn(db: string, env: Env, engines: SharedEngines) {
     return (await ok<{ seq: number }>(args)).seq;
   }
 
-  function propose(sessionId: string, items: unknown[]): Promise<ProposeOutput> {
-    return ok<ProposeOutput>(['propose', '--session', sessionId, '--file', jsonFile(items)]);
+  /** `propose`, its exit checked: 5 when the gate dropped every item, else 0. */
+  async function propose(sessionId: string, items: unknown[]): Promise<ProposeOutput> {
+    const args = ['propose', '--session', sessionId, '--file', jsonFile(items), '--json'];
+    const r = await run(args);
+    const out = r.json() as ProposeOutput;
+    const allDropped = items.length > 0 && out.proposed.length === 0;
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(allDropped ? 5 : 0);
+    return out;
   }
 
   /** Proposes `text` quoting it verbatim from turn `turn`; returns the proposal's id. */

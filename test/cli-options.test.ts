@@ -98,4 +98,15 @@ describe('CLI option declarations', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: memledger commitment add --title T [--due YYYY-MM-DD]');
   });
+
+  it('shows the proposal file format and the all-dropped exit in `propose --help`', async () => {
+    const help = await runCliCaptured(['propose', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(
+      '"evidence": { "turn": 1, "quote": "I fly to Lisbon on Friday" }',
+    );
+    expect(help.stdout).toContain(
+      'Exits 5 when the file held proposals and the gate dropped every one.',
+    );
+  });
 });

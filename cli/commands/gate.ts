@@ -28,10 +28,26 @@ async function readJsonArray(io: CliIo, file: string): Promise<unknown[]> {
   return parsed as unknown[];
 }
 
+/**
+ * `propose` when the file held proposals and the gate dropped every one: nothing reached the
+ * pile, which a script must not read as success. The output (stdout) still says why each dropped.
+ */
+export const EXIT_ALL_DROPPED = 5;
+
 /** `propose`: puts proposals through the write gate; what passes waits in the pile. */
 export const proposeCommand = defineCommand({
   path: ['propose'],
   summary: 'Puts proposed memories through the write gate: each passes to the pile or is dropped.',
+  notes: [
+    'The file is a JSON array of proposals, each citing a turn of the session by its number:',
+    '  [{ "slot": "what_i_know_about_user", "text": "The user flies to Lisbon on Friday.",',
+    '     "origin": "saw", "evidence": { "turn": 1, "quote": "I fly to Lisbon on Friday" } }]',
+    'slot: a declared slot (memledger slots); origin: saw, inferred, did or summarized; a user',
+    "fact or correction quotes the user's own words from that user turn (evidence.quote); an",
+    'action cites a tool its receipt shows ran (evidence.tool); "key" names a value a later one',
+    'replaces; "validFrom"/"validTo": ISO dates the fact holds in the world. docs/API.md, gate.',
+    `Exits ${EXIT_ALL_DROPPED} when the file held proposals and the gate dropped every one.`,
+  ],
   options: {
     ...SESSION_OPTION,
     ...SUBJECT_OPTION,
@@ -54,6 +70,7 @@ export const proposeCommand = defineCommand({
         ...(by === undefined ? {} : { proposedBy: by }),
       }),
     );
+    if (proposals.length > 0 && result.proposed.length === 0) ctx.setExitCode(EXIT_ALL_DROPPED);
     ctx.print(
       {
         proposed: result.proposed.map((p) => ({
@@ -205,7 +222,7 @@ export const decideCommand = defineCommand({
     ctx.print(
       result,
       () =>
-        `${result.decision}d ${result.proposalId}: now ${result.status} (decision #${result.seq})`,
+        `${result.decision === 'approve' ? 'approved' : 'rejected'} ${result.proposalId}: now ${result.status} (decision #${result.seq})`,
     );
   },
 });
