@@ -501,3 +501,19 @@ describe("docs/ATTESTATION.md's rule table, case and near-miss", () => {
     expect(aboutAgent('The user wants the agent to stop suggesting recipes')).toBeNull();
   });
 });
+
+describe('a reason quotes the claim in its own words, never a stem', () => {
+  it('names the words the quoted sentence does not say as the claim writes them', () => {
+    const unsaid = attest(
+      'The user lives in Paris and works as a nurse.',
+      'I live in Paris',
+      'I live in Paris.',
+    );
+    expect(unsaid.verdict).toBe('paraphrase_unverified');
+    expect(unsaid.reason).toContain('does not say "works", "nurse"');
+    const owns = attest('The user owns a cat.', 'allergic to cats', "I'm allergic to cats.");
+    expect(owns.reason).toContain('does not say "owns"');
+    // negative control: the stems themselves never appear quoted
+    expect(`${unsaid.reason} ${owns.reason}`).not.toMatch(/"(?:work|nurs|own)"/u);
+  });
+});

@@ -4,7 +4,7 @@
  * ahead), and who holds a clause. Pure. The rules that turn a reading into a verdict are in
  * attestation.ts (ATTESTATION_RULES); docs/ATTESTATION.md says what each pattern is for.
  */
-import { contentTokens, STOPWORDS, wordForm } from './text/words.js';
+import { contentTokens, formWords, STOPWORDS, wordForm } from './text/words.js';
 import { locateQuote, normalizeForQuote } from './text/fold.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -191,6 +191,8 @@ export const TOLERATED = new Set(
 export interface ClaimReading {
   /** Content lemmas to find in the quote's sentence (the user/agent framing words left out). */
   tokens: string[];
+  /** The claim's own word for each of its forms, to quote in a reason (`formWords`). */
+  words: ReadonlyMap<string, string>;
   /** Stems that are function words ("owns" → "own"): found among every word of the quote. */
   functionStems: string[];
   hedged: boolean;
@@ -254,6 +256,7 @@ export function readClaim(claim: string): ClaimReading {
   const who = subject?.[1];
   return {
     tokens,
+    words: formWords(claim),
     functionStems,
     hedged: hedgedText(folded),
     negated: negatedText(folded),

@@ -96,6 +96,10 @@ interface Case {
   held: readonly Held[];
 }
 
+/** The claim's words for some of its forms, quoted, for a reason: "lives", "owns". */
+const said = (c: Case, forms: readonly string[]): string =>
+  forms.map((t) => `"${c.reading.words.get(t) ?? t}"`).join(', ');
+
 /** A claim and the user turn it quotes (the whole turn unless `quote` says which words). */
 export interface AttestationExample {
   turn: string;
@@ -182,7 +186,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
       if (absent.length === 0 || !c.reading.tokens.some((t) => c.have.has(t))) return null;
       return {
         verdict: 'paraphrase_unverified',
-        reason: `the words overlap, but the quoted sentence does not say ${absent.map((t) => `"${t}"`).join(', ')}`,
+        reason: `the words overlap, but the quoted sentence does not say ${said(c, absent)}`,
       };
     },
   },
@@ -212,10 +216,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
       if (unsaid.length === 0) return null;
       return {
         verdict: 'paraphrase_unverified',
-        reason: `the words overlap, but the quoted sentence does not say ${unsaid
-          .slice(0, 4)
-          .map((t) => `"${t}"`)
-          .join(', ')}`,
+        reason: `the words overlap, but the quoted sentence does not say ${said(c, unsaid.slice(0, 4))}`,
       };
     },
   },
@@ -238,7 +239,7 @@ export const ATTESTATION_RULES: readonly AttestationRule[] = [
         if (onlyTopic.length > 0 && onlyTopic.length === inClause.length) {
           return {
             verdict: 'paraphrase_unverified',
-            reason: `the quote names ${onlyTopic.map((t) => `"${t}"`).join(', ')} only as what something is "${topic[0].split(' ')[0]}", not as what the user does or is`,
+            reason: `the quote names ${said(c, onlyTopic)} only as what something is "${topic[0].split(' ')[0]}", not as what the user does or is`,
           };
         }
       }

@@ -172,6 +172,20 @@ export function contentWords(s: string): string[] {
   return out;
 }
 
+/**
+ * Each content form of a text (`contentWords`) with the word it was first made from, as the text
+ * has it (folded, its clitic cut): for a reason a person reads, which quotes words, not stems
+ * ("lives", not "liv"). A function word's form is there too ("owns" for "own").
+ */
+export function formWords(s: string): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const word of foldedWords(normalizeForQuote(s))) {
+    const form = contentForm(word) ?? wordForm(word);
+    if (!out.has(form)) out.set(form, word.replace(CLITIC, '') || word);
+  }
+  return out;
+}
+
 /** The distinct content words of a text (`contentWords`), in order of first appearance. */
 export function contentTokens(s: string): string[] {
   return [...distinctTokens(s)];
