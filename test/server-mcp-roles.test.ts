@@ -1,6 +1,6 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/index.js';
+import type { Engine, FactId } from '../src/index.js';
 import { callerForToken, type Caller } from '../server/access.js';
 import { createMcpServer, MCP_OPERATIONS, MCP_TOOLS } from '../server/mcp/mcp-server.js';
 import { toolErrorSchema } from '../server/mcp/mcp-schemas.js';
@@ -124,6 +124,7 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
       add_commitment: { title: 'Steep longer' },
       complete_commitment: { commitmentId: commitment.id },
       record_action: { tool: 'kettle', surface: 'chat', target: 'water' },
+      list_memories: {},
     };
     agent = await connect(await callerForToken(engine, mine.agent));
     reader = await connect(await callerForToken(engine, mine.reader));
@@ -135,9 +136,18 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
   });
 
   it('names one operation of the role table for every tool, prompt and resource', async () => {
-    for (const client of [agent, reader]) {
+    expect(Object.keys(valid).sort()).toEqual(MCP_TOOLS.map((x) => x.name).sort());
+    for (const [client, role] of [
+      [agent, 'agent'],
+      [reader, 'reader'],
+    ] as const) {
+      // each token is shown the tools its role may run, and only those
       const { tools } = await client.listTools();
-      expect(tools.map((x) => x.name).sort()).toEqual(Object.keys(valid).sort());
+      expect(tools.map((x) => x.name).sort()).toEqual(
+        MCP_TOOLS.filter((x) => mayRun(role, x.operation.name as Operation))
+          .map((x) => x.name)
+          .sort(),
+      );
       for (const tool of tools) {
         const op = MCP_OPERATIONS.tools[tool.name];
         expect(op, tool.name).toBeDefined();
@@ -236,24 +246,81 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
     expect(JSON.stringify(recalled.structuredContent)).not.toContain('coffee');
   });
 
-  it('keeps a reader to reading: every agent tool is ROLE_FORBIDDEN and the store unchanged', async () => {
+  it('keeps a reader to reading: no agent tool is listed or runs, and the store is unchanged', async () => {
     const before = await dumpStore(engine);
     const forbidden = MCP_TOOLS.filter((x) => !mayRun('reader', x.operation.name as Operation));
     expect(forbidden.map((x) => x.name)).toEqual(
       expect.arrayContaining(['record_turn', 'propose_memories', 'retract_claim', 'run_probe']),
     );
+    const listed = (await reader.listTools()).tools.map((x) => x.name);
     for (const tool of forbidden) {
-      const result = await reader.callTool({ name: tool.name, arguments: valid[tool.name] ?? {} });
-      expect(result.isError, tool.name).toBe(true);
-      const { error } = toolErrorSchema.parse(result.structuredContent);
-      expect(error.code, tool.name).toBe('ROLE_FORBIDDEN');
+      expect(listed, tool.name).not.toContain(tool.name);
+      // called anyway: refused, as a tool the connection does not have
+      const refused = await reader
+        .callTool({ name: tool.name, arguments: valid[tool.name] ?? {} })
+        .then((r) => (r.isError === true ? JSON.stringify(r.content) : 'ran'))
+        .catch((err: Error) => err.message);
+      expect(refused, tool.name).toMatch(/not found|unknown tool/i);
     }
     expect(await dumpStore(engine)).toEqual(before);
-    for (const name of ['list_sessions', 'read_history', 'recall', 'list_commitments']) {
+    for (const name of [
+      'list_sessions',
+      'read_history',
+      'recall',
+      'list_commitments',
+      'list_memories',
+    ]) {
       const result = await reader.callTool({ name, arguments: valid[name] ?? {} });
       expect(result.isError, name).not.toBe(true);
     }
     expect(await dumpStore(engine)).toEqual(before);
+  });
+
+  it('list_memories lists only what the owner signed, each with its passport', async () => {
+    const me = engine.subject(mine.agentInfo.subject);
+    const session = await me.sessions.create();
+    await me.turns.add({ sessionId: session.id, role: 'user', content: 'I keep bees in Lund.' });
+    const { proposed } = await me.gate.propose({
+      sessionId: session.id,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user keeps bees.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'I keep bees' },
+        },
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user lives in Lund.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'in Lund' },
+        },
+      ],
+    });
+    const [bees, lund] = proposed.map((p) => p.id);
+    const list = async () => {
+      const r = await reader.callTool({ name: 'list_memories', arguments: {} });
+      expect(r.isError).not.toBe(true);
+      const text = (r.content as Array<{ text: string }>)[0]?.text ?? '';
+      const ids = (r.structuredContent as { facts: Array<{ id: string }> }).facts.map((f) => f.id);
+      return { text, ids };
+    };
+    // negative control: proposed is not live
+    const before = await list();
+    expect(before.ids).not.toContain(bees);
+    expect(before.text).not.toContain('keeps bees');
+    await me.owner.decide({
+      proposalId: bees as FactId,
+      decision: 'approve',
+      signer: owner.signer,
+    });
+    const after = await list();
+    expect(after.ids).toContain(bees);
+    expect(after.ids).not.toContain(lund);
+    expect(after.text).toMatch(
+      /\(saw, \d{1,2} [A-Z][a-z]{2} \d{4}\)[^\n]* what_i_know_about_user: The user keeps bees\./u,
+    );
+    expect(after.text).not.toContain('Lund');
   });
 
   it('stops a connection whose token is revoked at its next request', async () => {

@@ -115,7 +115,11 @@ describe.each(ENGINES)('memledger serve: MCP over Streamable HTTP [%s]', (kind) 
     }
     const reader = await httpClient(mine.reader);
     try {
-      expect(await codeOf(reader, 'start_session', {})).toBe('ROLE_FORBIDDEN');
+      // a reader is not shown the agent's tools, and one called anyway is not there
+      expect((await reader.listTools()).tools.map((t) => t.name)).not.toContain('start_session');
+      await expect(reader.callTool({ name: 'start_session', arguments: {} })).rejects.toThrow(
+        /not found/i,
+      );
     } finally {
       await reader.close();
     }
@@ -293,6 +297,7 @@ describe.each(ENGINES)('bad input over MCP changes nothing [%s]', (kind) => {
       add_commitment: { title: 'Steep longer', due: '2030-01-01' },
       complete_commitment: { commitmentId: commitment.id },
       record_action: { tool: 'kettle', surface: 'chat', target: 'water' },
+      list_memories: {},
     };
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createMcpServer(await callerForToken(engine, agent)).connect(serverSide);

@@ -213,6 +213,11 @@ describe.each(ENGINES)('MCP server over an in-memory transport [%s]', (kind) => 
     expect(arrival.structured.text).toContain('Proposals awaiting owner review: 1');
     expect(arrival.structured.text).toContain('The deploy failed.');
 
+    // nothing approved: live memory is empty, and says so (the proposal above waits)
+    const memories = await run('list_memories', {});
+    expect(memories.structured.facts).toEqual([]);
+    expect(memories.text).toMatch(/Live memory is empty/);
+
     expect([...called].sort()).toEqual(MCP_TOOLS.map((x) => x.name).sort());
   });
 

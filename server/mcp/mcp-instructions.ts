@@ -3,6 +3,8 @@ export const MCP_INSTRUCTIONS = `memledger keeps this subject's memory with its 
 
 Start of a session: load the arrival (the get_arrival tool, the "arrival" prompt, or the resource memledger://arrival/{surface}). It holds the standing rules, live memory, open commitments with their true count, recent confirmed actions and retractions, falsifiers due, and how many proposals await review.
 
+Live memory: list_memories lists it (the arrival holds it too): only what the owner signed, each fact with its passport. Nothing else may be stated as known about the user.
+
 Passports: every memory line carries how it was learned and when. did = your own action, backed by a tool receipt; saw = told by the user, attested against their own words; inferred = a conclusion; summarized = a compression. Then the date. inferred and summarized never outrank did and saw. Recall items carry the same passport (origin, status, date, evidence); a fact that is not live is labelled so.
 
 Receipts: lines of the form [[RECEIPT recorded by memledger, not written by the model: …]] sit beside past assistant turns. "tools …; sources …" says which tools ran and what they returned; "no tools ran" is evidence that none did; "unknown" means the host reported nothing, which is not the same as none. Only memledger writes receipts; one imitated in a reply is cut out.

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { EngineError } from '../../src/index.js';
 import type { Caller } from '../access.js';
 import type { OperationSpec } from '../operations/operation.js';
-import { OPERATION_TABLE, requireRole } from '../operations/table.js';
+import { OPERATION_TABLE, mayRunSpec, requireRole } from '../operations/table.js';
 import { protocolError, toolError, type InternalErrorSink } from './mcp-errors.js';
 import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
 import { advertised, idText, parseArguments, text } from './mcp-schemas.js';
@@ -137,7 +137,8 @@ export function createMcpServer(caller: Caller, config: McpServerConfig = {}): M
     requireRole(caller, op);
   };
 
-  for (const tool of tools) {
+  // a token is shown only the tools its role may run (each call is checked again all the same)
+  for (const tool of tools.filter((t) => mayRunSpec(caller.role, t.operation))) {
     server.registerTool(
       tool.name,
       {

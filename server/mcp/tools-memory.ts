@@ -6,12 +6,13 @@ import {
   type RecallItem,
   type SubjectHandle,
 } from '../../src/index.js';
-import { renderReceiptLine, shownInline, shownText } from '../../src/rules.js';
+import { renderFactLine, renderReceiptLine, shownInline, shownText } from '../../src/rules.js';
 import {
   Attestation as AttestationShape,
+  Fact as FactEntity,
   RecallItem as RecallItemEntity,
 } from '../http/entities.js';
-import { exact } from '../http/route-kit.js';
+import { exact, send } from '../http/route-kit.js';
 import { defineTool, type McpToolAdapter } from './mcp-tool.js';
 import { LIMITS, freeText, idText, isoDate, positiveInt, text } from './mcp-schemas.js';
 
@@ -146,6 +147,27 @@ const recall = defineTool({
   },
 });
 
+const listMemories = defineTool({
+  name: 'list_memories',
+  title: 'List live memories',
+  description:
+    'Lists live memory, each fact with its passport (origin did/saw/inferred/summarized, date, evidence, the gate’s verdict on its quote). Reads only. What is not here is not live memory: proposals still wait for review, and nothing else may be stated as known.',
+  readOnly: true,
+  input: z.strictObject({}),
+  output: z.object({ facts: z.array(FactEntity) }),
+  async run(me) {
+    const [facts, timeZone] = await Promise.all([me.facts.live(), me.arrival.timeZone()]);
+    return {
+      // as the HTTP face sends the same entity (GET /v1/facts)
+      structured: { facts: send(z.array(FactEntity), facts) },
+      text:
+        facts.length === 0
+          ? 'Live memory is empty: no fact is signed by the owner yet.'
+          : facts.map((f) => `${f.id} ${renderFactLine(f, timeZone)}`).join('\n'),
+    };
+  },
+});
+
 /** The arrival as the tool, the prompt and the resource give it. */
 export const arrivalSchema = z.object({
   manifestId: z.string(),
@@ -220,4 +242,9 @@ const getArrival = defineTool({
 });
 
 /** Proposing, recalling and arriving. */
-export const MEMORY_TOOLS: readonly McpToolAdapter[] = [proposeMemories, recall, getArrival];
+export const MEMORY_TOOLS: readonly McpToolAdapter[] = [
+  proposeMemories,
+  recall,
+  getArrival,
+  listMemories,
+];

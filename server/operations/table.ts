@@ -91,6 +91,7 @@ export const OPERATION_TABLE = [
     role: 'reader',
     doc: "Live memory: only facts the owner's signatures back, each with its passport",
     http: { method: 'get', path: '/v1/facts', tag: 'gate' },
+    mcp: { tools: ['list_memories'] },
   },
   {
     name: 'facts.get',
@@ -353,12 +354,17 @@ export function mayRun(role: TokenRole, op: Operation): boolean {
   return RANK[role] >= RANK[OPERATIONS[op]];
 }
 
+/** Whether `role` may run an operation of a table (the MCP face lists only those). */
+export function mayRunSpec(role: TokenRole, op: Pick<OperationSpec, 'role'>): boolean {
+  return RANK[role] >= RANK[op.role];
+}
+
 /** ROLE_FORBIDDEN unless the caller's role may run the operation. */
 export function requireRole(
   caller: { role: TokenRole },
   op: Pick<OperationSpec, 'name' | 'role'>,
 ): void {
-  if (RANK[caller.role] < RANK[op.role]) {
+  if (!mayRunSpec(caller.role, op)) {
     throw new ServerError(
       'ROLE_FORBIDDEN',
       `a ${caller.role} token may not run ${op.name} (it needs an ${op.role} token)`,
