@@ -766,6 +766,42 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     expect(flashOf((await browser.get('/')).html)).toBe('');
   });
 
+  it('htmx: a decided card sends back its night as the page showed it, less what is decided, and empties the flash box', async () => {
+    const a = await propose();
+    const b = await propose();
+    const page = await browser.get('/');
+    const day = /id="night-(\d{4}-\d{2}-\d{2})"/u.exec(page.html)?.[1] ?? '';
+    expect(day).not.toBe('');
+    const late = await propose(); // arrived after the page was shown: never added to its night
+    const csrf = await browser.csrf();
+    const hx = { 'hx-request': 'true' };
+    const fields: Array<[string, string]> = [
+      ['_csrf', csrf],
+      ['day', day],
+      ['ids', a],
+      ['ids', b],
+    ];
+    const r = await browser.post(`/pile/${a}/reject`, fields, hx);
+    expect(r.status).toBe(200);
+    const head =
+      /<div class="night-head" id="night-[^"]*"[^>]*>[\s\S]*?<\/div>/u.exec(r.html)?.[0] ?? '';
+    expect(head).toContain(`id="night-${day}"`);
+    expect(head).toContain('hx-swap-oob="true"');
+    expect(head).toContain('(1 waiting)');
+    expect(head).toContain(`name="ids" value="${b}"`);
+    expect(head).not.toContain(`value="${a}"`);
+    expect(head).not.toContain(`value="${late}"`);
+    expect(head.replace(/\s+/gu, ' ')).toContain(`Reject all 1 from ${day}`);
+    // the flash box, out of band and empty: an earlier card's error is over
+    const box = /<div id="flash"[^>]*>([\s\S]*?)<\/div>/u.exec(r.html);
+    expect(box?.[0]).toContain('hx-swap-oob="true"');
+    expect(box?.[1]?.trim()).toBe('');
+    // negative control: a night named badly is not sent back at all
+    const bad = await browser.post(`/pile/${b}/reject`, { _csrf: csrf, day: 'x', ids: b }, hx);
+    expect(bad.status).toBe(200);
+    expect(bad.html).not.toContain('class="night-head"');
+  });
+
   it('NEWER_VALUE_LIVE: the older of two values for one key is refused while the newer is live, unless supersede=1', async () => {
     const older = await propose({ key: 'city', text: 'The user lives in Porto.' });
     await sleep(10);

@@ -48,7 +48,7 @@ import {
 } from './views/layout.js';
 import { ledgerView } from './views/ledger-view.js';
 import { memoryView } from './views/memory-view.js';
-import { decidedCard, pileView } from './views/pile-view.js';
+import { decidedCard, nightHead, pileView } from './views/pile-view.js';
 import { unlockView } from './views/unlock-view.js';
 
 export interface ReviewConfig {
@@ -291,12 +291,31 @@ export function createReviewApp(
     return done(c, s, 'locked: the owner key was forgotten', '/');
   });
 
+  /**
+   * A decided card's night, as the page showed it (its ids, sent along with the card's form):
+   * the ones still waiting. Ids that are not proposal ids, or past MAX_BULK, are left out.
+   */
+  const nightAfter = async (form: URLSearchParams) => {
+    const day = form.get('day') ?? '';
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+    const shown = [...new Set(form.getAll('ids'))]
+      .filter((id) => PROPOSAL_ID.test(id))
+      .slice(0, MAX_BULK);
+    const waiting: string[] = [];
+    for (const id of shown) {
+      const fact = await me.facts.get(id as FactId).catch(() => null);
+      if (fact?.status === 'proposed') waiting.push(id);
+    }
+    return { day, waiting };
+  };
+
   const decide = async (
     c: Context,
     s: OwnerSession,
     proposalId: FactId,
     decision: 'approve' | 'reject',
     supersede: boolean,
+    form: URLSearchParams,
   ) => {
     const signer = sessions.signer(s);
     const result = await me.owner.decide({
@@ -312,10 +331,13 @@ export function createReviewApp(
     if (!isHtmx(c)) return done(c, s, outcome, '/');
     const fact = await me.facts.get(proposalId);
     const pile = await me.gate.pileCount();
+    const night = await nightAfter(form);
+    // the card, and out of band: the badge, the night's count and form, and an empty flash box
+    // (an error an earlier card left there is over)
     return c.html(
-      html`${decidedCard(fact, outcome)}${pileBadge(pile, true)}<title>
-          ${pageTitle(subject, pile)}
-        </title>`,
+      html`${decidedCard(fact, outcome)}${pileBadge(pile, true)}${
+          night === null ? '' : nightHead(night.day, night.waiting, s.csrf, true)
+        }${flashBox(null, true)}<title>${pageTitle(subject, pile)}</title>`,
     );
   };
 
@@ -333,11 +355,12 @@ export function createReviewApp(
       (c.req.param('id') ?? '') as FactId,
       'approve',
       form.get('supersede') === '1',
+      form,
     );
   });
 
-  post('/pile/:id/reject', async (c, s) =>
-    decide(c, s, (c.req.param('id') ?? '') as FactId, 'reject', false),
+  post('/pile/:id/reject', async (c, s, form) =>
+    decide(c, s, (c.req.param('id') ?? '') as FactId, 'reject', false, form),
   );
 
   post('/pile/reject-night', async (c, s, form) => {

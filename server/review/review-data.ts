@@ -19,6 +19,9 @@ export async function pileNights(
   const pending = await me.gate.pile({ limit: size, offset: (p - 1) * size });
   const shown = { items: pending, page: p, pages };
   const live = shown.items.some((p) => p.fact.key !== null) ? await me.facts.live() : [];
+  const names = shown.items.some((p) => p.fact.proposedBy.startsWith('agent:'))
+    ? new Map((await me.owner.tokens()).map((t) => [t.id, t.name]))
+    : new Map<string, string | null>();
   const items: PileItem[] = [];
   for (const { fact, citedTurn, verdictNow } of shown.items) {
     const citations = fact.evidence.citations ?? null;
@@ -45,7 +48,14 @@ export async function pileNights(
       fact.key === null
         ? null
         : (live.find((f) => f.slot === fact.slot && f.key === fact.key) ?? null);
-    items.push({ fact, citedTurn, context, replacesLive, verdictNow });
+    items.push({
+      fact,
+      citedTurn,
+      context,
+      replacesLive,
+      verdictNow,
+      proposer: proposerName(fact.proposedBy, names),
+    });
   }
   const nights: PileNight[] = [];
   for (const item of items) {
@@ -55,6 +65,20 @@ export async function pileNights(
     else night.items.push(item);
   }
   return { nights, total, page: shown.page, pages: shown.pages };
+}
+
+/**
+ * Who proposed, as the owner named them: a token's proposals (`agent:<token id>`) by the token's
+ * name, with its id; anything else as recorded.
+ */
+export function proposerName(
+  proposedBy: string,
+  names: ReadonlyMap<string, string | null>,
+): string {
+  if (!proposedBy.startsWith('agent:')) return proposedBy;
+  const id = proposedBy.slice('agent:'.length);
+  const name = names.get(id);
+  return name === undefined || name === null ? proposedBy : `the agent token “${name}” (${id})`;
 }
 
 /** Live facts of a slot (or all), each with the values it superseded, newest first. */

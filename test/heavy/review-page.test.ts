@@ -247,6 +247,27 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     expect((await me.facts.live()).map((f) => f.text)).not.toContain(STANCE);
   });
 
+  it("a card decided in place empties the earlier error, and its night's count and reject-all follow", async () => {
+    // the error the last test left, on the page as it is (no reload)
+    expect(await page.locator('#flash').innerText()).toContain('CONFIRMATION_REQUIRED');
+    const planted = card('The user and the agent decided something about the vendor contract');
+    const id = (await planted.getAttribute('data-proposal')) ?? '';
+    const head = page.locator('.night-head', { has: page.locator(`input[value="${id}"]`) });
+    const before = Number(/\((\d+) waiting\)/u.exec(await head.innerText())?.[1]);
+    expect(before).toBeGreaterThan(1);
+    const day = ((await head.getAttribute('id')) ?? '').slice('night-'.length);
+    await planted.locator('button.reject').click();
+    await page.waitForSelector(`article.decided[data-proposal="${id}"]`);
+    await until(async () => (await page.locator('#flash').innerText()).trim() === '');
+    const after = page.locator(`#night-${day}`);
+    expect(await after.innerText()).toContain(`(${before - 1} waiting)`);
+    expect(await after.locator('button.reject-night').innerText()).toBe(
+      `Reject all ${before - 1} from ${day}`,
+    );
+    await expect(after.locator(`input[value="${id}"]`).count()).resolves.toBe(0);
+    await shot('pile-decided-in-place');
+  });
+
   it('approves the genuine stance from the keyboard alone: tab to it, type YES, press Enter', async () => {
     await page.goto(serve.url);
     const target = await card(STANCE).first().getAttribute('data-proposal');
@@ -276,7 +297,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     expect(passport).toMatch(/turn #5: “keep your answers short, I read these on my phone”/i);
     await shot('memory');
     await page.goto(`${serve.url}chain`);
-    expect(await page.locator('#chain-verdict').innerText()).toBe('chain ok: 2 decisions');
+    expect(await page.locator('#chain-verdict').innerText()).toBe('chain ok: 3 decisions');
     await shot('chain');
     const cli = await runCliCaptured([
       'chain',
@@ -288,7 +309,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       '--json',
     ]);
     expect(cli.code).toBe(0);
-    expect(cli.json()).toMatchObject({ ok: true, length: 2, anchored: true });
+    expect(cli.json()).toMatchObject({ ok: true, length: 3, anchored: true });
   });
 
   it('agent and reader tokens get 403 on every page, and change nothing', async () => {

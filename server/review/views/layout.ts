@@ -76,8 +76,8 @@ export function csrfField(csrf: string): Markup {
 }
 
 /** The flash message slot; errors of partial updates are swapped into it. */
-export function flashBox(flash: PageFrame['flash']): Markup {
-  return html`<div id="flash" aria-live="polite">
+export function flashBox(flash: PageFrame['flash'], oob = false): Markup {
+  return html`<div id="flash" aria-live="polite" ${oob ? html`hx-swap-oob="true"` : ''}>
     ${flash === null ? '' : html`<p class="flash ${flash.kind}" role="status">${flash.text}</p>`}
   </div>`;
 }

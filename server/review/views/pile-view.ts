@@ -12,6 +12,8 @@ export interface PileItem {
   replacesLive: Fact | null;
   /** The gate's verdict on the stored quote, read again now (GateApi pile). */
   verdictNow?: Attestation | null;
+  /** Who proposed it, in words (a token by its name): `proposerName`. */
+  proposer?: string;
 }
 
 /** The proposals of one night (the day they were proposed on, in the subject's zone). */
@@ -52,11 +54,16 @@ function label(f: Fact): string {
 const WINDOW = 2_000;
 
 /** A long turn cut to its window, saying how much is not shown. */
-function windowed(text: string, from: number, to: number): Markup {
+function windowed(
+  text: string,
+  from: number,
+  to: number,
+  cut: { before: boolean; after: boolean } = { before: true, after: true },
+): Markup {
   const start = Math.max(0, from);
   const end = Math.min(text.length, to);
-  return html`${start > 0 ? html`<span class="meta">[… ${start} characters not shown] </span>` : ''}${text.slice(start, end)}${
-    end < text.length
+  return html`${cut.before && start > 0 ? html`<span class="meta">[… ${start} characters not shown] </span>` : ''}${text.slice(start, end)}${
+    cut.after && end < text.length
       ? html`<span class="meta"> [… ${text.length - end} characters not shown]</span>`
       : ''
   }`;
@@ -73,7 +80,9 @@ function citedText(turn: Turn, quote: string | null): Markup {
       quote === null ? '' : html`<br /><span class="meta">quoted: “${quote}”</span>`
     }`;
   }
-  return html`${windowed(content, span.start - WINDOW, span.start)}<mark>${content.slice(span.start, span.end)}</mark>${windowed(content, span.end, span.end + WINDOW)}`;
+  // the window before the quote is cut only at its start, the one after only at its end: the
+  // quote itself sits between them
+  return html`${windowed(content, span.start - WINDOW, span.start, { before: true, after: false })}<mark>${content.slice(span.start, span.end)}</mark>${windowed(content, span.end, span.end + WINDOW, { before: false, after: true })}`;
 }
 
 /** As much of a cited turn as a summary's check reads: the prompt's cut (MAX_SHOWN_TURN_CHARS). */
@@ -189,6 +198,7 @@ function decisionForm(
   action: 'approve' | 'reject',
   csrf: string,
   inner: Markup,
+  day: string,
 ): Markup {
   return html`<form
     method="post"
@@ -197,19 +207,20 @@ function decisionForm(
     hx-post="/pile/${id}/${action}"
     hx-target="closest article"
     hx-swap="outerHTML"
+    hx-include="#night-${day} input[name=ids], #night-${day} input[name=day]"
   >
     ${csrfField(csrf)} ${inner}
   </form>`;
 }
 
 /** One proposal's card, with its two forms: approve (type YES) and reject. */
-export function proposalCard(item: PileItem, csrf: string, timeZone: string): Markup {
+export function proposalCard(item: PileItem, csrf: string, timeZone: string, day: string): Markup {
   const { fact } = item;
   const id = encodeURIComponent(fact.id);
   return html`<article class="proposal" id="p-${fact.id}" data-proposal="${fact.id}">
     <p class="meta">
       <strong>${label(fact)}</strong> · origin <strong>${fact.origin}</strong> · proposed by
-      ${fact.proposedBy} · ${shownTime(fact.recordedAt, timeZone)}
+      ${item.proposer ?? fact.proposedBy} · ${shownTime(fact.recordedAt, timeZone)}
     </p>
     <p class="claim">${fact.text}</p>
     ${attestationNote(fact)} ${verdictDiffers(item)} ${worldTime(fact, timeZone)} ${evidence(item)}
@@ -230,8 +241,15 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string): Ma
         /></label>
         ${replaces(item)}
         <button type="submit" class="approve">Approve</button>`,
+      day,
     )}
-    ${decisionForm(id, 'reject', csrf, html`<button type="submit" class="reject">Reject</button>`)}
+    ${decisionForm(
+      id,
+      'reject',
+      csrf,
+      html`<button type="submit" class="reject">Reject</button>`,
+      day,
+    )}
   </article>`;
 }
 
@@ -255,19 +273,37 @@ export function pileView(nights: PileNight[], csrf: string, timeZone: string): M
   return html`${nights.map(
     (night) =>
       html`<section class="night" aria-label="proposed on ${night.day}">
-        <h2>
-          Proposed on ${night.day}
-          <span class="meta">(${night.items.length} waiting)</span>
-        </h2>
-        <form method="post" action="/pile/reject-night" class="inline">
-          ${csrfField(csrf)}
-          <input type="hidden" name="day" value="${night.day}" />
-          ${night.items.map((i) => html`<input type="hidden" name="ids" value="${i.fact.id}" />`)}
-          <button type="submit" class="reject-night">
-            Reject all ${night.items.length} from ${night.day}
-          </button>
-        </form>
-        ${night.items.map((i) => proposalCard(i, csrf, timeZone))}
+        ${nightHead(
+          night.day,
+          night.items.map((i) => i.fact.id),
+          csrf,
+        )}
+        ${night.items.map((i) => proposalCard(i, csrf, timeZone, night.day))}
       </section>`,
   )}`;
+}
+
+/**
+ * A night's heading and its reject-all form, over the proposals the page shows of it (`ids`).
+ * A card decided in place sends them along, and gets this back with the ones still waiting
+ * (`oob`: swapped in by id), so the count and the form never name a decided one; none are added,
+ * so reject-all never rejects one the owner has not seen.
+ */
+export function nightHead(day: string, ids: readonly string[], csrf: string, oob = false): Markup {
+  return html`<div class="night-head" id="night-${day}" ${oob ? html`hx-swap-oob="true"` : ''}>
+    <h2>
+      Proposed on ${day}
+      <span class="meta">(${ids.length} waiting)</span>
+    </h2>
+    ${
+      ids.length === 0
+        ? ''
+        : html`<form method="post" action="/pile/reject-night" class="inline">
+            ${csrfField(csrf)}
+            <input type="hidden" name="day" value="${day}" />
+            ${ids.map((id) => html`<input type="hidden" name="ids" value="${id}" />`)}
+            <button type="submit" class="reject-night">Reject all ${ids.length} from ${day}</button>
+          </form>`
+    }
+  </div>`;
 }
