@@ -35,6 +35,7 @@ import {
   retractDueCommand,
   retractListCommand,
   retractSettleCommand,
+  retractSignCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
@@ -77,6 +78,7 @@ const COMMANDS: readonly Command[] = [
   retractListCommand,
   retractDueCommand,
   retractSettleCommand,
+  retractSignCommand,
   probeFileCommand,
   probeSqlCommand,
   probeHttpCommand,

@@ -301,6 +301,7 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
         CLAIM_A,
         '--fact',
         factA,
+        '--sign',
         '--probe-file',
         existsProbeFile('worker/probe.txt'),
         '--caught-by',
@@ -384,6 +385,7 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
         CLAIM_B,
         '--fact',
         factB,
+        '--sign',
         '--probe-file',
         existsProbeFile('worker/absent.txt'),
         '--caught-by',
@@ -487,7 +489,7 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     const claim = 'The invoice run finished before midnight.';
     const { factId, sessionId } = await cli.liveFact(claim);
     const r = await cli.ok<RetractionJson>(
-      retractArgs(claim, '--fact', factId, '--corrected-at', daysAgo(4)),
+      retractArgs(claim, '--fact', factId, '--sign', '--corrected-at', daysAgo(4)),
     );
     await cli.ok(['retract', 'settle', r.id, '--verdict', 'stands', '--outcome', 'log read']);
     // Turn 1 was recorded before the retraction (though after its back-dated correction time):
@@ -614,6 +616,43 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     expect(
       await cli.fail(['retract', 'settle', 'no-such-id', '--verdict', 'stands', '--outcome', 'x']),
     ).toBe('RETRACTION_NOT_FOUND');
+  });
+
+  it('a retraction of an approved fact waits for the owner: the fact stays live until retract sign', async () => {
+    const claim = 'The standup moved to Tuesdays.';
+    const { factId } = await cli.liveFact(claim);
+    const waiting = await cli.run(retractArgs(claim, '--fact', factId));
+    expect(waiting.code).toBe(0);
+    expect(waiting.stdout).toContain(
+      `a fact the owner approved stays live, marked disputed, until the owner signs this`,
+    );
+    const id = /\[([^\]]+)\] UNCHECKED/u.exec(waiting.stdout)?.[1] ?? '';
+    expect(byId(await cli.memory(), factId)).toMatchObject({ status: 'active' });
+    // bad input changes nothing
+    expect(await cli.fail(['retract', 'sign', 'no-such-id'])).toBe('RETRACTION_NOT_FOUND');
+    expect(await cli.fail(retractArgs(claim, '--sign'))).toBe('INVALID_ARGUMENT');
+    expect(byId(await cli.memory(), factId)).toMatchObject({ status: 'active' });
+    const signed = await cli.ok<{ retractionId: string; factId: string; seq: number }>([
+      'retract',
+      'sign',
+      id,
+    ]);
+    expect(signed).toMatchObject({ retractionId: id, factId });
+    expect(byId(await cli.memory(), factId)).toBeUndefined();
+    expect(await cli.fail(['retract', 'sign', id])).toBe('NOT_PENDING');
+  });
+
+  it('retract sign shows the person signing what it takes down, before the key is used', async () => {
+    const claim = 'The user prefers tea to coffee.';
+    const { factId } = await cli.liveFact(claim);
+    const r = await cli.ok<RetractionJson>(retractArgs(claim, '--fact', factId));
+    const signed = await cli.run(['retract', 'sign', r.id], env);
+    expect(signed.code).toBe(0);
+    expect(signed.stderr).toContain(`signing retraction ${r.id}: "${claim}" → "Not so: ${claim}"`);
+    expect(signed.stderr).toContain(
+      `it takes out of live memory fact ${factId} (active): ${claim}`,
+    );
+    expect(signed.stdout).toMatch(new RegExp(`^signed retraction ${r.id} \\(decision #\\d+\\)`));
   });
 
   it('refuses to retract a fact that is not live (proposed, or already retracted)', async () => {

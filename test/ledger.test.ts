@@ -128,6 +128,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       claim,
       ...falsifier,
       factId: factId as FactId,
+      signer,
       caughtBy: 'reality',
       probe: {
         spec: { kind: 'file', path: 'probe.txt', mode: 'exists' },
@@ -180,6 +181,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       claim,
       ...falsifier,
       factId: factId as FactId,
+      signer,
       dueDays: 0,
       probe: {
         spec: { kind: 'file', path: 'tea.txt', mode: 'contains', needle: 'coffee' },

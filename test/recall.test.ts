@@ -128,6 +128,7 @@ describe.each(ENGINES)('recall [%s]', (kind) => {
     await me.ledger.retract({
       claim: 'User adopted a grey cat called Pixel',
       factId: ids.retracted as FactId,
+      signer,
       stoodOn: 'one turn',
       whyWrong: 'the cat is the neighbour’s',
       corrected: 'the neighbour adopted Pixel',

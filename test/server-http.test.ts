@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine, FactId } from '../src/index.js';
+import type { Engine, FactId, RetractionId } from '../src/index.js';
 import { createHttpApp, type HttpApp } from '../server/http/app.js';
 import { enginePage, pageOf } from '../server/http/route-kit.js';
 import { request } from './support/http.js';
@@ -327,6 +327,18 @@ describe.each(ENGINES)('HTTP API resources [%s]', (kind) => {
       dueAt: expect.stringMatching(ISO),
     });
     const id = retracted.json.id as string;
+    // an agent token's retraction takes nothing down: the approved fact stays live, disputed
+    const still = (await call(app, 'GET', '/v1/facts', alice.reader)).json.facts as Array<{
+      id: string;
+    }>;
+    expect(still.map((f) => f.id)).toEqual([factId]);
+    const arrival = await engine.subject('alice').arrival.assemble({ surface: 'dispute-check' });
+    expect(arrival.text).toContain(`[disputed: retraction ${id} awaits the owner's signature]`);
+    expect(arrival.text).not.toContain('The deploy succeeded.');
+    // the owner signs it: now the fact leaves live memory
+    await engine
+      .subject('alice')
+      .owner.retract({ retractionId: id as RetractionId, signer: alice.signer });
     expect((await call(app, 'GET', '/v1/facts', alice.reader)).json.facts).toEqual([]);
 
     const list = await call(app, 'GET', '/v1/retractions?verdict=unchecked', alice.reader);

@@ -321,6 +321,18 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
       /\(saw, \d{1,2} [A-Z][a-z]{2} \d{4}\)[^\n]* what_i_know_about_user: The user keeps bees\./u,
     );
     expect(after.text).not.toContain('Lund');
+    // an agent's retraction of it takes nothing down: it stays listed, marked disputed
+    const retracted = await agent.callTool({
+      name: 'retract_claim',
+      arguments: { ...valid.retract_claim, claim: 'The user keeps bees.', factId: bees },
+    });
+    expect(retracted.isError).not.toBe(true);
+    expect((retracted.content as Array<{ text: string }>)[0]?.text).toContain(
+      `Fact ${bees} stays in live memory, marked disputed`,
+    );
+    expect((await list()).ids).toContain(bees);
+    const arrival = await reader.callTool({ name: 'get_arrival', arguments: {} });
+    expect(JSON.stringify(arrival.structuredContent)).toContain('[disputed: retraction');
   });
 
   it('stops a connection whose token is revoked at its next request', async () => {

@@ -12,8 +12,8 @@
  * The engine writes the version-11 store with this version's code: `MIGRATIONS` is cut at 11 for
  * that (vi.mock below). Its statements differ from version 11's only in naming the subject and in
  * naming columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`, and
- * the gate's verdict in `facts.attestation` and `attestation_reason`, a link's `decisions.format`),
- * which the mock adds to
+ * the gate's verdict in `facts.attestation` and `attestation_reason`, a link's `decisions.format`,
+ * and the owner's signed retraction, a `retract` link), which the mock adds to
  * migration 11; only the verdict is filled, so the rows are otherwise the ones version 11 wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
@@ -63,7 +63,10 @@ vi.mock('../src/store/migrations/index.js', async (importOriginal) => {
 ALTER TABLE slots ADD COLUMN summary_scope text;
 ALTER TABLE facts ADD COLUMN evidence_citations jsonb;
 ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason text;
-ALTER TABLE decisions ADD COLUMN format smallint NOT NULL DEFAULT 1;`;
+ALTER TABLE decisions ADD COLUMN format smallint NOT NULL DEFAULT 1;
+ALTER TABLE decisions DROP CONSTRAINT decisions_decision_check;
+ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
+  CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract'));`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );
@@ -305,6 +308,7 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
             claim: 'The user plays the cello.',
             ...falsifier,
             factId: cello as FactId,
+            signer,
             probe: {
               spec: { kind: 'file', path: `${subject}.txt`, mode: 'contains', needle: 'cello' },
               standsIf: 'verified',
@@ -315,6 +319,7 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
             claim: 'The user is in an orchestra.',
             ...falsifier,
             factId: orchestra as FactId,
+            signer,
             probe: {
               spec: { kind: 'file', path: `${subject}.txt`, mode: 'contains', needle: 'violin' },
               standsIf: 'verified',
@@ -349,7 +354,8 @@ describe.each(ENGINES)('migration 0012 on a store with data [%s]', (kind) => {
         // what is compared is not empty (a read that saw nothing would compare equal)
         for (const subject of ['alice', 'bob']) {
           const b = before[subject];
-          expect(b?.chain).toMatchObject({ ok: true, length: 4 });
+          // four decisions and the owner's two signed retractions
+          expect(b?.chain).toMatchObject({ ok: true, length: 6 });
           expect(b?.live.map((f) => f.text).sort()).toEqual([
             'The user is in an orchestra.',
             'The user reads on a laptop.',

@@ -254,16 +254,26 @@ describe.each(quietEngines())('the kept trust view [%s]', (kind) => {
   it('a restoration whose original is no longer retracted is withheld', async () => {
     f = await store.fixture();
     const t = verifierOf(f);
-    // positive control: a probe-settled overturn of the approved city fact, restored as a copy
+    // positive control: the owner's signed retraction of the approved city fact, overturned by a
+    // probe and restored as a copy
+    const r = await f.me.ledger.retract({
+      claim: 'x',
+      stoodOn: 'x',
+      whyWrong: 'x',
+      corrected: 'x',
+      procedure: 'x',
+      passObservation: 'a',
+      overturnCondition: 'b',
+      caughtBy: 'owner',
+      factId: f.ids.city,
+      signer: f.signer,
+    });
     await f.tamper(
       [
-        `INSERT INTO retractions (subject_id, id, claim, stood_on, why_wrong, corrected_claim, corrected_at,
-           caught_by, procedure, pass_observation, overturn_condition, due_at, fact_id, verdict,
-           settled_at, settled_outcome, settled_by, settled_probe_record_id, restored_fact_id,
-           recorded_at)
-         VALUES ('${f.subject}', 'r-1', 'x', 'x', 'x', 'x', now(), 'owner', 'x', 'a', 'b', now(), $1,
-                 'overturned', now(), 'probe said so', 'probe', 'record-1', 'restored-1', now())`,
-        `UPDATE facts SET status = 'retracted', retraction_id = 'r-1' WHERE id = $1`,
+        `UPDATE retractions SET verdict = 'overturned', settled_at = now(),
+           settled_outcome = 'probe said so', settled_by = 'probe',
+           settled_probe_record_id = 'record-1', restored_fact_id = 'restored-1'
+         WHERE subject_id = '${f.subject}' AND id = '${r.id}'`,
         `INSERT INTO facts (subject_id, id, slot, key, text, origin, status, attested, evidence_turn_id,
            evidence_session_id, evidence_seq, evidence_quote, evidence_tool, proposed_by, valid_from,
            valid_to, recorded_at, status_at, restored_from_id, promoted_by, terms, attestation,

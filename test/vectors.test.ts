@@ -90,6 +90,7 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     await me.ledger.retract({
       claim: 'User owns a pup from a shelter',
       factId: ids.retractedFact as FactId,
+      signer,
       stoodOn: 'one turn',
       whyWrong: 'the puppy came from a breeder',
       corrected: 'the puppy came from a breeder',

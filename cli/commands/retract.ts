@@ -9,6 +9,8 @@ import { defineCommand } from '../command.js';
 import type { CliIo } from '../io.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { PROBE_CONFIG_OPTIONS, probeConfig } from '../probe-options.js';
+import { recordSignedHead } from '../head-file.js';
+import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
@@ -54,7 +56,8 @@ function line(r: Retraction): string {
     r.verdict === 'unchecked'
       ? `due ${r.dueAt.toISOString().slice(0, 10)}`
       : `settled by ${r.settledBy ?? '?'}`;
-  return `[${shownInline(r.id)}] ${r.verdict.toUpperCase()} (${shownInline(settled)}) "${shownInline(r.claim)}" → "${shownInline(r.correctedClaim)}"`;
+  const fact = r.factId === null ? '' : ` (fact ${shownInline(r.factId)})`;
+  return `[${shownInline(r.id)}] ${r.verdict.toUpperCase()} (${shownInline(settled)}) "${shownInline(r.claim)}" → "${shownInline(r.correctedClaim)}"${fact}`;
 }
 
 /** `--probe-file spec.json`: `{"probe": {…spec…}, "standsIf": V, "overturnsIf": V}`. */
@@ -98,7 +101,15 @@ const RETRACT_OPTIONS = {
   procedure: required('P', 'how to check the correction later (the falsifier)'),
   'pass-obs': required('O1', 'the observation that keeps the retraction standing'),
   'overturn-if': required('O2', 'the observation that overturns it'),
-  fact: { kind: 'text', value: 'ID', help: 'a live fact this retraction takes down' },
+  fact: {
+    kind: 'text',
+    value: 'ID',
+    help: 'a live fact this retraction names (one the owner approved stays live, disputed, until signed)',
+  },
+  sign: {
+    kind: 'flag',
+    help: 'sign it with the owner key as it is recorded: the fact leaves live memory (needs --fact)',
+  },
   'probe-file': {
     kind: 'text',
     value: 'spec.json',
@@ -117,6 +128,7 @@ const RETRACT_OPTIONS = {
   ref: { kind: 'text', value: 'R', help: 'a reference to the claim (a message id, a URL)' },
   tags: { kind: 'list', value: 'a,b', help: 'tags' },
   ...SUBJECT_OPTION,
+  ...KEY_OPTIONS,
 } as const satisfies OptionSpecs;
 
 /** `retract`: records a wrong claim, its correction, and a falsifier with polarity. */
@@ -131,8 +143,15 @@ export const retractCommand = defineCommand({
       v['probe-file'] === undefined ? undefined : await readProbeFile(ctx.io, v['probe-file']);
     const optional = <K extends keyof RetractInput>(key: K, value: RetractInput[K] | undefined) =>
       (value === undefined ? {} : { [key]: value }) as Partial<Pick<RetractInput, K>>;
-    const r = await ctx.withSubject(v.subject, (me) =>
-      me.ledger.retract({
+    if (v.sign === true && v.fact === undefined) {
+      throw new EngineError('INVALID_ARGUMENT', '--sign takes a fact down: name it with --fact', {
+        data: { field: 'fact' },
+      });
+    }
+    const r = await ctx.withSubject(v.subject, async (me) => {
+      // the key before anything is written: a wrong passphrase records nothing
+      const owner = v.sign === true ? await ownerSigner(ctx, me) : null;
+      const recorded = await me.ledger.retract({
         claim: v.claim,
         stoodOn: v['stood-on'],
         whyWrong: v['why-wrong'],
@@ -149,9 +168,76 @@ export const retractCommand = defineCommand({
         ...optional('tags', v.tags === undefined ? undefined : [...v.tags]),
         ...optional('dueDays', v['due-days']),
         ...optional('probe', probe),
-      }),
+      });
+      if (owner === null) return { row: recorded, signed: null };
+      const signed = await me.owner.retract({
+        retractionId: recorded.id,
+        ...(recorded.factId === null ? {} : { factId: recorded.factId }),
+        signer: owner.signer,
+      });
+      recordSignedHead(ctx, owner.keyFile, me, signed);
+      return { row: recorded, signed };
+    });
+    ctx.print({ ...retractionToJson(r.row), signed: r.signed }, () =>
+      [
+        `retracted: ${line(r.row)}`,
+        ...(r.signed !== null
+          ? [`signed (decision #${r.signed.seq}): fact ${r.signed.factId} left live memory`]
+          : r.row.factId === null
+            ? []
+            : [
+                `fact ${r.row.factId}: a fact the owner approved stays live, marked disputed, until the owner signs this (memledger retract sign ${r.row.id})`,
+              ]),
+      ].join('\n'),
     );
-    ctx.print(retractionToJson(r), () => `retracted: ${line(r)}`);
+  },
+});
+
+/** `retract sign`: the owner signs a recorded retraction; the fact it names leaves live memory. */
+export const retractSignCommand = defineCommand({
+  path: ['retract', 'sign'],
+  summary: 'Signs a recorded retraction with the owner key: the fact it names leaves live memory.',
+  positionals: ['<id>'],
+  options: {
+    ...SUBJECT_OPTION,
+    ...KEY_OPTIONS,
+  },
+  async run(ctx) {
+    const [id] = ctx.positionals;
+    if (id === undefined) {
+      throw new EngineError('INVALID_ARGUMENT', 'usage: memledger retract sign <id>');
+    }
+    const signed = await ctx.withSubject(ctx.values.subject, async (me) => {
+      // found, and shown, before the passphrase is asked for: the owner signs what they read
+      const row = await me.ledger.get(id as RetractionId);
+      if (row.factId === null) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          `retraction "${row.id}" names no fact: it takes nothing out of memory, so there is nothing to sign`,
+        );
+      }
+      const fact = await me.facts.get(row.factId);
+      // for the person signing (with --json, stderr holds only an error)
+      if (!ctx.json)
+        ctx.io.stderr(
+          `signing retraction ${shownInline(row.id)}: "${shownInline(row.claim)}" → "${shownInline(row.correctedClaim)}"\n` +
+            `  it takes out of live memory fact ${shownInline(fact.id)} (${fact.status}): ${shownInline(fact.text)}\n`,
+        );
+      const { signer, keyFile } = await ownerSigner(ctx, me);
+      // the fact shown: a row that names another by now is refused, nothing signed
+      const result = await me.owner.retract({
+        retractionId: row.id,
+        factId: row.factId,
+        signer,
+      });
+      recordSignedHead(ctx, keyFile, me, result);
+      return result;
+    });
+    ctx.print(
+      signed,
+      () =>
+        `signed retraction ${signed.retractionId} (decision #${signed.seq}): fact ${signed.factId} left live memory`,
+    );
   },
 });
 

@@ -96,7 +96,7 @@ const retractClaim = defineTool({
   name: 'retract_claim',
   title: 'Retract a claim',
   description:
-    'Records a disproven claim in the retraction ledger: what it stood on, why it was wrong, what replaces it, and a typed falsifier (how to check, the observation that keeps the retraction standing, and a different one that would overturn it). Retracted claims stay retracted in recall, arrival and the gate.',
+    'Records a disproven claim in the retraction ledger: what it stood on, why it was wrong, what replaces it, and a typed falsifier (how to check, the observation that keeps the retraction standing, and a different one that would overturn it). Retracted claims stay retracted in recall, arrival and the gate. A remembered fact it names stays live, marked disputed, until reviewed: no tool takes one out of memory.',
   input: z.strictObject({
     claim: freeText,
     stoodOn: freeText,
@@ -111,7 +111,11 @@ const retractClaim = defineTool({
     claimRef: freeText.optional(),
     tags: z.array(freeText).max(1000).optional(),
     dueDays: z.int().min(0).max(36_500).optional(),
-    factId: idText.optional().describe('a live fact this retraction takes down'),
+    factId: idText
+      .optional()
+      .describe(
+        'a live fact this retraction disputes: a remembered fact stays live, marked disputed, until reviewed',
+      ),
     probe: z
       .strictObject({
         spec: probeSpecInput,
@@ -129,9 +133,13 @@ const retractClaim = defineTool({
       ...(claimedAt === undefined ? {} : { claimedAt: new Date(claimedAt) }),
       ...(probe === undefined ? {} : { probe: { ...probe, spec: compact(probe.spec) } }),
     });
+    const disputed =
+      r.factId !== null && (await me.facts.get(r.factId)).status === 'active'
+        ? ` Fact ${r.factId} stays in live memory, marked disputed by ${r.id}, until the owner signs the retraction: no tool can take a fact the owner approved out of memory.`
+        : '';
     return {
       structured: { retraction: retractionJson(r) },
-      text: `Retracted "${shownInline(r.claim)}" (${r.id}); now: "${shownInline(r.correctedClaim)}". Falsifier due ${iso(r.dueAt)}.`,
+      text: `Retracted "${shownInline(r.claim)}" (${r.id}); now: "${shownInline(r.correctedClaim)}". Falsifier due ${iso(r.dueAt)}.${disputed}`,
     };
   },
 });

@@ -2,6 +2,7 @@ import { verdictNow, type Attestation } from '../domain/attestation.js';
 import { EngineError } from '../domain/errors.js';
 import { pageOf } from '../domain/input.js';
 import { byPassport, renderFactLine, storedVerdictDiffers } from '../domain/fact-render.js';
+import { shownId } from '../domain/shown-text.js';
 import type { ArrivalManifest } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
@@ -183,6 +184,17 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     o.now ??= sql.now(ctx.subjectId, ctx.sessionId, ctx.now, ctx.timeZone, RECENT_SESSIONS);
     return o.now;
   };
+  /** The settled-facts block's retractions: the newest, of the 12 read, that settle something. */
+  const RECENT_RETRACTIONS = 3;
+  /**
+   * A disputed fact's mark: the retractions that name it, at most two. An id is the store's and
+   * could hold anything ("]" and words of its own): one that is not an id is not shown.
+   */
+  const disputedMark = (ids: readonly string[]): string => {
+    const named = ids.slice(0, 2).map(shownId).join(', ');
+    const more = ids.length > 2 ? ` and ${ids.length - 2} more` : '';
+    return `[disputed: retraction ${named}${more} awaits the owner's signature]`;
+  };
   // Made once per kept trust view, which serves many arrivals: the live_facts block's lines (by
   // limit and zone), and the standing retractions (the verifier keeps a view only while the
   // subject's ledger rows are the row versions it was built from: TrustSql's ledger mark).
@@ -198,7 +210,13 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
       let lines = byZone.get(key);
       if (lines === undefined) {
         // did and saw lines first: inferred and summarized ones never outrank them
-        lines = byPassport(view.live.slice(-limit)).map((f) => renderFactLine(f, ctx.timeZone));
+        // a fact an unsigned retraction names stays live until the owner signs it, marked so
+        const disputed = new Map(view.disputed.map((d) => [d.factId, d.retractions]));
+        lines = byPassport(view.live.slice(-limit)).map((f) => {
+          const by = disputed.get(f.id);
+          const line = renderFactLine(f, ctx.timeZone);
+          return by === undefined ? line : `${line} ${disputedMark(by)}`;
+        });
         byZone.set(key, lines);
       }
       return { lines: [...lines], total: view.live.length };
@@ -229,7 +247,15 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
     sessionTurns: (ctx) => opened.get(ctx)?.sessionTurns ?? null,
     settled: async (ctx) => {
       const now = await nowOf(ctx);
-      const s = now.settled;
+      // a retraction of an approved fact the owner has not signed settles nothing: it is shown as
+      // the fact's dispute, never as a correction to repeat (nor is a forged one)
+      const unsigned = new Set((await viewOf(ctx)).unsignedRetractions);
+      const s = {
+        ...now.settled,
+        retractions: now.settled.retractions
+          .filter((r) => !unsigned.has(r.id ?? ''))
+          .slice(0, RECENT_RETRACTIONS),
+      };
       if (s.pile.count === 0) return s;
       const checked = await pileVerdicts(ctx.subjectId, now.pileMark);
       return { ...s, pile: { ...s.pile, ...checked } };

@@ -15,7 +15,7 @@ export type Decision = (typeof DECISIONS)[number];
  * What a link can record: a decision on a proposal, a slot delegation (which tools' receipts may
  * make a did fact live in an action slot with no decision of its own), or a token's revocation.
  */
-export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke'] as const;
+export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke', 'retract'] as const;
 /** One of `LINK_KINDS`. */
 export type LinkKind = (typeof LINK_KINDS)[number];
 
@@ -28,6 +28,73 @@ export const delegationTarget = (slot: string): string => `slot:${slot}`;
 
 /** The proposalId a revocation link names: the token's id, prefixed likewise. */
 export const revocationTarget = (tokenId: string): string => `token:${tokenId}`;
+
+/** The proposalId a retraction link names: the ledger row's id, prefixed likewise. */
+export const retractionTarget = (retractionId: string): string => `retraction:${retractionId}`;
+
+/**
+ * What an owner's retraction signs: the ledger row, by what it says, the fact it names, and its
+ * falsifier (what would overturn it, and the probe that may settle it: the owner signs those too).
+ */
+export interface RetractionContent {
+  id: string;
+  subjectId: string;
+  factId: string | null;
+  claim: string;
+  correctedClaim: string;
+  whyWrong: string;
+  stoodOn: string;
+  procedure: string;
+  passObservation: string;
+  overturnCondition: string;
+  /** The probe spec and its two verdicts as stored (JSON), or null. */
+  probe: unknown;
+}
+
+/** What a retraction link's content hash covers (a changed word of the row fails it). */
+export function retractionPayload(r: RetractionContent): string {
+  return canonicalEncode({
+    v: 1,
+    kind: 'memledger.retraction',
+    subjectId: r.subjectId,
+    id: r.id,
+    factId: r.factId,
+    claim: r.claim,
+    correctedClaim: r.correctedClaim,
+    whyWrong: r.whyWrong,
+    stoodOn: r.stoodOn,
+    procedure: r.procedure,
+    passObservation: r.passObservation,
+    overturnCondition: r.overturnCondition,
+    probe: r.probe === null || r.probe === undefined ? null : stableJson(r.probe),
+  });
+}
+
+/** JSON with every object's keys sorted: a stored probe (jsonb) encodes one way, whatever its order. */
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** A retraction link's note: the fact it takes down, readable from the chain alone (signed). */
+export const retractionNote = (factId: string): string => JSON.stringify({ fact: factId });
+
+/** The fact a retraction link's note names; null when the note is not one. */
+export function retractionNoteFact(note: string): string | null {
+  try {
+    const parsed = JSON.parse(note) as { fact?: unknown };
+    return typeof parsed.fact === 'string' && parsed.fact !== '' ? parsed.fact : null;
+  } catch {
+    return null;
+  }
+}
 
 /** What a revocation link's content hash covers: the token, by id and by its secret's hash. */
 export function tokenRevocationPayload(r: {

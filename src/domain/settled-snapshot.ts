@@ -8,7 +8,7 @@ export interface SettledSnapshot {
   /** Confirmed actions of the last 48 hours, newest first. */
   confirmedActions: Array<{ tool: string; surface: string; target: string; completed: string }>;
   /** The latest retractions, newest first. */
-  retractions: Array<{ claim: string; corrected: string; verdict: string }>;
+  retractions: Array<{ id?: string; claim: string; corrected: string; verdict: string }>;
   falsifiersDue: { count: number; oldestDue: string | null };
   /** Proposals awaiting the owner's review. */
   /**

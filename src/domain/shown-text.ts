@@ -174,3 +174,11 @@ const SPACE_RUNS = /\s{2,}|[^\S ]/gu;
 export function collapseWhitespace(text: string): string {
   return text.replace(SPACE_RUNS, ' ');
 }
+
+/**
+ * An id from the store as a model is shown it inside memledger's own words: as it is when it has
+ * an id's shape, else a placeholder (a row's id could hold "]" and sentences of its own).
+ */
+export function shownId(id: string): string {
+  return /^[A-Za-z0-9_.:@-]{1,128}$/u.test(id) ? id : '(a malformed id)';
+}

@@ -1,6 +1,9 @@
 import {
   BAD_SIGNATURE,
   checkLink,
+  retractionNoteFact,
+  retractionPayload,
+  type RetractionContent,
   decidesProposal,
   linkSigned,
   delegationPayload,
@@ -16,7 +19,7 @@ import {
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
 import type { FactId } from './ids.js';
-import { oneLine } from './shown-text.js';
+import { oneLine, shownId } from './shown-text.js';
 
 /**
  * Live means signed: which stored facts a model may be shown, decided from the owner's verified
@@ -70,6 +73,10 @@ export class ChainState {
   readonly superseded = new Map<string, number>();
   /** The tokens the owner revoked, with the link that did. */
   readonly revokedTokens = new Map<string, number>();
+  /** The ledger rows the owner signed (`retract` links), by id: the link and its content hash. */
+  readonly retractions = new Map<string, { seq: number; contentHash: string }>();
+  /** The facts those links took down (named in their signed notes), with the link and row. */
+  readonly retractedFacts = new Map<string, { seq: number; retractionId: string }>();
   /** Each slot's current delegation (its last delegation link). */
   readonly delegations = new Map<string, DelegationEntry>();
   /** Every delegation link of each slot, oldest first. */
@@ -193,6 +200,13 @@ export class ChainState {
   }
 
   private apply(link: DecisionLink, fact: Fact | null): void {
+    if (link.decision === 'retract') {
+      const retractionId = link.proposalId.slice('retraction:'.length);
+      this.retractions.set(retractionId, { seq: link.seq, contentHash: link.contentHash });
+      const factId = retractionNoteFact(link.note);
+      if (factId !== null) this.retractedFacts.set(factId, { seq: link.seq, retractionId });
+      return;
+    }
     if (link.decision === 'revoke') {
       this.revokedTokens.set(link.proposalId.slice('token:'.length), link.seq);
       return;
@@ -376,8 +390,8 @@ export interface ActiveFactEvidence {
   promotedBy: 'owner' | 'receipt' | 'restoration' | null;
   /** The tools on the cited turn's receipt, when it says tools ran. */
   receiptTools: readonly string[] | null;
-  /** Whether a ledger row names this fact as retracted. */
-  ledgerRetracted: boolean;
+  /** The ledger rows that name this fact (an overturned one is not among them). */
+  retractions: readonly RetractionContent[];
   /** For a restoration: the original, and whether a probe-settled overturn names this copy. */
   restoration: { original: Fact | null; settled: boolean } | null;
   /** factContentHash(fact), when the caller has it already (it caches it per row version). */
@@ -391,7 +405,8 @@ export interface DepartedFactEvidence {
   key: string | null;
   status: FactStatus;
   validTo: Date | null;
-  ledgerRetracted: boolean;
+  /** The ledger row its retraction_id names, when that row names it back. */
+  retraction: RetractionContent | null;
   /** The fact its superseded_by_id names, as stored. */
   supersededBy: {
     id: string;
@@ -426,6 +441,11 @@ export interface UnexplainedFact {
   status: FactStatus;
   code: ChainBreakCode;
   reason: string;
+  /**
+   * The unsigned ledger row that took it out of the store's live rows: the owner can sign it
+   * (`owner.retract`), so it does not stop the owner's decisions as other departures do.
+   */
+  retraction?: string;
 }
 
 /** Which stored-as-live facts are backed, which expired, and which are withheld, and why. */
@@ -434,6 +454,16 @@ export interface TrustJudgement {
   expired: Fact[];
   withheld: WithheldFact[];
   unexplained: UnexplainedFact[];
+  /** Live facts the owner approved that ledger rows name, unsigned: shown, marked disputed. */
+  disputed: DisputedFact[];
+  /** Ledger rows naming a fact the owner approved, unsigned: no claim of theirs is shown as settled. */
+  unsignedRetractions: string[];
+}
+
+/** A live fact an unsigned ledger row disputes (an agent's retraction awaiting the owner). */
+export interface DisputedFact {
+  factId: string;
+  retractions: string[];
 }
 
 const sameContent = (a: Fact, b: Fact): boolean =>
@@ -483,7 +513,19 @@ export function judgeActive(
   crypto: ChainCrypto,
 ): Verdict {
   const f = e.fact;
-  if (e.ledgerRetracted) return no('UNEXPLAINED_STATUS', 'a ledger row retracted it');
+  // the chain says which facts the owner took down, whatever the ledger's rows say now
+  const retracted = state.retractedFacts.get(f.id);
+  if (retracted !== undefined) {
+    return no(
+      'STATUS_MISMATCH',
+      `the owner retracted it at link ${retracted.seq} (retraction ${retracted.retractionId})`,
+    );
+  }
+  // a ledger row alone takes down only what no owner approval put up (an action on its receipt,
+  // a restoration); a fact the owner approved stays live, disputed, until the owner signs
+  if (e.retractions.length > 0 && state.approved.get(f.id) === undefined) {
+    return no('UNEXPLAINED_STATUS', 'a ledger row retracted it');
+  }
   const decided = state.decided.get(f.id);
   if (decided !== undefined) {
     if (decided.decision === 'reject')
@@ -579,8 +621,9 @@ export function judgeDeparted(
   now: Date,
   liveIds: ReadonlySet<string>,
   backed: (by: NonNullable<DepartedFactEvidence['supersededBy']>) => boolean = () => false,
+  retracted: (r: RetractionContent) => boolean = () => true,
 ): UnexplainedFact | null {
-  if (d.status === 'retracted' && d.ledgerRetracted) return null;
+  if (d.status === 'retracted' && d.retraction !== null && retracted(d.retraction)) return null;
   if (d.status === 'expired' && d.validTo !== null && d.validTo.getTime() <= now.getTime())
     return null;
   // replaced for its slot and key by another fact: that fact must name it back, and be live
@@ -686,7 +729,14 @@ export function judgeFacts(
     ? null
     : { code: state.broken.code, verified: state.length },
 ): TrustJudgement {
-  const out: TrustJudgement = { live: [], expired: [], withheld: [], unexplained: [] };
+  const out: TrustJudgement = {
+    live: [],
+    expired: [],
+    withheld: [],
+    unexplained: [],
+    disputed: [],
+    unsignedRetractions: [],
+  };
   for (const e of active) {
     let v = judgeActive(state, e, crypto);
     if (v.ok && end !== null) v = beyondPrefix(e, state, end);
@@ -695,11 +745,59 @@ export function judgeFacts(
     else out.live.push(e.fact);
   }
   const liveIds = new Set(out.live.map((f) => f.id));
-  for (const d of departed) {
-    const u = judgeDeparted(d, now, liveIds, (by) => supersederBacked(state, by, crypto));
-    if (u !== null) out.unexplained.push(u);
+  for (const e of active) {
+    if (!liveIds.has(e.fact.id)) continue;
+    // a live fact a ledger row names, unsigned: disputed, and shown as such
+    const open = e.retractions.filter((r) => !retractionSigned(state, r, crypto));
+    if (open.length > 0)
+      out.disputed.push({ factId: e.fact.id, retractions: open.map((r) => r.id) });
   }
+  for (const d of departed) {
+    // a fact the owner approved leaves on the owner's signed retraction; any other on its row
+    const u = judgeDeparted(
+      d,
+      now,
+      liveIds,
+      (by) => supersederBacked(state, by, crypto),
+      () =>
+        !state.approved.has(d.id) ||
+        state.retractedFacts.get(d.id)?.retractionId === d.retraction?.id,
+    );
+    // an approved fact's row the owner did not sign as it stands: its words settle nothing
+    if (
+      d.retraction !== null &&
+      state.approved.has(d.id) &&
+      !retractionSigned(state, d.retraction, crypto) &&
+      u === null
+    ) {
+      out.unsignedRetractions.push(d.retraction.id);
+    }
+    if (u !== null) {
+      const r = d.status === 'retracted' ? d.retraction : null;
+      out.unexplained.push(
+        r === null
+          ? u
+          : {
+              ...u,
+              reason: `the owner approved it, and ledger row ${shownId(r.id)} retracted it with no signature of the owner's (sign it: memledger retract sign ${shownId(r.id)})`,
+              retraction: r.id,
+            },
+      );
+      if (r !== null) out.unsignedRetractions.push(r.id);
+    }
+  }
+  for (const x of out.disputed) out.unsignedRetractions.push(...x.retractions);
   return out;
+}
+
+/** Whether the owner signed this ledger row as it stands (a `retract` link with its hash). */
+export function retractionSigned(
+  state: ChainState,
+  r: RetractionContent,
+  crypto: Pick<ChainCrypto, 'sha256Hex'>,
+): boolean {
+  const link = state.retractions.get(r.id);
+  return link !== undefined && link.contentHash === crypto.sha256Hex(retractionPayload(r));
 }
 
 /** A fact whose world time has ended is expired, not live. */
@@ -740,6 +838,10 @@ export interface TrustView {
   unexplained: UnexplainedFact[];
   /** Slots whose stored auto-live setting no verified delegation accounts for. */
   delegations: DelegationProblem[];
+  /** Live facts disputed by a retraction the owner has not signed (`TrustJudgement`). */
+  disputed: DisputedFact[];
+  /** Ledger rows naming an approved fact, unsigned: their claims are not shown as settled. */
+  unsignedRetractions: string[];
 }
 
 /**
@@ -752,7 +854,16 @@ export function frozenView(view: TrustView): TrustView {
     Object.freeze(f);
   }
   Object.freeze(view.chain);
-  for (const list of [view.live, view.expired, view.withheld, view.unexplained, view.delegations]) {
+  for (const d of view.disputed) Object.freeze(d.retractions);
+  for (const list of [
+    view.live,
+    view.expired,
+    view.withheld,
+    view.unexplained,
+    view.delegations,
+    view.disputed,
+    view.unsignedRetractions,
+  ]) {
     Object.freeze(list);
   }
   return Object.freeze(view);

@@ -35,6 +35,7 @@ export const HANDLE_ARGS: {
   owner: {
     decide: ['input'],
     delegate: ['input'],
+    retract: ['input'],
     key: [],
     setKey: ['input'],
     verifyChain: ['options'],

@@ -116,6 +116,7 @@ export function createModules(
     ledger: createLedgerModule({
       ...deps,
       probes: probes.falsifiers,
+      signRetraction: (input) => gate.signRetraction(input),
       ...(config.dueDays === undefined ? {} : { dueDays: config.dueDays }),
     }),
     arrival,

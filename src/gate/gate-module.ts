@@ -27,6 +27,7 @@ import { parseChoice } from '../domain/vocabulary.js';
 import { DroppedSql } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
+import { RetractionSql } from '../store/retraction-sql.js';
 import { SessionSql } from '../store/session-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlExecutor } from '../store/sql-client.js';
@@ -57,6 +58,8 @@ export interface GateModule {
   readonly proposalGate: ProposalGate;
   /** Appends the owner's signed revocation of a token (the tokens module's `revoke`). */
   revokeToken: OwnerDecisions['revokeToken'];
+  /** Signs a retraction the ledger writes in the same transaction (`ledger.retract` with a signer). */
+  signRetraction: OwnerDecisions['retract'];
 }
 
 const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -227,6 +230,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
   return {
     proposalGate: gate,
     revokeToken: (input) => decisions.revokeToken(input),
+    signRetraction: (input) => decisions.retract(input),
     gate: (subjectId) => ({
       async propose(input) {
         const sessionId = requireId(input.sessionId, 'session');
@@ -273,6 +277,26 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       },
     }),
     owner: (subjectId) => ({
+      async retract(input) {
+        const retractionId: unknown = input.retractionId;
+        if (typeof retractionId !== 'string' || retractionId.trim() === '') {
+          throw invalidField('retractionId', 'name the retraction to sign');
+        }
+        const factId = optionalString(input.factId, 'factId');
+        requireSigner(input.signer);
+        return decisions.retract({
+          subjectId,
+          signer: input.signer,
+          ...(factId === undefined ? {} : { factId }),
+          row: async (tx) => {
+            const row = await new RetractionSql(tx).get(subjectId, retractionId);
+            if (row === null) {
+              throw new EngineError('RETRACTION_NOT_FOUND', `no retraction "${retractionId}"`);
+            }
+            return row;
+          },
+        });
+      },
       async decide(input) {
         requireFactId(input.proposalId, 'proposalId');
         const decision = parseChoice(DECISIONS, input.decision, 'decision');

@@ -5,11 +5,11 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, Proposal, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
-import type { DecideResult, DelegateResult } from './owner-decisions.js';
+import type { DecideResult, DelegateResult, SignedRetraction } from './owner-decisions.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
-import type { FactId } from '../domain/ids.js';
+import type { FactId, RetractionId } from '../domain/ids.js';
 
 /** A proposal awaiting review, with the whole turn it cites so a reviewer sees the quote in context. */
 export interface PendingProposal {
@@ -87,6 +87,18 @@ export interface OwnerApi {
     template?: string;
     signer: OwnerSigner;
   }): Promise<DelegateResult>;
+  /**
+   * Signs a recorded retraction (an agent's, waiting): the fact it names leaves live memory, on
+   * a `retract` link over the row's words. Until then a retraction of a fact the owner approved
+   * takes nothing down: the fact stays live, marked disputed. A retraction that names no fact,
+   * one signed already, or one of a fact no longer live is refused.
+   */
+  retract(input: {
+    retractionId: RetractionId;
+    /** The fact the owner was shown it takes down: refused (RETRACTION_CHANGED) if it names another. */
+    factId?: FactId;
+    signer: OwnerSigner;
+  }): Promise<SignedRetraction>;
   /** The owner public key stored for the subject, or null. */
   key(): Promise<{ keyId: string; publicKeyPem: string } | null>;
   /** Stores the subject's owner public key, once. */

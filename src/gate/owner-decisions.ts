@@ -3,6 +3,9 @@ import {
   delegationPayload,
   delegationTarget,
   nextLinkFields,
+  retractionNote,
+  retractionPayload,
+  retractionTarget,
   revocationTarget,
   tokenRevocationPayload,
   sealLink,
@@ -14,6 +17,7 @@ import {
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import type { Fact } from '../domain/fact.js';
+import type { Retraction } from '../domain/retraction-record.js';
 import { delegationNote, factContentHash, type ChainState } from '../domain/trust.js';
 import { DecisionSql, lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
@@ -58,6 +62,27 @@ export interface DelegateInput {
   bound: DelegationBound | null;
   note?: string;
   signer: OwnerSigner;
+}
+
+export interface SignRetractionInput {
+  subjectId: string;
+  signer: OwnerSigner;
+  /**
+   * The fact the owner was shown the row takes down: a row that names another one now is
+   * refused (RETRACTION_CHANGED), so a row changed after it was read is not signed blind.
+   */
+  factId?: string;
+  /** The ledger row to sign, read (or written) in the decision's transaction. */
+  row: (tx: SqlExecutor) => Promise<Retraction>;
+}
+
+/** An owner's signed retraction: the row, the fact it took out of live memory, and the link. */
+export interface SignedRetraction {
+  retractionId: string;
+  factId: string;
+  seq: number;
+  hash: string;
+  root: string;
 }
 
 export interface DelegateResult {
@@ -261,6 +286,88 @@ export class OwnerDecisions {
         );
         await new TokenSql(tx).revoke(input.tokenId, at);
         return { seq: link.seq, hash: link.hash, root: state.rootHash ?? link.hash, revokedAt: at };
+      });
+      await held.chain(this.client);
+      return result;
+    });
+  }
+
+  /**
+   * Signs a ledger row's retraction of a fact: a `retract` link over the row's words and the fact
+   * it names, and the fact out of live memory in the same transaction (or, for a fact a row took
+   * down before retractions were signed, the link alone). Without it, a row names a fact the
+   * owner approved as disputed and takes nothing down (docs/TRUST.md, "Retractions").
+   */
+  async retract(input: SignRetractionInput): Promise<SignedRetraction> {
+    const { subjectId } = input;
+    return this.trust.withSubject(subjectId, async (held) => {
+      const result = await this.client.transaction(async (tx) => {
+        const state = await this.ready(tx, held, subjectId, input.signer);
+        const row = await input.row(tx);
+        if (row.factId === null) {
+          throw new EngineError(
+            'INVALID_ARGUMENT',
+            `retraction "${row.id}" names no fact: it takes nothing out of memory, so there is nothing to sign`,
+            { data: { field: 'retractionId' } },
+          );
+        }
+        if (input.factId !== undefined && input.factId !== row.factId) {
+          throw new EngineError(
+            'RETRACTION_CHANGED',
+            `retraction "${row.id}" names fact "${row.factId}", not "${input.factId}" as it did when it was shown: nothing was signed`,
+            { data: { factId: row.factId } },
+          );
+        }
+        const signed = state.retractions.get(row.id);
+        if (signed !== undefined) {
+          throw new EngineError(
+            'NOT_PENDING',
+            `retraction "${row.id}" was signed at link ${signed.seq}`,
+          );
+        }
+        const facts = new FactSql(tx);
+        const fact = await facts.get(subjectId, row.factId);
+        const takenDown = fact?.status === 'retracted' && fact.retractionId === row.id;
+        // an overturned row takes nothing down; one that took its fact down before retractions
+        // were signed may still be signed, to explain that departure
+        const takesDown = fact?.status === 'active' && row.verdict !== 'overturned';
+        if (!takesDown && !takenDown) {
+          throw new EngineError(
+            row.verdict === 'overturned' ? 'ALREADY_SETTLED' : 'FACT_NOT_LIVE',
+            row.verdict === 'overturned'
+              ? `retraction "${row.id}" was overturned: there is nothing to take down`
+              : `fact "${row.factId}" is ${fact?.status ?? 'gone'}; retraction "${row.id}" can take nothing down`,
+          );
+        }
+        const at = this.clock();
+        const link = await this.append(
+          tx,
+          state,
+          subjectId,
+          {
+            proposalId: retractionTarget(row.id),
+            contentHash: this.crypto.sha256Hex(
+              retractionPayload({ ...row, factId: row.factId, subjectId }),
+            ),
+            decision: 'retract',
+            note: retractionNote(row.factId),
+          },
+          input.signer,
+          at,
+        );
+        if (takesDown && !(await facts.retract(subjectId, row.factId, row.id, at))) {
+          throw new EngineError(
+            'FACT_NOT_LIVE',
+            `fact "${row.factId}" stopped being live meanwhile`,
+          );
+        }
+        return {
+          retractionId: row.id,
+          factId: row.factId,
+          seq: link.seq,
+          hash: link.hash,
+          root: state.rootHash ?? link.hash,
+        };
       });
       await held.chain(this.client);
       return result;

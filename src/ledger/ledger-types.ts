@@ -2,6 +2,10 @@ import type { ProbeSpec, ProbeVerdict } from '../domain/probe.js';
 import type { CaughtBy, RetractionVerdict, SettledVerdict } from '../domain/retraction.js';
 import type { Retraction } from '../domain/retraction-record.js';
 import type { FactId, RetractionId } from '../domain/ids.js';
+import type { LinkSigner } from '../domain/decision-chain.js';
+
+/** The owner's signer (`OwnerSigner`, src/crypto/owner-key.ts), as the ledger sees it. */
+export type LedgerSigner = LinkSigner & { publicKeyPem: string };
 
 /** What `ledger.retract` records: the claim, what it stood on, and a falsifier with polarity. */
 export interface RetractInput {
@@ -22,8 +26,14 @@ export interface RetractInput {
   /** When the error was caught; default now. The falsifier matures `dueDays` later. */
   correctedAt?: Date;
   dueDays?: number;
-  /** A live fact this retraction takes down. */
+  /**
+   * A live fact this retraction names. A fact the owner approved stays live, marked disputed,
+   * until the owner signs the retraction (`signer` here, or `owner.retract` later); any other
+   * live fact (an action on its receipt, a restoration) is taken down at once.
+   */
   factId?: FactId;
+  /** The owner's signer: the retraction is signed as it is recorded, in one transaction. */
+  signer?: LedgerSigner;
   /** A machine probe that can settle the falsifier, with the verdict for each side. */
   probe?: { spec: ProbeSpec; standsIf: ProbeVerdict; overturnsIf: ProbeVerdict };
 }
@@ -34,7 +44,10 @@ export type SettleInput =
 
 /** The typed retraction ledger. */
 export interface LedgerApi {
-  /** Records a retraction (and takes `factId` down from live memory, when given). */
+  /**
+   * Records a retraction. With `factId`: takes an action or a restoration down from live memory
+   * at once, and a fact the owner approved only with the owner's signature (`signer`).
+   */
   retract(input: RetractInput): Promise<Retraction>;
   /** One retraction of the subject (RETRACTION_NOT_FOUND otherwise). */
   get(retractionId: RetractionId): Promise<Retraction>;

@@ -26,7 +26,8 @@ import { lockChain } from '../store/decision-sql.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import type { Retraction } from '../domain/retraction-record.js';
 import { RetractionSql } from '../store/retraction-sql.js';
-import type { LedgerApi, RetractInput, SettleInput } from './ledger-types.js';
+import type { LedgerApi, LedgerSigner, RetractInput, SettleInput } from './ledger-types.js';
+import type { SqlExecutor } from '../store/sql-client.js';
 
 /** What the ledger needs from the probes layer to settle a falsifier by machine. */
 export interface FalsifierProbes {
@@ -50,6 +51,12 @@ export interface FalsifierProbes {
 export interface LedgerDeps extends ModuleDeps {
   probes: FalsifierProbes;
   dueDays?: number;
+  /** The owner's signed retraction (the gate's), its row written in the decision's transaction. */
+  signRetraction: (input: {
+    subjectId: string;
+    signer: LedgerSigner;
+    row: (tx: SqlExecutor) => Promise<Retraction>;
+  }) => Promise<unknown>;
 }
 
 /** The most days a falsifier may take to mature (a century). */
@@ -136,7 +143,8 @@ class RetractionLedger {
       factId,
       recordedAt: now,
     };
-    return deps.client.transaction(async (tx) => {
+    /** The row, after checking the fact it names is live; the fact's promotion, if any. */
+    const record = async (tx: SqlExecutor) => {
       const facts = new FactSql(tx);
       if (row.factId !== null) {
         const fact = await facts.get(subjectId, row.factId);
@@ -152,8 +160,26 @@ class RetractionLedger {
           );
         }
       }
-      const saved = await new RetractionSql(tx).insert(row);
-      if (row.factId !== null && !(await facts.retract(subjectId, row.factId, saved.id, now))) {
+      return new RetractionSql(tx).insert(row);
+    };
+    if (input.signer !== undefined) {
+      if (row.factId === null) {
+        throw new EngineError(
+          'INVALID_ARGUMENT',
+          'a signed retraction names the fact it takes down (factId)',
+          { data: { field: 'factId' } },
+        );
+      }
+      await deps.signRetraction({ subjectId, signer: input.signer, row: record });
+      return this.get(subjectId, row.id);
+    }
+    return deps.client.transaction(async (tx) => {
+      const saved = await record(tx);
+      if (row.factId === null) return saved;
+      // a fact the owner approved leaves only on the owner's signature: until then it is disputed
+      const facts = new FactSql(tx);
+      if ((await facts.promotedBy(subjectId, row.factId)) === 'owner') return saved;
+      if (!(await facts.retract(subjectId, row.factId, saved.id, now))) {
         throw new EngineError('FACT_NOT_LIVE', `fact "${row.factId}" stopped being live meanwhile`);
       }
       return saved;
@@ -270,7 +296,12 @@ class RetractionLedger {
       let restoreLive = false;
       if (verdict === 'overturned' && row.factId !== null) {
         const original = await facts.get(row.subjectId, row.factId);
-        if (original !== null) {
+        // a fact this retraction never took down (it awaited the owner) needs no restoring
+        if (
+          original !== null &&
+          original.status === 'retracted' &&
+          original.retractionId === row.id
+        ) {
           restoredFactId = deps.newId();
           await facts.insertRestored(original, restoredFactId, now);
           // Only a calibrated probe's verdict restores straight to live memory, and never over a

@@ -14,8 +14,11 @@ import { EngineError } from '../domain/errors.js';
  * sends requests, each with an id, and the host answers each once, in any order.
  */
 export const HOST_PROTOCOL_NAME = 'memledger-store-host/';
-/** This version of it: a client refuses a host that speaks another (a host of an older memledger). */
-export const HOST_PROTOCOL = `${HOST_PROTOCOL_NAME}2`;
+/**
+ * This version of it: a client refuses a host that speaks another (a host of an older memledger).
+ * 3: trust views carry the disputed facts and the unsigned retractions (migration 19).
+ */
+export const HOST_PROTOCOL = `${HOST_PROTOCOL_NAME}3`;
 /** The socket's name inside the store directory. */
 export const SOCKET_FILE = 'memledger.sock';
 /** A frame larger than this is refused (a dump of a large store, to a client, is the largest). */

@@ -93,7 +93,7 @@ interface NowRow {
   latest: Array<[string, string | null]> | null;
   open_total: number | null;
   actions: Array<[string, string, string, string]> | null;
-  retractions: Array<[string, string, string]> | null;
+  retractions: Array<[string, string, string, string]> | null;
   due_count: number | null;
   due_oldest: string | null;
   pile_count: number | null;
@@ -132,10 +132,10 @@ const NOW_SQL = `SELECT
          WHERE subject_id = $1 AND status = 'confirmed' AND completed_at <= $2
          ORDER BY completed_at DESC, id DESC LIMIT 3) a
    WHERE completed_at > $4) AS actions,
-  (SELECT json_agg(json_build_array(claim, corrected_claim, verdict)
+  (SELECT json_agg(json_build_array(claim, corrected_claim, verdict, id)
                    ORDER BY corrected_at DESC, id DESC)
    FROM (SELECT claim, corrected_claim, verdict, corrected_at, id FROM retractions
-         WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 3) r) AS retractions,
+         WHERE subject_id = $1 ORDER BY corrected_at DESC, id DESC LIMIT 12) r) AS retractions,
   (SELECT json_agg(json_build_array(id, title, last_seq,
                                     to_char(last_turn_at AT TIME ZONE $3, 'YYYY-MM-DD HH24:MI'))
                    ORDER BY coalesce(last_turn_at, created_at) DESC, id DESC)
@@ -265,7 +265,8 @@ export class ArrivalSql {
             target,
             completed,
           })),
-          retractions: (r?.retractions ?? []).map(([claim, corrected, verdict]) => ({
+          retractions: (r?.retractions ?? []).map(([claim, corrected, verdict, id]) => ({
+            id,
             claim,
             corrected,
             verdict,

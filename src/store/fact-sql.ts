@@ -319,6 +319,17 @@ export class FactSql {
     });
   }
 
+  /** How a fact stored as live went live (`promoted_by`), or null for none (or no such fact). */
+  promotedBy(subjectId: string, id: string): Promise<string | null> {
+    return guard('reading a fact', async () => {
+      const { rows } = await this.db.query<{ promoted_by: string | null }>(
+        `SELECT promoted_by FROM facts WHERE subject_id = $1 AND id = $2`,
+        [subjectId, id],
+      );
+      return rows[0]?.promoted_by ?? null;
+    });
+  }
+
   /** Takes a live fact down: it stays, labelled retracted, linked to its ledger row. */
   retract(subjectId: string, id: string, retractionId: string, at: Date): Promise<boolean> {
     return guard('retracting a fact', async () => {

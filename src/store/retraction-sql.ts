@@ -39,6 +39,24 @@ const COLUMNS = `id, subject_id, claim, claimed_at, claim_surface, claim_ref, st
   probe_spec, probe_stands_verdict, probe_overturns_verdict, due_at, fact_id, verdict, settled_at,
   settled_outcome, settled_by, settled_probe_record_id, restored_fact_id, recorded_at`;
 
+/** A row's probe and its two verdicts, as `Retraction.probe` holds them (null unless all three). */
+export function storedProbe(r: {
+  probe_spec: unknown;
+  probe_stands_verdict: string | null;
+  probe_overturns_verdict: string | null;
+}): Retraction['probe'] {
+  return r.probe_spec === null ||
+    r.probe_spec === undefined ||
+    r.probe_stands_verdict === null ||
+    r.probe_overturns_verdict === null
+    ? null
+    : {
+        spec: r.probe_spec,
+        standsIf: r.probe_stands_verdict,
+        overturnsIf: r.probe_overturns_verdict,
+      };
+}
+
 function toRetraction(r: Row): Retraction {
   return {
     id: r.id,
@@ -56,14 +74,7 @@ function toRetraction(r: Row): Retraction {
     procedure: r.procedure,
     passObservation: r.pass_observation,
     overturnCondition: r.overturn_condition,
-    probe:
-      r.probe_spec === null || r.probe_stands_verdict === null || r.probe_overturns_verdict === null
-        ? null
-        : {
-            spec: r.probe_spec,
-            standsIf: r.probe_stands_verdict,
-            overturnsIf: r.probe_overturns_verdict,
-          },
+    probe: storedProbe(r),
     dueAt: r.due_at,
     factId: r.fact_id,
     verdict: r.verdict,
@@ -175,7 +186,11 @@ export class RetractionSql {
         `SELECT json_agg(json_build_array(claim,
                   (extract(epoch FROM greatest(corrected_at, recorded_at)) * 1000)::float8)
                   ORDER BY recorded_at, id)::text AS doc
-         FROM retractions WHERE subject_id = $1 AND verdict <> 'overturned'`,
+         FROM retractions r WHERE subject_id = $1 AND verdict <> 'overturned'
+           -- a row naming a fact stands once the fact left live memory: an unsigned dispute of a
+           -- fact the owner approved retracts nothing yet
+           AND (fact_id IS NULL OR NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_id = r.subject_id
+                                               AND f.id = r.fact_id AND f.status = 'active'))`,
         [subjectId],
       );
       const list = JSON.parse(rows[0]?.doc ?? 'null') as Array<[string, number]> | null;

@@ -1,12 +1,14 @@
 import type { Fact } from '../domain/fact.js';
 import {
   decidesProposal,
+  retractionPayload,
   verifyChain,
   type ChainBreakCode,
   type ChainCrypto,
   type ChainReport,
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
+import { shownId } from '../domain/shown-text.js';
 import {
   ChainState,
   delegationProblems,
@@ -17,6 +19,7 @@ import {
 } from '../domain/trust.js';
 import { DecisionSql } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
+import { RetractionSql } from '../store/retraction-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlExecutor } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
@@ -150,7 +153,28 @@ export async function auditChain(
     return broken(state.approved.get(u.id)?.seq ?? length + 1, u.code, `fact ${u.id}: ${u.reason}`);
   }
   const status = await statusProblem(subjectId, state, new FactSql(db));
-  return status === null ? report : { ok: false, length, ...status };
+  if (status !== null) return { ok: false, length, ...status };
+  // every ledger row the owner signed is there, as signed (reads show no words of one that is not)
+  if (state.retractions.size > 0) {
+    const rows = new Map(
+      (await new RetractionSql(db).list(subjectId, {})).map((r) => [r.id as string, r]),
+    );
+    for (const [id, link] of state.retractions) {
+      const row = rows.get(id);
+      const hash =
+        row === undefined || row.factId === null
+          ? null
+          : deps.crypto.sha256Hex(retractionPayload({ ...row, factId: row.factId, subjectId }));
+      if (hash !== link.contentHash) {
+        return broken(
+          link.seq,
+          'CONTENT_CHANGED',
+          `retraction ${shownId(id)}, signed at link ${link.seq}, is ${row === undefined ? 'missing' : 'changed since the owner signed it'}`,
+        );
+      }
+    }
+  }
+  return report;
 }
 
 /** Where a chain stops being trusted, and why: a ChainReport's failure without its length. */
@@ -237,7 +261,10 @@ export async function decisionProblem(
       code: w.code,
       reason: `fact ${w.fact.id}: ${w.reason}`,
     };
-  const u = view.unexplained[0];
+  // an approved fact an unsigned ledger row took down stops nothing: the owner signs that row,
+  // or the fact was only hidden (reads name it); refusing every decision over it would let any
+  // writer of the ledger stop the owner
+  const u = view.unexplained.find((x) => x.retraction === undefined);
   if (u !== undefined)
     return {
       brokenAt: state.approved.get(u.id)?.seq ?? end,

@@ -1,8 +1,9 @@
-import type { DecisionLink } from '../domain/decision-chain.js';
+import type { DecisionLink, RetractionContent } from '../domain/decision-chain.js';
 import type { Fact, FactStatus } from '../domain/fact.js';
 import type { ActiveFactEvidence, DepartedFactEvidence, ServerSnapshot } from '../domain/trust.js';
 import { decisionColumns, toLink, type DecisionDbRow } from '../store/decision-sql.js';
 import { FACT_COLUMNS, toFact, type FactDbRow } from '../store/fact-sql.js';
+import { storedProbe } from '../store/retraction-sql.js';
 import { SERVER_RUN, SERVER_SNAPSHOT_COLUMNS, serverSnapshotOf } from '../store/server-snapshot.js';
 import type { SqlExecutor } from '../store/sql-client.js';
 import { guard } from '../store/store-error.js';
@@ -226,6 +227,46 @@ export interface ProbeAsk {
   markSince?: string | 'snapshot';
 }
 
+/** A ledger row's words, as an owner's retraction signs them (`ledgerWordsSql`). */
+interface LedgerWords {
+  id: string;
+  claim: string;
+  corrected_claim: string;
+  why_wrong: string;
+  stood_on: string;
+  procedure: string;
+  pass_observation: string;
+  overturn_condition: string;
+  probe_spec: unknown;
+  probe_stands_verdict: string | null;
+  probe_overturns_verdict: string | null;
+}
+
+/** A JSON object of the words of the ledger row `r` (an alias) that `ledgerContent` reads. */
+const ledgerWordsSql = (r: string): string =>
+  `json_build_object('id', ${r}.id, 'claim', ${r}.claim, 'corrected_claim', ${r}.corrected_claim,
+     'why_wrong', ${r}.why_wrong, 'stood_on', ${r}.stood_on, 'procedure', ${r}.procedure,
+     'pass_observation', ${r}.pass_observation, 'overturn_condition', ${r}.overturn_condition,
+     'probe_spec', ${r}.probe_spec, 'probe_stands_verdict', ${r}.probe_stands_verdict,
+     'probe_overturns_verdict', ${r}.probe_overturns_verdict)`;
+
+/** What an owner's retraction of `factId` signs, from the row's words (as RetractionSql reads it). */
+function ledgerContent(subjectId: string, factId: string, r: LedgerWords): RetractionContent {
+  return {
+    id: r.id,
+    subjectId,
+    factId,
+    claim: r.claim,
+    correctedClaim: r.corrected_claim,
+    whyWrong: r.why_wrong,
+    stoodOn: r.stood_on,
+    procedure: r.procedure,
+    passObservation: r.pass_observation,
+    overturnCondition: r.overturn_condition,
+    probe: storedProbe(r),
+  };
+}
+
 /** The reads that decide what is live: the chain, the stored-as-live facts and what backs them. */
 export class TrustSql {
   /**
@@ -420,26 +461,36 @@ export class TrustSql {
   }
 
   /**
-   * What the ledger says of facts, read whole (it is small): the facts a row retracts, and the
+   * What the ledger says of facts, read whole (it is small): the rows that name each fact (an
+   * overturned one retracts nothing), with the words an owner's retraction signs, and the
    * restorations a probe-settled overturn names (`restoredId` + NUL + `originalId`).
    */
-  ledgerFacts(subjectId: string): Promise<{ retracted: Set<string>; settled: Set<string> }> {
+  ledgerFacts(
+    subjectId: string,
+  ): Promise<{ retracted: Map<string, RetractionContent[]>; settled: Set<string> }> {
     return guard('reading the retraction ledger', async () => {
       const { rows } = await this.db.query<{
+        words: LedgerWords;
         fact_id: string | null;
         restored_fact_id: string | null;
         settles: boolean;
+        overturned: boolean;
       }>(
-        `SELECT fact_id, restored_fact_id,
+        `SELECT ${ledgerWordsSql('retractions')} AS words, fact_id, restored_fact_id,
+                verdict = 'overturned' AS overturned,
                 (verdict = 'overturned' AND settled_probe_record_id IS NOT NULL) AS settles
          FROM retractions WHERE subject_id = $1`,
         [subjectId],
         PREPARED,
       );
-      const retracted = new Set<string>();
+      const retracted = new Map<string, RetractionContent[]>();
       const settled = new Set<string>();
       for (const r of rows) {
-        if (r.fact_id !== null) retracted.add(r.fact_id);
+        if (r.fact_id !== null && !r.overturned) {
+          const list = retracted.get(r.fact_id) ?? [];
+          list.push(ledgerContent(subjectId, r.fact_id, r.words));
+          retracted.set(r.fact_id, list);
+        }
         if (r.settles && r.restored_fact_id !== null && r.fact_id !== null) {
           settled.add(`${r.restored_fact_id}\u0000${r.fact_id}`);
         }
@@ -460,14 +511,15 @@ export class TrustSql {
           v: string;
           promoted_by: ActiveFactEvidence['promotedBy'];
           receipt_tools: string[] | null;
-          ledger_retracted: boolean;
+          ledger_rows: LedgerWords[] | null;
           restoration_settled: boolean;
         }
       >(
         `SELECT ${prefixed('f')}, f.xmin::text AS v, f.promoted_by,
                 CASE WHEN t.receipt_kind = 'tools' THEN t.receipt_tools END AS receipt_tools,
-                EXISTS (SELECT 1 FROM retractions r
-                        WHERE r.subject_id = f.subject_id AND r.fact_id = f.id) AS ledger_retracted,
+                (SELECT json_agg(${ledgerWordsSql('r')} ORDER BY r.id)
+                 FROM retractions r WHERE r.subject_id = f.subject_id AND r.fact_id = f.id
+                   AND r.verdict <> 'overturned') AS ledger_rows,
                 EXISTS (SELECT 1 FROM retractions r
                         WHERE r.subject_id = f.subject_id AND r.restored_fact_id = f.id
                           AND r.fact_id = f.restored_from_id AND r.verdict = 'overturned'
@@ -489,7 +541,7 @@ export class TrustSql {
         version: r.v,
         promotedBy: r.promoted_by,
         receiptTools: r.receipt_tools,
-        ledgerRetracted: r.ledger_retracted,
+        retractions: (r.ledger_rows ?? []).map((w) => ledgerContent(subjectId, r.id, w)),
         restoration:
           r.restored_from_id === null
             ? null
@@ -516,7 +568,7 @@ export class TrustSql {
             key: null,
             status: 'proposed',
             validTo: null,
-            ledgerRetracted: false,
+            retraction: null,
             supersededBy: null,
           },
       );
@@ -556,7 +608,7 @@ export class TrustSql {
       evidence_tool: string | null;
       recorded_at: Date;
       restored_from_id: string | null;
-      ledger_retracted: boolean;
+      ledger_row: LedgerWords | null;
       n_id: string | null;
       n_slot: string | null;
       n_key: string | null;
@@ -573,8 +625,9 @@ export class TrustSql {
     }>(
       `SELECT f.id, f.slot, f.key, f.status, f.valid_to, f.promoted_by, f.origin, f.evidence_tool,
               f.recorded_at, f.restored_from_id,
-              EXISTS (SELECT 1 FROM retractions r WHERE r.subject_id = f.subject_id
-                      AND r.fact_id = f.id AND r.id = f.retraction_id) AS ledger_retracted,
+              (SELECT ${ledgerWordsSql('r')}
+               FROM retractions r WHERE r.subject_id = f.subject_id
+                 AND r.fact_id = f.id AND r.id = f.retraction_id) AS ledger_row,
               n.id AS n_id, n.slot AS n_slot, n.key AS n_key, n.supersedes_id AS n_supersedes_id,
               n.status AS n_status, n.promoted_by AS n_promoted_by, n.origin AS n_origin,
               n.evidence_tool AS n_tool, n.recorded_at AS n_recorded_at,
@@ -598,7 +651,7 @@ export class TrustSql {
       status: r.status,
       validTo:
         r.valid_to instanceof Date && Number.isFinite(r.valid_to.getTime()) ? r.valid_to : null,
-      ledgerRetracted: r.ledger_retracted,
+      retraction: r.ledger_row === null ? null : ledgerContent(subjectId, r.id, r.ledger_row),
       supersededBy:
         r.n_id === null
           ? null

@@ -455,7 +455,7 @@ export function createTrustVerifier(deps: {
       const from = f.restoredFromId;
       active.push({
         ...cached.evidence,
-        ledgerRetracted: ledger.retracted.has(f.id),
+        retractions: ledger.retracted.get(f.id) ?? [],
         restoration:
           from === null
             ? null
@@ -517,6 +517,8 @@ export function createTrustVerifier(deps: {
       withheld: judged.withheld,
       unexplained: judged.unexplained,
       delegations: delegationProblems(state, probe?.slots ?? []),
+      disputed: judged.disputed,
+      unsignedRetractions: judged.unsignedRetractions,
     });
     if (
       snapshot &&

@@ -116,7 +116,8 @@ describe('the built CLI on a store: bad flags and files are refused and change n
       [BUILT_CLI, 'propose', '--session', session, '--file', deep, '--db', db, '--json'],
       { encoding: 'utf8' },
     );
-    expect(r.status).toBe(0);
+    // every proposal dropped: exit 5, the output still on stdout
+    expect(r.status).toBe(5);
     expect(
       (JSON.parse(r.stdout) as { dropped: Array<{ code: string }> }).dropped.map((d) => d.code),
     ).toEqual(['INVALID_PROPOSAL']);

@@ -230,6 +230,11 @@ describe('the built memledger, command group by command group [pglite]', () => {
     expect(
       (await ok<{ due: Array<{ id: string }> }>('retract', 'due')).due.map((d) => d.id),
     ).toEqual([r.id]);
+    // an approved fact stays live, disputed, until the owner signs the retraction
+    expect((await ok<{ facts: Array<{ id: string }> }>('memory')).facts.map((f) => f.id)).toEqual([
+      live,
+    ]);
+    expect(await ok('retract', 'sign', r.id)).toMatchObject({ retractionId: r.id, factId: live });
     expect((await ok<{ facts: unknown[] }>('memory')).facts).toEqual([]);
   });
 

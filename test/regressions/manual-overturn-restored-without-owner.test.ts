@@ -68,6 +68,7 @@ describe.each(ENGINES)(
         passObservation: 'the user confirms Bergen',
         overturnCondition: 'the user says Oslo again',
         factId: osloId as FactId,
+        signer,
         dueDays: 0,
       });
       now = new Date(now.getTime() + 60_000);
