@@ -230,7 +230,10 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
   return {
     proposalGate: gate,
     revokeToken: (input) => decisions.revokeToken(input),
-    signRetraction: (input) => decisions.retract(input),
+    signRetraction: async (input) => {
+      requireSigner(input.signer);
+      return decisions.retract(input);
+    },
     gate: (subjectId) => ({
       async propose(input) {
         const sessionId = requireId(input.sessionId, 'session');

@@ -143,7 +143,7 @@ class RetractionLedger {
       factId,
       recordedAt: now,
     };
-    /** The row, after checking the fact it names is live; the fact's promotion, if any. */
+    /** Writes the row, after checking that the fact it names (if any) is live. */
     const record = async (tx: SqlExecutor) => {
       const facts = new FactSql(tx);
       if (row.factId !== null) {

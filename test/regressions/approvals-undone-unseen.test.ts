@@ -97,6 +97,18 @@ describe.each(ENGINES)('every status change is explained [%s]', (kind) => {
     expect(after.arrival).not.toContain('disputed');
     expect(after.arrival).toContain('now: "The user now works days."');
     expect((await f.me.owner.verifyChain()).ok).toBe(true);
+    // bad input changes nothing: a signer that is not one, a row that is not there
+    const rows = (await f.me.ledger.list()).length;
+    expect(
+      await code(
+        f.me.ledger.retract({ ...falsifier, factId: f.ids.city, signer: {} as typeof f.signer }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      await code(f.me.owner.retract({ retractionId: 'nope' as RetractionId, signer: f.signer })),
+    ).toBe('RETRACTION_NOT_FOUND');
+    expect((await f.me.ledger.list()).length).toBe(rows);
+    expect((await shown(f.me, 'Lisbon')).live).toContain(TEXTS.city);
     // signed once: again is NOT_PENDING, and nothing changes
     expect(await code(f.me.owner.retract({ retractionId: r.id, signer: f.signer }))).toBe(
       'NOT_PENDING',
