@@ -361,6 +361,7 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
       [`/pile/${p}/reject`, {}],
       ['/pile/reject-night', { ids: p, day: '2026-01-01' }],
       [`/ledger/${r.id}/settle`, { verdict: 'stands', outcome: 'no file' }],
+      [`/retractions/${r.id}/sign`, { confirm: 'YES' }],
     ];
     const csrf = await browser.csrf();
     const stranger = await new Visitor(base).csrf();
@@ -693,6 +694,51 @@ describe.each(ENGINES)('the review page over HTTP [%s]', (kind) => {
     const none = await w.unlock();
     expect([none.status, codeOf(none.html)]).toEqual([409, 'NO_OWNER_KEY']);
     expect(k.review.sessions.unlockedCount()).toBe(0);
+  });
+
+  it('a retraction waiting for the owner is shown with the fact it takes down, and signed only with YES', async () => {
+    const p = await propose();
+    const csrf = await browser.csrf();
+    expect((await browser.post(`/pile/${p}/approve`, { _csrf: csrf, confirm: 'YES' })).status).toBe(
+      303,
+    );
+    const r = await me.ledger.retract({
+      claim: 'The user sails on weekends.',
+      stoodOn: 'one remark',
+      whyWrong: 'the user sold the boat',
+      corrected: 'The user no longer sails.',
+      procedure: 'ask the user',
+      passObservation: 'the user says the boat is sold',
+      overturnCondition: 'the user says they sail',
+      factId: p as FactId,
+    });
+    expect(await status(p)).toBe('active');
+    const page = await browser.get('/');
+    const card = page.html.slice(page.html.indexOf(`data-retraction="${r.id}"`));
+    expect(card).toContain('“The user sails on weekends.” → now: “The user no longer sails.”');
+    expect(card).toContain(`name="factId" value="${p}"`);
+    // without YES, or for another fact than the one shown: refused, nothing signed
+    const before = await dumpStore(engine);
+    const noYes = await browser.post(`/retractions/${r.id}/sign`, { _csrf: csrf, factId: p });
+    expect([noYes.status, codeOf(noYes.html)]).toEqual([400, 'CONFIRMATION_REQUIRED']);
+    const other = await browser.post(`/retractions/${r.id}/sign`, {
+      _csrf: csrf,
+      factId: 'another-fact',
+      confirm: 'YES',
+    });
+    expect([other.status, codeOf(other.html)]).toEqual([409, 'RETRACTION_CHANGED']);
+    expect(await dumpStore(engine)).toEqual(before);
+    const ok = await browser.post(`/retractions/${r.id}/sign`, {
+      _csrf: csrf,
+      factId: p,
+      confirm: 'YES',
+    });
+    expect(ok.status).toBe(303);
+    expect(await status(p)).toBe('retracted');
+    const after = await browser.get('/');
+    expect(after.html).not.toContain(`data-retraction="${r.id}"`);
+    expect(flashOf(after.html)).toMatch(/^signed retraction .*: fact .* left live memory/);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 
   it('approving needs YES typed (trimmed, in capitals): anything else is CONFIRMATION_REQUIRED and changes nothing', async () => {

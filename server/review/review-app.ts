@@ -19,6 +19,7 @@ import {
   chartDays,
   ledgerItems,
   liveMemory,
+  pendingRetractions,
   pileNights,
   unanchoredChain,
 } from './review-data.js';
@@ -48,7 +49,7 @@ import {
 } from './views/layout.js';
 import { ledgerView } from './views/ledger-view.js';
 import { memoryView } from './views/memory-view.js';
-import { decidedCard, nightHead, pileView } from './views/pile-view.js';
+import { decidedCard, disputesView, nightHead, pileView } from './views/pile-view.js';
 import { unlockView } from './views/unlock-view.js';
 
 export interface ReviewConfig {
@@ -221,8 +222,12 @@ export function createReviewApp(
   view('/', async (c, s) => {
     const zone = await tz();
     const page = positiveInt(c.req.query('page'), 1);
-    const pile = await pileNights(me, page, size, zone);
-    return html`${pileView(pile.nights, s.csrf, zone)} ${pager('/', {}, pile.page, pile.pages)}`;
+    const [pile, disputes] = await Promise.all([
+      pileNights(me, page, size, zone),
+      pendingRetractions(me),
+    ]);
+    return html`${disputesView(disputes, s.csrf, zone)} ${pileView(pile.nights, s.csrf, zone)}
+    ${pager('/', {}, pile.page, pile.pages)}`;
   });
 
   view('/memory', async (c) => {
@@ -362,6 +367,28 @@ export function createReviewApp(
   post('/pile/:id/reject', async (c, s, form) =>
     decide(c, s, (c.req.param('id') ?? '') as FactId, 'reject', false, form),
   );
+
+  post('/retractions/:id/sign', async (c, s, form) => {
+    const signer = sessions.signer(s); // locked first: a locked page says so before anything else
+    if ((form.get('confirm') ?? '').trim() !== 'YES') {
+      throw new ServerError(
+        'CONFIRMATION_REQUIRED',
+        'type YES (in capitals) to sign: signing takes the fact out of live memory; nothing changed',
+      );
+    }
+    const factId = form.get('factId') ?? '';
+    const signed = await me.owner.retract({
+      retractionId: (c.req.param('id') ?? '') as RetractionId,
+      ...(factId === '' ? {} : { factId: factId as FactId }),
+      signer,
+    });
+    return done(
+      c,
+      s,
+      `signed retraction ${signed.retractionId}: fact ${signed.factId} left live memory (decision #${signed.seq}, signed)`,
+      '/',
+    );
+  });
 
   post('/pile/reject-night', async (c, s, form) => {
     const signer = sessions.signer(s);

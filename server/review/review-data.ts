@@ -1,4 +1,4 @@
-import type { Fact, SubjectHandle } from '../../src/index.js';
+import type { Fact, Retraction, SubjectHandle } from '../../src/index.js';
 import { isoDay } from '../../src/rules.js';
 import type { ChainState } from './views/chain-view.js';
 import { pageOf } from './views/layout.js';
@@ -6,6 +6,28 @@ import type { LiveItem } from './views/memory-view.js';
 import type { PileItem, PileNight } from './views/pile-view.js';
 
 /** What each view reads, through the subject handle only: the page calls the engine API. */
+
+/**
+ * Retractions that wait for the owner's signature: ledger rows (not overturned) naming a fact
+ * that is still live, the fact the owner approved, which the row only disputes until signed.
+ */
+export async function pendingRetractions(
+  me: SubjectHandle,
+): Promise<Array<{ retraction: Retraction; fact: Fact }>> {
+  const rows = (await me.ledger.list()).filter(
+    (r) => r.factId !== null && r.verdict !== 'overturned',
+  );
+  const out: Array<{ retraction: Retraction; fact: Fact }> = [];
+  for (const r of rows) {
+    const fact = await me.facts
+      .get(r.factId as NonNullable<Retraction['factId']>)
+      .catch(() => null);
+    if (fact !== null && fact.status === 'active' && fact.integrity === undefined) {
+      out.push({ retraction: r, fact });
+    }
+  }
+  return out;
+}
 
 export async function pileNights(
   me: SubjectHandle,

@@ -445,6 +445,35 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     await shot('arrivals');
   });
 
+  it("an agent's retraction waits on the pile page with the fact it takes down; YES signs it", async () => {
+    const stance = (await me.facts.live()).find((f) => f.text === STANCE);
+    expect(stance).toBeDefined();
+    const r = await me.ledger.retract({
+      claim: STANCE,
+      stoodOn: 'one request',
+      whyWrong: 'the user asked for detail again',
+      corrected: 'The user wants full answers.',
+      procedure: 'ask the user',
+      passObservation: 'the user asks for detail',
+      overturnCondition: 'the user asks for short answers',
+      factId: stance?.id as FactId,
+    });
+    await page.goto(serve.url);
+    const card = page.locator(`article.dispute[data-retraction="${r.id}"]`);
+    expect(await card.innerText()).toContain(STANCE);
+    await shot('pile-retraction-waiting');
+    await card.locator('input.confirm').fill('YES');
+    await Promise.all([
+      page.waitForURL(serve.url, { waitUntil: 'load' }),
+      card.locator('button.sign-retraction').click(),
+    ]);
+    expect(await page.locator('#flash').innerText()).toMatch(/^signed retraction /);
+    await expect(page.locator(`article.dispute[data-retraction="${r.id}"]`).count()).resolves.toBe(
+      0,
+    );
+    expect((await me.facts.live()).map((f) => f.text)).not.toContain(STANCE);
+  });
+
   it('the lock button forgets the key at once', async () => {
     await page.goto(serve.url);
     await page.click('#lock');

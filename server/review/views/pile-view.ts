@@ -1,4 +1,4 @@
-import type { Attestation, Fact, Turn } from '../../../src/index.js';
+import type { Attestation, Fact, Retraction, Turn } from '../../../src/index.js';
 import { locateQuote, storedVerdictDiffers, unattestedNote } from '../../../src/rules.js';
 import { csrfField, shownTime, type Markup, html } from './layout.js';
 
@@ -306,4 +306,59 @@ export function nightHead(day: string, ids: readonly string[], csrf: string, oob
           </form>`
     }
   </div>`;
+}
+
+/**
+ * Retractions that wait for the owner: each with the fact it would take out of live memory and a
+ * form that signs it (type YES, as approving does). Signing sends the fact the owner was shown, so
+ * a row changed since is refused (RETRACTION_CHANGED) and nothing is signed.
+ */
+export function disputesView(
+  items: ReadonlyArray<{ retraction: Retraction; fact: Fact }>,
+  csrf: string,
+  timeZone: string,
+): Markup | string {
+  if (items.length === 0) return '';
+  return html`<section class="night disputes" aria-label="retractions waiting for your signature">
+    <div class="night-head">
+      <h2>
+        Retractions waiting for your signature
+        <span class="meta">(${items.length})</span>
+      </h2>
+      <p class="meta">
+        Each disputes a fact you approved. It stays in live memory, marked disputed, until you sign.
+      </p>
+    </div>
+    ${items.map(({ retraction: r, fact }) => {
+      const id = encodeURIComponent(r.id);
+      return html`<article class="proposal dispute" data-retraction="${r.id}">
+        <p class="meta">
+          retraction <code>${r.id}</code> · caught by ${r.caughtBy} ·
+          ${shownTime(r.recordedAt, timeZone)}
+        </p>
+        <p class="claim">“${r.claim}” → now: “${r.correctedClaim}”</p>
+        <p class="meta">why it was wrong: ${r.whyWrong} · it stood on: ${r.stoodOn}</p>
+        <p>
+          Signing takes out of live memory the fact <strong>${label(fact)}</strong>:
+          <span class="said">${fact.text}</span>
+        </p>
+        <form method="post" action="/retractions/${id}/sign" class="inline approve">
+          ${csrfField(csrf)}
+          <input type="hidden" name="factId" value="${fact.id}" />
+          <label
+            >Type YES to sign
+            <input
+              type="text"
+              name="confirm"
+              class="confirm"
+              autocomplete="off"
+              spellcheck="false"
+              size="4"
+              aria-label="type YES to sign the retraction of: ${fact.text.slice(0, 80)}"
+          /></label>
+          <button type="submit" class="sign-retraction">Sign the retraction</button>
+        </form>
+      </article>`;
+    })}
+  </section>`;
 }
