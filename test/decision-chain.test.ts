@@ -387,6 +387,28 @@ function factOf(id: string): Fact | null {
   };
 }
 
+/**
+ * A link after `prev` under the owner's key id, signed by the intruder: a delegation of
+ * wire_transfer, or a decision on `proposalId` with `contentHash`.
+ */
+function forgedAfter(
+  prev: DecisionLink,
+  proposalId: string,
+  decision: 'delegate' | 'approve',
+  contentHash = 'a'.repeat(64),
+): DecisionLink {
+  const fields = nextLinkFields(prev, {
+    subjectId: SUBJECT,
+    proposalId,
+    contentHash,
+    decision,
+    decidedAt: '2026-11-06T10:00:00.000Z',
+    note: decision === 'delegate' ? '{"autoLive":true,"tools":["wire_transfer"]}' : '',
+    keyId: owner.keyId,
+  });
+  return sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign });
+}
+
 /** The read path's verdict (ChainState.extend, in `batches`), and the signatures it checked. */
 function readPath(
   chain: readonly DecisionLink[],
@@ -440,16 +462,7 @@ describe('the read path (ChainState.extend): the last signature covers the links
       'an appended link signed with another key under the owner keyId',
       () => {
         const chain = buildChain();
-        const fields = nextLinkFields(at(chain, 5), {
-          subjectId: SUBJECT,
-          proposalId: 'p-forged',
-          contentHash: 'a'.repeat(64),
-          decision: 'delegate',
-          decidedAt: '2026-11-06T10:00:00.000Z',
-          note: '{"autoLive":true,"tools":["wire_transfer"]}',
-          keyId: owner.keyId,
-        });
-        chain.push(sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign }));
+        chain.push(forgedAfter(at(chain, 5), 'slot:forged', 'delegate'));
         return chain;
       },
     ],
@@ -465,16 +478,9 @@ describe('the read path (ChainState.extend): the last signature covers the links
       'a forged link that also decides a proposal again (the signature is reported first)',
       () => {
         const chain = buildChain();
-        const fields = nextLinkFields(at(chain, 5), {
-          subjectId: SUBJECT,
-          proposalId: 'p-3',
-          contentHash: proposalContentHash(proposal(3), crypto),
-          decision: 'approve',
-          decidedAt: '2026-11-06T10:00:00.000Z',
-          note: '',
-          keyId: owner.keyId,
-        });
-        chain.push(sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign }));
+        chain.push(
+          forgedAfter(at(chain, 5), 'p-3', 'approve', proposalContentHash(proposal(3), crypto)),
+        );
         return chain;
       },
     ],
@@ -521,16 +527,7 @@ describe('the read path (ChainState.extend): the last signature covers the links
     chain[1] = { ...at(chain, 2), signature: intruder.sign(decisionPayload(at(chain, 2))) };
     let tip = at(chain, 5);
     for (let n = 0; n < 20; n++) {
-      const fields = nextLinkFields(tip, {
-        subjectId: SUBJECT,
-        proposalId: `slot:forged_${n}`,
-        contentHash: 'a'.repeat(64),
-        decision: 'delegate',
-        decidedAt: '2026-11-06T10:00:00.000Z',
-        note: '{"autoLive":true,"tools":["wire_transfer"]}',
-        keyId: owner.keyId,
-      });
-      tip = sealLink(fields, crypto, { keyId: owner.keyId, sign: intruder.sign });
+      tip = forgedAfter(tip, `slot:forged_${n}`, 'delegate');
       chain.push(tip);
     }
     expectBroken(verifyChain(chain, ownerOpts()), 2, 'BAD_SIGNATURE');

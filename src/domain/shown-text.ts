@@ -176,8 +176,9 @@ export function collapseWhitespace(text: string): string {
 }
 
 /**
- * An id from the store as a model is shown it inside memledger's own words: as it is when it has
- * an id's shape, else a placeholder (a row's id could hold "]" and sentences of its own).
+ * An id from the store, as a model is shown it inside memledger's own words. An id of an id's
+ * shape is shown as it is; any other is shown as a placeholder, because a row's id could hold "]"
+ * and sentences of its own.
  */
 export function shownId(id: string): string {
   return /^[A-Za-z0-9_.:@-]{1,128}$/u.test(id) ? id : '(a malformed id)';

@@ -192,6 +192,21 @@ function replaces(item: PileItem): Markup {
   >`;
 }
 
+/** The field a consequential form needs typed YES in (approving, signing a retraction). */
+function yesField(verb: string, what: string): Markup {
+  return html`<label
+    >Type YES to ${verb}
+    <input
+      type="text"
+      name="confirm"
+      class="confirm"
+      autocomplete="off"
+      spellcheck="false"
+      size="4"
+      aria-label="type YES to ${what}"
+  /></label>`;
+}
+
 /** A decision's form: a plain post, made partial by htmx (the card is swapped for its outcome). */
 function decisionForm(
   id: string,
@@ -228,18 +243,7 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string, day
       id,
       'approve',
       csrf,
-      html`<label
-          >Type YES to approve
-          <input
-            type="text"
-            name="confirm"
-            class="confirm"
-            autocomplete="off"
-            spellcheck="false"
-            size="4"
-            aria-label="type YES to approve: ${fact.text.slice(0, 80)}"
-        /></label>
-        ${replaces(item)}
+      html`${yesField('approve', `approve: ${fact.text.slice(0, 80)}`)} ${replaces(item)}
         <button type="submit" class="approve">Approve</button>`,
       day,
     )}
@@ -345,17 +349,7 @@ export function disputesView(
         <form method="post" action="/retractions/${id}/sign" class="inline approve">
           ${csrfField(csrf)}
           <input type="hidden" name="factId" value="${fact.id}" />
-          <label
-            >Type YES to sign
-            <input
-              type="text"
-              name="confirm"
-              class="confirm"
-              autocomplete="off"
-              spellcheck="false"
-              size="4"
-              aria-label="type YES to sign the retraction of: ${fact.text.slice(0, 80)}"
-          /></label>
+          ${yesField('sign', `sign the retraction of: ${fact.text.slice(0, 80)}`)}
           <button type="submit" class="sign-retraction">Sign the retraction</button>
         </form>
       </article>`;
