@@ -15,7 +15,7 @@ export type Decision = (typeof DECISIONS)[number];
  * What a link can record: a decision on a proposal, a slot delegation (which tools' receipts may
  * make a did fact live in an action slot with no decision of its own), or a token's revocation.
  */
-export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke', 'retract'] as const;
+export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke', 'retract', 'forget'] as const;
 /** One of `LINK_KINDS`. */
 export type LinkKind = (typeof LINK_KINDS)[number];
 

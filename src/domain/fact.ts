@@ -99,6 +99,8 @@ export interface CitedTurn {
   /** Tools on the turn's receipt (assistant turns), or [] when none ran or unknown. */
   receiptTools: readonly string[];
   recordedAt: Date;
+  /** The owner forgot it: it is a tombstone, and nothing may cite it (EVIDENCE_FORGOTTEN). */
+  forgotten?: boolean;
 }
 
 /** A stored fact with its passport: origin, evidence, attestation, status and lineage. */

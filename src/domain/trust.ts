@@ -18,6 +18,7 @@ import {
   type VerifyChainOptions,
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
+import { forgetTarget, holdsTurn, parseForgetNote, type ForgetTargets } from './forget.js';
 import type { FactId } from './ids.js';
 import { oneLine, shownId } from './shown-text.js';
 
@@ -77,6 +78,12 @@ export class ChainState {
   readonly retractions = new Map<string, { seq: number; contentHash: string }>();
   /** The facts those links took down (named in their signed notes), with the link and row. */
   readonly retractedFacts = new Map<string, { seq: number; retractionId: string }>();
+  /** The owner's forgets (`forget` links), by forget id: the link and what it names. */
+  readonly forgets = new Map<string, { seq: number; decidedAt: Date; targets: ForgetTargets }>();
+  /** The facts a forget named, with its link: gone from the store on the owner's word. */
+  readonly forgottenFacts = new Map<string, number>();
+  /** The ledger rows a forget named, likewise. */
+  readonly forgottenRetractions = new Map<string, number>();
   /** Each slot's current delegation (its last delegation link). */
   readonly delegations = new Map<string, DelegationEntry>();
   /** Every delegation link of each slot, oldest first. */
@@ -120,9 +127,15 @@ export class ChainState {
     return this.keyApprovals.get(`${slot}\u0000${key}`);
   }
 
-  /** The approved facts the chain keeps live (not superseded by a later approval). */
+  /** The approved facts the chain keeps live (not superseded by a later approval, not forgotten). */
   chainLive(): string[] {
     return [...this.approved.keys()].filter((id) => !this.superseded.has(id));
+  }
+
+  /** Whether forget `forgetId`, signed on the chain, names turn `seq` of `session`. */
+  forgotTurn(forgetId: string, session: string, seq: number): boolean {
+    const f = this.forgets.get(forgetId);
+    return f !== undefined && holdsTurn(f.targets.turns, session, seq);
   }
 
   /**
@@ -156,19 +169,36 @@ export class ChainState {
     const decided = {
       get: (id: string) => decidedHere.get(id) ?? this.decidedSeqs.get(id),
     };
+    // a decided proposal the store no longer holds is gone on the owner's word when a later
+    // forget link names it: its link is checked as signed, and stands only if that link does
+    const forgottenBy = new Map<string, number>();
+    links.forEach((link, i) => {
+      if (link.decision !== 'forget') return;
+      const t = parseForgetNote(link.note, link.contentHash, (x) => crypto.sha256Hex(x));
+      for (const id of t?.facts ?? []) if (!forgottenBy.has(id)) forgottenBy.set(id, i);
+    });
+    const restsOn: Array<{ at: number; forget: number }> = [];
     const shaped: Array<{ link: DecisionLink; fact: Fact | null }> = [];
     let tip = this.tip;
     let broken: ChainBreak | null = null;
-    for (const link of links) {
+    for (const [i, link] of links.entries()) {
       const fact = decidesProposal(link) ? factOf(link.proposalId) : null;
-      const check = checkLink(link, tip, opts(fact), decided, 'covered');
+      const forget = fact === null ? forgottenBy.get(link.proposalId) : undefined;
+      const o: VerifyChainOptions =
+        forget !== undefined && forget > i && decidesProposal(link)
+          ? { ...this.opts, currentContentHash: () => link.contentHash }
+          : opts(fact);
+      const check = checkLink(link, tip, o, decided, 'covered');
       if (check !== null) {
         // reported as a link-by-link check reports it (a bad signature before some faults)
-        const first = checkLink(link, tip, opts(fact), decided) ?? check;
+        const first = checkLink(link, tip, o, decided) ?? check;
         broken = { brokenAt: Number.isSafeInteger(link.seq) ? link.seq : tip.seq + 1, ...first };
         break;
       }
       if (decidesProposal(link)) decidedHere.set(link.proposalId, link.seq);
+      if (o.currentContentHash !== undefined && forget !== undefined && forget > i) {
+        restsOn.push({ at: i, forget });
+      }
       shaped.push({ link, fact });
       tip = { seq: link.seq, hash: link.hash };
     }
@@ -189,6 +219,18 @@ export class ChainState {
       broken = { brokenAt: s.link.seq, ...BAD_SIGNATURE };
       break;
     }
+    // a link that rested on a forget the chain does not reach breaks where it stands
+    for (;;) {
+      const r = restsOn.find((x) => x.at < signed && x.forget >= signed);
+      if (r === undefined) break;
+      const link = (shaped[r.at] as (typeof shaped)[number]).link;
+      signed = r.at;
+      broken = {
+        brokenAt: link.seq,
+        code: 'CONTENT_CHANGED',
+        reason: `proposal ${link.proposalId} is missing`,
+      };
+    }
     for (const { link, fact } of shaped.slice(0, signed)) {
       this.apply(link, fact);
       if (link.seq === 1) this.rootHash = link.hash;
@@ -200,6 +242,10 @@ export class ChainState {
   }
 
   private apply(link: DecisionLink, fact: Fact | null): void {
+    if (link.decision === 'forget') {
+      this.applyForget(link);
+      return;
+    }
     if (link.decision === 'retract') {
       const retractionId = link.proposalId.slice('retraction:'.length);
       this.retractions.set(retractionId, { seq: link.seq, contentHash: link.contentHash });
@@ -241,6 +287,34 @@ export class ChainState {
       this.liveByKey.set(k, fact.id);
       this.keyApprovals.set(k, { id: fact.id, seq: link.seq, decidedAt: new Date(link.decidedAt) });
     }
+  }
+
+  private applyForget(link: DecisionLink): void {
+    const targets = parseForgetNote(link.note, link.contentHash, (x) =>
+      this.opts.crypto.sha256Hex(x),
+    ) ?? {
+      scope: 'fact',
+      turns: [],
+      sessions: [],
+      facts: [],
+      retractions: [],
+      summaries: [],
+      dropped: [],
+      commitments: [],
+      actions: [],
+      probeRecords: [],
+    };
+    const id = link.proposalId.slice(forgetTarget('').length);
+    this.forgets.set(id, { seq: link.seq, decidedAt: new Date(link.decidedAt), targets });
+    const gone = new Set(targets.facts);
+    for (const factId of gone) {
+      this.forgottenFacts.set(factId, link.seq);
+      this.approved.delete(factId);
+      this.superseded.delete(factId);
+    }
+    for (const [k, v] of this.liveByKey) if (gone.has(v)) this.liveByKey.delete(k);
+    for (const [k, v] of this.keyApprovals) if (gone.has(v.id)) this.keyApprovals.delete(k);
+    for (const r of targets.retractions) this.forgottenRetractions.set(r, link.seq);
   }
 }
 

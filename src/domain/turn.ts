@@ -23,7 +23,13 @@ export interface Turn {
   recordedAt: Date;
   /** Who spoke, when a role has more than one person behind it; null otherwise. */
   speaker: string | null;
+  /** Set on a tombstone: the owner forgot this turn (its words and receipt are gone). */
+  forgotten?: { at: Date; forgetId: string };
 }
+
+/** What a history shows for a forgotten turn, in place of its words. */
+export const forgottenLine = (t: Pick<Turn, 'seq'> & { forgotten: { at: Date } }): string =>
+  `[turn ${t.seq}: forgotten by the owner on ${t.forgotten.at.toISOString().slice(0, 10)}]`;
 
 /** A role from a string: UNKNOWN_ROLE when it is missing or not one of `TURN_ROLES`. */
 export function parseRole(value: string | undefined): TurnRole {

@@ -36,6 +36,8 @@ export const HANDLE_ARGS: {
     decide: ['input'],
     delegate: ['input'],
     retract: ['input'],
+    forget: ['input'],
+    forgetPlan: ['value'],
     key: [],
     setKey: ['input'],
     verifyChain: ['options'],

@@ -34,6 +34,7 @@ import type { SqlExecutor } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate-types.js';
+import { readForgetScope } from '../domain/forget.js';
 import { OwnerDecisions } from './owner-decisions.js';
 import type { Trust } from '../trust/trust-types.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
@@ -280,6 +281,19 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       },
     }),
     owner: (subjectId) => ({
+      async forget(input) {
+        const scope = readForgetScope(input.scope);
+        const withFacts = optionalBoolean(input.withFacts, 'withFacts');
+        requireSigner(input.signer);
+        return decisions.forget({
+          subjectId,
+          scope,
+          withFacts: withFacts === true,
+          forgetId: deps.newId(),
+          signer: input.signer,
+        });
+      },
+      forgetPlan: (scope) => decisions.forgetPlan(subjectId, readForgetScope(scope)),
       async retract(input) {
         const retractionId: unknown = input.retractionId;
         if (typeof retractionId !== 'string' || retractionId.trim() === '') {

@@ -5,7 +5,13 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, Proposal, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
-import type { DecideResult, DelegateResult, SignedRetraction } from './owner-decisions.js';
+import type {
+  DecideResult,
+  DelegateResult,
+  ForgetResult,
+  SignedRetraction,
+} from './owner-decisions.js';
+import type { ForgetPlan, ForgetScope } from '../domain/forget.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
@@ -99,6 +105,17 @@ export interface OwnerApi {
     factId?: FactId;
     signer: OwnerSigner;
   }): Promise<SignedRetraction>;
+  /**
+   * Forgets, signed: a turn, a session, a fact with its lineage, everything that holds a phrase,
+   * or the whole subject (`scope`). Forgotten turns stay as tombstones ("forgotten by the owner
+   * on …"); every other row is deleted, with everything that rests on it (facts citing a turn,
+   * summaries citing one, ledger rows, dropped proposals, recall postings, vectors), and then the
+   * bytes from the database's files. A live fact the scope did not name is FORGET_CITED unless
+   * `withFacts`. docs/TRUST.md, "Forgetting".
+   */
+  forget(input: { scope: ForgetScope; withFacts?: boolean; signer: OwnerSigner }): Promise<ForgetResult>;
+  /** What `forget` of `scope` would remove now; nothing is signed or changed. */
+  forgetPlan(scope: ForgetScope): Promise<ForgetPlan>;
   /** The owner public key stored for the subject, or null. */
   key(): Promise<{ keyId: string; publicKeyPem: string } | null>;
   /** Stores the subject's owner public key, once. */

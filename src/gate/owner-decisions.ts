@@ -17,6 +17,15 @@ import {
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import type { Fact } from '../domain/fact.js';
+import {
+  forgetNote,
+  forgetTarget,
+  planCounts,
+  planIsEmpty,
+  type ForgetPlan,
+  type ForgetScope,
+} from '../domain/forget.js';
+import { FORGET_TABLES, ForgetSql, scrubForgotten, type ScrubReport } from '../store/forget-sql.js';
 import type { Retraction } from '../domain/retraction-record.js';
 import { delegationNote, factContentHash, type ChainState } from '../domain/trust.js';
 import { DecisionSql, lockChain } from '../store/decision-sql.js';
@@ -93,6 +102,29 @@ export interface DelegateResult {
   seq: number;
   hash: string;
   root: string;
+}
+
+export interface ForgetInput {
+  subjectId: string;
+  scope: ForgetScope;
+  /** Forget the live facts that rest on what is forgotten too (else FORGET_CITED names them). */
+  withFacts?: boolean;
+  /** The forget's id (the link names it; forgotten turns point to it). */
+  forgetId: string;
+  signer: OwnerSigner;
+}
+
+/** A signed forget: what it removed, its link, and what was done to the database's files. */
+export interface ForgetResult {
+  forgetId: string;
+  /** How many of each kind it removed. */
+  removed: Record<string, number>;
+  plan: ForgetPlan;
+  seq: number;
+  hash: string;
+  root: string;
+  forgottenAt: Date;
+  scrub: ScrubReport;
 }
 
 const chainBroken = (brokenAt: number, code: string, reason: string) =>
@@ -374,6 +406,59 @@ export class OwnerDecisions {
     });
   }
 
+  /**
+   * Forgets, on a signed `forget` link that names by id everything it removes: turns left as
+   * tombstones, every other row deleted, in one transaction; then the bytes, from every file of
+   * the tables it touched (`scrubForgotten`). Refused (FORGET_CITED) when it would take down a live
+   * fact the scope did not name, unless `withFacts`; NOTHING_TO_FORGET when it finds nothing.
+   */
+  async forget(input: ForgetInput): Promise<ForgetResult> {
+    const { subjectId } = input;
+    const result = await this.trust.withSubject(subjectId, async (held) => {
+      const done = await this.client.transaction(async (tx) => {
+        const state = await this.ready(tx, held, subjectId, input.signer);
+        const store = new ForgetSql(tx);
+        const plan = await store.plan(subjectId, input.scope);
+        refuseForget(plan, input.withFacts === true);
+        const note = forgetNote(plan.targets);
+        const at = this.clock();
+        const link = await this.append(
+          tx,
+          state,
+          subjectId,
+          {
+            proposalId: forgetTarget(input.forgetId),
+            contentHash: this.crypto.sha256Hex(note),
+            decision: 'forget',
+            note,
+          },
+          input.signer,
+          at,
+        );
+        await store.apply(subjectId, input.forgetId, plan.targets, new Date(link.decidedAt));
+        return { plan, link, root: state.rootHash ?? link.hash };
+      });
+      await held.chain(this.client);
+      return done;
+    });
+    const scrub = await scrubForgotten(this.client, FORGET_TABLES);
+    return {
+      forgetId: input.forgetId,
+      removed: planCounts(result.plan.targets),
+      plan: result.plan,
+      seq: result.link.seq,
+      hash: result.link.hash,
+      root: result.root,
+      forgottenAt: new Date(result.link.decidedAt),
+      scrub,
+    };
+  }
+
+  /** What a forget of `scope` would remove now (nothing is signed or changed). */
+  async forgetPlan(subjectId: string, scope: ForgetScope): Promise<ForgetPlan> {
+    return new ForgetSql(this.client).plan(subjectId, scope);
+  }
+
   /** Signs which tools' receipts may make a did fact of an action slot live with no decision. */
   async delegate(input: DelegateInput): Promise<DelegateResult> {
     const { subjectId } = input;
@@ -428,5 +513,20 @@ export class OwnerDecisions {
       await held.chain(this.client);
       return result;
     });
+  }
+}
+
+/** Why a forget plan may not be signed as it stands, thrown; nothing when it may. */
+export function refuseForget(plan: ForgetPlan, withFacts: boolean): void {
+  if (planIsEmpty(plan.targets)) {
+    throw new EngineError('NOTHING_TO_FORGET', 'nothing in the store matches: nothing was signed');
+  }
+  if (plan.liveFacts.length > 0 && !withFacts) {
+    const ids = plan.liveFacts.map((f) => f.id);
+    throw new EngineError(
+      'FORGET_CITED',
+      `live facts rest on what would be forgotten: ${ids.join(', ')}; forget them too (withFacts, or --with-facts) or forget them first: nothing was signed`,
+      { data: { facts: ids } },
+    );
   }
 }

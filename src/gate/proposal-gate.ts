@@ -98,6 +98,9 @@ function scopeProblem(
  * is stored `proposed` (or `active` for an auto-live action slot); every drop is logged with its
  * code and reason.
  */
+/** What the dropped log keeps of a proposal that cites a forgotten turn, instead of its text. */
+export const FORGOTTEN_TEXT = '[not kept: it cites a forgotten turn]';
+
 export class ProposalGate {
   constructor(private readonly deps: ProposalGateDeps) {}
 
@@ -184,6 +187,22 @@ export class ProposalGate {
         p.evidence?.turn === undefined
           ? null
           : await sql.turns.cited(input.subjectId, input.sessionId, p.evidence.turn);
+      if (cited?.forgotten === true) {
+        // what it says may repeat what the owner forgot: the log keeps none of its words
+        await this.drop(
+          sql.dropped,
+          input,
+          { slot: p.slot, evidence: { turn: cited.seq } },
+          p.slot,
+          FORGOTTEN_TEXT,
+          'EVIDENCE_FORGOTTEN',
+          `it cites turn ${cited.seq}, which the owner forgot; its words are not kept`,
+          at,
+          result,
+          outcomes,
+        );
+        continue;
+      }
       let texts = slotTexts.get(p.slot);
       if (texts === undefined) {
         const live = (await trusted()).live.filter((f) => f.slot === p.slot).map((f) => f.text);

@@ -1,6 +1,6 @@
 import { renderReceiptLine } from '../domain/receipt.js';
 import { shownText } from '../domain/shown-text.js';
-import type { Turn, TurnRole } from '../domain/turn.js';
+import { forgottenLine, type Turn, type TurnRole } from '../domain/turn.js';
 
 export interface RenderHistoryOptions {
   /** Upper bound on the rendered text's length, in characters. Oldest turns go first. */
@@ -49,6 +49,14 @@ function renderPiece(p: Piece): string {
  */
 export function renderHistory(turns: readonly Turn[], options: RenderHistoryOptions = {}): string {
   const pieces: Piece[] = turns.map((turn) => {
+    // a forgotten turn keeps its place, so a reader knows a gap is there
+    if (turn.forgotten !== undefined) {
+      return {
+        head: header(turn),
+        body: forgottenLine({ ...turn, forgotten: turn.forgotten }),
+        receipt: null,
+      };
+    }
     // any role's receipt markers are defanged: only the receipt line below is memledger's
     const body = shownText(turn.content, 'indented');
     return {
@@ -105,6 +113,10 @@ export interface HistoryMessage {
 export function historyMessages(turns: readonly Turn[]): HistoryMessage[] {
   const out: HistoryMessage[] = [];
   for (const turn of turns) {
+    if (turn.forgotten !== undefined) {
+      out.push({ role: turn.role, content: forgottenLine({ ...turn, forgotten: turn.forgotten }) });
+      continue;
+    }
     out.push({
       role: turn.role,
       content: shownText(turn.content, 'lines'),

@@ -20,8 +20,10 @@ export class GateTurnSql {
         receipt_kind: Receipt['kind'] | null;
         receipt_tools: string[] | null;
         recorded_at: Date;
+        forgotten: boolean;
       }>(
-        `SELECT id, seq, session_id, role, content, corrective, receipt_kind, receipt_tools, recorded_at
+        `SELECT id, seq, session_id, role, content, corrective, receipt_kind, receipt_tools, recorded_at,
+                forget_id IS NOT NULL AS forgotten
          FROM turns WHERE subject_id = $1 AND session_id = $2 AND seq = $3`,
         [subjectId, sessionId, seq],
       );
@@ -36,6 +38,7 @@ export class GateTurnSql {
         corrective: r.corrective,
         receiptTools: r.receipt_kind === 'tools' ? (r.receipt_tools ?? []) : [],
         recordedAt: r.recorded_at,
+        ...(r.forgotten ? { forgotten: true } : {}),
       };
     });
   }

@@ -32,6 +32,8 @@ interface TurnDbRow {
   receipt_sources: string[] | null;
   recorded_at: Date;
   speaker: string | null;
+  forget_id: string | null;
+  forgotten_at: Date | null;
 }
 
 /** A receipt from its stored columns: the inverse of `receiptColumns`. */
@@ -68,6 +70,9 @@ function toTurn(row: TurnDbRow): Turn {
     receipt: toReceipt(row),
     recordedAt: row.recorded_at,
     speaker: row.speaker,
+    ...(row.forget_id === null || row.forgotten_at === null
+      ? {}
+      : { forgotten: { at: row.forgotten_at, forgetId: row.forget_id } }),
   };
 }
 
@@ -81,7 +86,7 @@ export function receiptColumns(
 }
 
 const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
-  receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker`;
+  receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker, forget_id, forgotten_at`;
 
 /**
  * Taking the next seq and inserting the turn is one statement: the session row's lock

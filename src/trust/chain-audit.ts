@@ -20,6 +20,7 @@ import {
 import { DecisionSql } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { RetractionSql } from '../store/retraction-sql.js';
+import { parseForgetNote } from '../domain/forget.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlExecutor } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
@@ -68,11 +69,21 @@ export async function auditChain(
   const facts = new Map<string, Fact>(
     (await trustSql.facts(subjectId, decidedIds)).map((f) => [f.id, f]),
   );
+  // a decided proposal a forget link names is gone on the owner's word: its link stands as signed
+  const forgotten = new Set(
+    links.flatMap((l) =>
+      l.decision === 'forget'
+        ? (parseForgetNote(l.note, l.contentHash, (x) => deps.crypto.sha256Hex(x))?.facts ?? [])
+        : [],
+    ),
+  );
+  const signedHash = new Map(links.filter(decidesProposal).map((l) => [l.proposalId, l.contentHash]));
   const report = verifyChain(links, {
     ...opts,
     currentContentHash: (id) => {
       const f = facts.get(id);
-      return f === undefined ? null : factContentHash(f, deps.crypto);
+      if (f === undefined) return forgotten.has(id) ? (signedHash.get(id) ?? null) : null;
+      return factContentHash(f, deps.crypto);
     },
   });
   const state = new ChainState(subjectId, opts);
@@ -160,6 +171,8 @@ export async function auditChain(
       (await new RetractionSql(db).list(subjectId, {})).map((r) => [r.id as string, r]),
     );
     for (const [id, link] of state.retractions) {
+      // a row the owner forgot later is gone on the owner's word
+      if ((state.forgottenRetractions.get(id) ?? 0) > link.seq) continue;
       const row = rows.get(id);
       const hash =
         row === undefined || row.factId === null

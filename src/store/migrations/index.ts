@@ -17,6 +17,7 @@ import { sql as attestation } from './0016-attestation.js';
 import { sql as signedRevocation } from './0017-signed-revocation.js';
 import { sql as coveringLinks } from './0018-covering-links.js';
 import { sql as signedRetraction } from './0019-signed-retraction.js';
+import { sql as forget } from './0020-forget.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 17, name: 'signed-revocation', sql: signedRevocation },
   { version: 18, name: 'covering-links', sql: coveringLinks },
   { version: 19, name: 'signed-retraction', sql: signedRetraction },
+  { version: 20, name: 'forget', sql: forget },
 ];
