@@ -38,6 +38,7 @@ import {
   retractSignCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
+import { forgetCommand } from './commands/forget.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
 import { summarizeCommand, summarizeListCommand } from './commands/summarize.js';
@@ -79,6 +80,7 @@ const COMMANDS: readonly Command[] = [
   retractDueCommand,
   retractSettleCommand,
   retractSignCommand,
+  forgetCommand,
   probeFileCommand,
   probeSqlCommand,
   probeHttpCommand,

@@ -655,6 +655,46 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     expect(signed.stdout).toMatch(new RegExp(`^signed retraction ${r.id} \\(decision #\\d+\\)`));
   });
 
+  it('forget lists what it would remove, signs only with --yes, and leaves a tombstone in the history', async () => {
+    const claim = 'The user hides a spare key in the red watering can.';
+    const { factId, sessionId } = await cli.liveFact(claim);
+    const turn = `${sessionId}:1`;
+    // usage errors, and a dry run: nothing changes
+    expect(await cli.fail(['forget'])).toBe('INVALID_ARGUMENT');
+    expect(await cli.fail(['forget', '--turn', sessionId])).toBe('INVALID_ARGUMENT');
+    expect(await cli.fail(['forget', '--turn', turn, '--fact', factId])).toBe('INVALID_ARGUMENT');
+    const dry = await cli.ok<{ dryRun: boolean; liveFacts: Array<{ id: string }> }>([
+      'forget',
+      '--turn',
+      turn,
+      '--dry-run',
+    ]);
+    expect(dry).toMatchObject({ dryRun: true, liveFacts: [{ id: factId }] });
+    const text = await cli.run(['forget', '--turn', turn, '--dry-run']);
+    expect(text.stdout).toContain('forgetting this removes 1 turn and 1 fact:');
+    expect(text.stdout).toContain(`live facts that rest on it, which --with-facts forgets too:`);
+    expect(await cli.fail(['forget', '--turn', turn])).toBe('CONFIRMATION_REQUIRED');
+    expect(await cli.fail(['forget', '--turn', turn, '--yes'])).toBe('FORGET_CITED');
+    expect(byId(await cli.memory(), factId)).toMatchObject({ status: 'active' });
+
+    const done = await cli.ok<{ removed: Record<string, number>; seq: number }>([
+      'forget',
+      '--turn',
+      turn,
+      '--with-facts',
+      '--yes',
+    ]);
+    expect(done.removed).toMatchObject({ turns: 1, facts: 1 });
+    expect(byId(await cli.memory(), factId)).toBeUndefined();
+    const history = await cli.run(['history', '--session', sessionId]);
+    expect(history.stdout).toMatch(
+      /#1 user \[[^\]]+\]: \[turn 1: forgotten by the owner on \d{4}-\d{2}-\d{2}\]/,
+    );
+    expect(history.stdout).not.toContain('watering can');
+    expect(await cli.ok(['chain', 'verify'])).toMatchObject({ ok: true });
+    expect(await cli.fail(['forget', '--turn', turn, '--yes'])).toBe('NOTHING_TO_FORGET');
+  });
+
   it('refuses to retract a fact that is not live (proposed, or already retracted)', async () => {
     const s = await cli.session();
     const text = 'The user keeps a spare key under the mat.';

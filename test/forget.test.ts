@@ -7,16 +7,18 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createEngine,
-  createLlmClient,
-  openAiEmbedder,
-  type Engine,
-} from '../src/index.js';
+import { createEngine, createLlmClient, openAiEmbedder, type Engine } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
+import { callerForToken } from '../server/access.js';
+import { createMcpServer } from '../server/mcp/mcp-server.js';
 import { reindexRecall } from '../src/store/recall-reindex.js';
+import { DecisionSql } from '../src/store/decision-sql.js';
+import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { nextLinkFields, sealLink } from '../src/domain/decision-chain.js';
+import { forgetNote, forgetTarget } from '../src/domain/forget.js';
 import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
 import { ENGINES, PG_URL, testStore, type EngineKind, type TestStore } from './support/engines.js';
 import { code } from './support/errors.js';
@@ -271,6 +273,29 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     expect(arrival.text).not.toContain(m);
     expect(arrival.text).not.toContain('Integrity warning');
 
+    // an agent's MCP tools read none of it
+    const agent = await me.owner.createToken({ role: 'agent', name: 'agent', signer });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(await callerForToken(engine, agent.token)).connect(serverSide);
+    const mcp = new Client({ name: 'forget-test', version: '1.0.0' });
+    await mcp.connect(clientSide);
+    try {
+      for (const [name, args] of [
+        ['read_history', { sessionId: session }],
+        ['recall', { query: m }],
+        ['list_memories', {}],
+        ['get_arrival', { sessionId: session, message: m }],
+      ] as const) {
+        const r = await mcp.callTool({ name, arguments: args });
+        expect(r.isError, name).not.toBe(true);
+        expect(JSON.stringify(r), name).not.toContain(m);
+      }
+      const h = await mcp.callTool({ name: 'read_history', arguments: { sessionId: session } });
+      expect(JSON.stringify(h)).toContain('[turn 1: forgotten by the owner on');
+    } finally {
+      await mcp.close();
+    }
+
     // the gate drops a new proposal that cites the forgotten turn, and keeps none of its words
     const again = await me.gate.propose({
       sessionId: session,
@@ -324,6 +349,72 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     ).toBe('WRONG_KEY');
     expect(await tablesHolding(engine, m)).toEqual(
       expect.arrayContaining(['turns', 'facts', 'retractions']),
+    );
+  });
+
+  it('a forget link written by SQL, and the fact it deletes, are refused like a forged approval and named', async () => {
+    const m = marker();
+    const { me, locker, cat } = await planted(m);
+    const sql = storeClient(engine);
+    const chain = await new DecisionSql(sql).chain(me.id);
+    const tip = chain.at(-1)!;
+    const approvedAt = () => chain.find((l) => l.proposalId === locker)!.seq;
+    const note = forgetNote({
+      scope: 'fact',
+      turns: [],
+      sessions: [],
+      facts: [locker],
+      retractions: [],
+      summaries: [],
+      dropped: [],
+      commitments: [],
+      actions: [],
+      probeRecords: [],
+    });
+    // the owner's key id, another key's signature: what a process with the store can write
+    const forger = makeOwnerSigner().signer;
+    const link = sealLink(
+      nextLinkFields(tip, {
+        subjectId: me.id,
+        proposalId: forgetTarget('forged'),
+        contentHash: nodeChainCrypto.sha256Hex(note),
+        decision: 'forget',
+        decidedAt: new Date().toISOString(),
+        note,
+        keyId: signer.keyId,
+      }),
+      nodeChainCrypto,
+      { keyId: signer.keyId, sign: (x) => forger.sign(x) },
+    );
+    await new DecisionSql(sql).append(link);
+    await sql.transaction(async (tx) => {
+      await tx.query(`SELECT set_config('memledger.forgetting', 'on', true)`);
+      await tx.query('DELETE FROM retractions WHERE subject_id = $1 AND fact_id = $2', [
+        me.id,
+        locker,
+      ]);
+      await tx.query('DELETE FROM fact_vectors WHERE subject_id = $1 AND fact_id = $2', [
+        me.id,
+        locker,
+      ]);
+      await tx.query('DELETE FROM facts WHERE subject_id = $1 AND id = $2', [me.id, locker]);
+    });
+    // broken where the forged link stands (a reader that verified the approval before), or at
+    // the approval whose fact is gone (a reader from link 1): refused either way, and named
+    const report = await me.owner.verifyChain();
+    expect(report.ok).toBe(false);
+    if (!report.ok) expect([approvedAt(), link.seq]).toContain(report.brokenAt);
+    const view = await me.facts.integrity();
+    expect(view.ok).toBe(false);
+    expect(view.chain.broken).not.toBeNull();
+    expect(view.warning.join('\n')).toContain(locker);
+    const arrival = await me.arrival.assemble({ surface: 'chat' });
+    expect(arrival.text).toContain('Integrity warning');
+    expect(arrival.text).toContain(locker);
+    expect((await me.facts.live()).map((f) => f.id)).not.toContain(locker);
+    // the owner's decisions stop until the chain is whole again
+    expect(await code(me.owner.forget({ scope: { kind: 'fact', fact: cat }, signer }))).toBe(
+      'CHAIN_BROKEN',
     );
   });
 

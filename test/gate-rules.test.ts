@@ -96,7 +96,7 @@ function expectPass(verdict: GateVerdict, attested?: boolean): void {
 describe('DROP_CODES', () => {
   it('lists every code once', () => {
     expect(new Set(DROP_CODES).size).toBe(DROP_CODES.length);
-    expect(DROP_CODES).toHaveLength(15);
+    expect(DROP_CODES).toHaveLength(16);
   });
 
   it('passes a quoted, attested user fact', () => {

@@ -13,7 +13,8 @@
  * that (vi.mock below). Its statements differ from version 11's only in naming the subject and in
  * naming columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`, and
  * the gate's verdict in `facts.attestation` and `attestation_reason`, a link's `decisions.format`,
- * and the owner's signed retraction, a `retract` link), which the mock adds to
+ * the owner's signed retraction, a `retract` link, and a forgotten turn's tombstone columns),
+ * which the mock adds to
  * migration 11; only the verdict is filled, so the rows are otherwise the ones version 11 wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
@@ -66,7 +67,8 @@ ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason tex
 ALTER TABLE decisions ADD COLUMN format smallint NOT NULL DEFAULT 1;
 ALTER TABLE decisions DROP CONSTRAINT decisions_decision_check;
 ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
-  CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract'));`;
+  CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract', 'forget'));
+ALTER TABLE turns ADD COLUMN forget_id text, ADD COLUMN forgotten_at timestamptz;`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );

@@ -113,7 +113,11 @@ export interface OwnerApi {
    * bytes from the database's files. A live fact the scope did not name is FORGET_CITED unless
    * `withFacts`. docs/TRUST.md, "Forgetting".
    */
-  forget(input: { scope: ForgetScope; withFacts?: boolean; signer: OwnerSigner }): Promise<ForgetResult>;
+  forget(input: {
+    scope: ForgetScope;
+    withFacts?: boolean;
+    signer: OwnerSigner;
+  }): Promise<ForgetResult>;
   /** What `forget` of `scope` would remove now; nothing is signed or changed. */
   forgetPlan(scope: ForgetScope): Promise<ForgetPlan>;
   /** The owner public key stored for the subject, or null. */

@@ -97,7 +97,10 @@ export function createReflectionModule(deps: ReflectionModuleDeps): ReflectionMo
         }
         const llm = deps.llm;
         if (llm === undefined) throw llmNotConfigured();
-        const all = await deps.turns(subjectId, sessionId, range);
+        // a forgotten turn is a gap, not words to read
+        const all = (await deps.turns(subjectId, sessionId, range)).filter(
+          (t) => t.forgotten === undefined,
+        );
         if (all.length === 0) {
           throw new EngineError(
             'INVALID_ARGUMENT',

@@ -149,7 +149,10 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
         }
         const llm = deps.llm;
         if (llm === undefined) throw llmNotConfigured();
-        const all = await deps.turns(subjectId, sessionId, {});
+        // a forgotten turn is a gap, not words to read
+        const all = (await deps.turns(subjectId, sessionId, {})).filter(
+          (t) => t.forgotten === undefined,
+        );
         if (all.length === 0) {
           throw new EngineError(
             'INVALID_ARGUMENT',

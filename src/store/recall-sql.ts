@@ -247,7 +247,10 @@ export class RecallSql {
     });
   }
 
-  /** Speaker, date, terms (when asked) and the whole row of some turns, as one JSON document. */
+  /**
+   * Speaker, date, terms (when asked) and the whole row of some turns, as one JSON document; a
+   * forgotten turn is not among them.
+   */
   turnMeta(
     keys: readonly { session: string; seq: number }[],
     withTerms: boolean,
@@ -261,7 +264,8 @@ export class RecallSql {
                   (SELECT s.title FROM sessions s
                    WHERE s.subject_id = t.subject_id AND s.id = t.session_id)))::text AS doc
          FROM unnest($2::text[], $3::int[]) AS k(session_id, seq)
-         JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq`,
+         JOIN turns t ON t.subject_id = $1 AND t.session_id = k.session_id AND t.seq = k.seq
+           AND t.forget_id IS NULL`,
         [this.subjectId, keys.map((k) => k.session), keys.map((k) => k.seq), withTerms],
         PREPARED,
       );

@@ -77,7 +77,9 @@ export async function auditChain(
         : [],
     ),
   );
-  const signedHash = new Map(links.filter(decidesProposal).map((l) => [l.proposalId, l.contentHash]));
+  const signedHash = new Map(
+    links.filter(decidesProposal).map((l) => [l.proposalId, l.contentHash]),
+  );
   const report = verifyChain(links, {
     ...opts,
     currentContentHash: (id) => {

@@ -1,0 +1,164 @@
+import { EngineError } from '../../src/domain/errors.js';
+import {
+  planCounts,
+  type ForgetPlan,
+  type ForgetScope,
+  type TurnRange,
+} from '../../src/domain/forget.js';
+import { shownInline, shownJson } from '../../src/domain/shown-text.js';
+import { ServerError } from '../../server/server-errors.js';
+import { defineCommand } from '../command.js';
+import { recordSignedHead } from '../head-file.js';
+import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
+import { SUBJECT_OPTION } from '../options.js';
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+const NAMES: Record<string, [string, string]> = {
+  turns: ['turn', 'turns'],
+  sessions: ['session title', 'session titles'],
+  facts: ['fact', 'facts'],
+  retractions: ['retraction', 'retractions'],
+  summaries: ['summary', 'summaries'],
+  dropped: ['dropped proposal', 'dropped proposals'],
+  commitments: ['commitment', 'commitments'],
+  actions: ['action', 'actions'],
+  probeRecords: ['probe record', 'probe records'],
+};
+
+/** "1 turn, 2 facts and 1 summary", or "nothing". */
+export function countsLine(counts: Record<string, number>): string {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => {
+      const [one, many] = NAMES[k] ?? [k, k];
+      return plural(n, one, many);
+    });
+  if (parts.length === 0) return 'nothing';
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
+}
+
+const rangeText = ([s, from, to]: TurnRange): string =>
+  `session ${shownInline(s)}: ${from === to ? `turn ${from}` : `turns ${from}–${to}`}`;
+
+/** What a plan removes, in lines for the owner to read before signing. */
+export function planLines(plan: ForgetPlan): string[] {
+  const t = plan.targets;
+  const lines = [`forgetting this removes ${countsLine(planCounts(t))}:`];
+  for (const r of t.turns.slice(0, 20)) lines.push(`  ${rangeText(r)}`);
+  if (t.turns.length > 20) lines.push(`  … and ${t.turns.length - 20} more runs of turns`);
+  if (t.facts.length > 0) lines.push(`  facts: ${t.facts.slice(0, 20).join(', ')}`);
+  if (plan.liveFacts.length > 0) {
+    lines.push('live facts that rest on it, which --with-facts forgets too:');
+    for (const f of plan.liveFacts) {
+      lines.push(`  ${shownInline(f.id)} (${shownInline(f.slot)}): ${shownInline(f.text)}`);
+    }
+  }
+  return lines;
+}
+
+/** The scope the flags name: exactly one of them. */
+function scopeOf(v: {
+  turn?: string | undefined;
+  session?: string | undefined;
+  fact?: string | undefined;
+  phrase?: string | undefined;
+  everything?: boolean | undefined;
+}): ForgetScope {
+  const given = [
+    v.turn !== undefined,
+    v.session !== undefined,
+    v.fact !== undefined,
+    v.phrase !== undefined,
+    v.everything === true,
+  ].filter(Boolean).length;
+  if (given !== 1) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      'name one thing to forget: --turn SESSION:N, --session S, --fact ID, --phrase TEXT or --everything',
+      { data: { field: 'scope' } },
+    );
+  }
+  if (v.turn !== undefined) {
+    const m = /^(.+):(\d+)$/.exec(v.turn);
+    if (m === null) {
+      throw new EngineError('INVALID_ARGUMENT', '--turn takes SESSION:N (e.g. s1:12)', {
+        data: { field: 'turn' },
+      });
+    }
+    return { kind: 'turn', session: m[1]!, seq: Number(m[2]) };
+  }
+  if (v.session !== undefined) return { kind: 'session', session: v.session };
+  if (v.fact !== undefined) return { kind: 'fact', fact: v.fact };
+  if (v.phrase !== undefined) return { kind: 'phrase', phrase: v.phrase };
+  return { kind: 'subject' };
+}
+
+/** `forget`: the owner forgets, signed; with --dry-run, only shows what would go. */
+export const forgetCommand = defineCommand({
+  path: ['forget'],
+  summary:
+    'Forgets a turn, a session, a fact, every trace of a phrase, or everything of a subject, signed with the owner key.',
+  options: {
+    ...SUBJECT_OPTION,
+    ...KEY_OPTIONS,
+    turn: { kind: 'text', value: 'SESSION:N', help: 'one turn: its session and number' },
+    session: { kind: 'text', value: 'S', help: 'every turn of a session, and its title' },
+    fact: {
+      kind: 'text',
+      value: 'ID',
+      help: 'a fact, with the facts it replaced or that replaced it',
+    },
+    phrase: {
+      kind: 'text',
+      value: 'TEXT',
+      help: 'everything that holds the phrase (case and spacing ignored)',
+    },
+    everything: { kind: 'flag', help: "everything of the subject (the chain's links stay)" },
+    'with-facts': { kind: 'flag', help: 'also forget the live facts that rest on it' },
+    'dry-run': { kind: 'flag', help: 'show what would be removed; sign and change nothing' },
+    yes: { kind: 'flag', help: 'forget what the listing shows (required to sign)' },
+  },
+  async run(ctx) {
+    const v = ctx.values;
+    const scope = scopeOf(v);
+    const out = await ctx.withSubject(v.subject, async (me) => {
+      // shown before the passphrase is asked for: the owner signs what they read
+      const plan = await me.owner.forgetPlan(scope);
+      if (v['dry-run'] === true) return { dryRun: true as const, plan };
+      if (!ctx.json) ctx.io.stderr(planLines(plan).join('\n') + '\n');
+      if (v.yes !== true) {
+        throw new ServerError(
+          'CONFIRMATION_REQUIRED',
+          `forgetting cannot be undone: it would remove ${countsLine(planCounts(plan.targets))}; run again with --yes to sign it (--dry-run lists it)`,
+        );
+      }
+      const { signer, keyFile } = await ownerSigner(ctx, me);
+      const result = await me.owner.forget({
+        scope,
+        signer,
+        ...(v['with-facts'] === true ? { withFacts: true } : {}),
+      });
+      recordSignedHead(ctx, keyFile, me, result);
+      return { dryRun: false as const, result };
+    });
+    if (out.dryRun) {
+      ctx.print(shownJson({ dryRun: true, ...out.plan }), () => planLines(out.plan).join('\n'));
+      return;
+    }
+    const r = out.result;
+    ctx.print(
+      {
+        forgetId: r.forgetId,
+        removed: r.removed,
+        seq: r.seq,
+        hash: r.hash,
+        forgottenAt: r.forgottenAt.toISOString(),
+        scrub: r.scrub,
+      },
+      () =>
+        `forgot ${countsLine(r.removed)} (decision #${r.seq}, forget ${r.forgetId})` +
+        (r.scrub.walCleared ? '; no file of the store holds it now' : ''),
+    );
+  },
+});
