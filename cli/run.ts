@@ -38,7 +38,7 @@ import {
   retractSignCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
-import { forgetCommand } from './commands/forget.js';
+import { forgetCommand, forgetDeclineCommand, forgetRequestsCommand } from './commands/forget.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
 import { summarizeCommand, summarizeListCommand } from './commands/summarize.js';
@@ -81,6 +81,8 @@ const COMMANDS: readonly Command[] = [
   retractSettleCommand,
   retractSignCommand,
   forgetCommand,
+  forgetRequestsCommand,
+  forgetDeclineCommand,
   probeFileCommand,
   probeSqlCommand,
   probeHttpCommand,

@@ -25,6 +25,15 @@ export type {
   SlotsApi,
 } from './gate/gate-types.js';
 export type { LedgerApi, RetractInput, SettleInput } from './ledger/ledger-types.js';
+export type { ForgetResult } from './gate/owner-decisions.js';
+export type {
+  ForgetPlan,
+  ForgetRequest,
+  ForgetRequestStatus,
+  ForgetScope,
+  ForgetTargets,
+} from './domain/forget.js';
+export { FORGET_REQUEST_STATUSES, FORGET_SCOPES } from './domain/forget.js';
 export type { ProbesApi } from './probes/probe-types.js';
 export type {
   ActionsApi,

@@ -693,6 +693,13 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     expect(history.stdout).not.toContain('watering can');
     expect(await cli.ok(['chain', 'verify'])).toMatchObject({ ok: true });
     expect(await cli.fail(['forget', '--turn', turn, '--yes'])).toBe('NOTHING_TO_FORGET');
+    // agents' requests: none here; an unknown one is named, honoured or declined
+    expect(await cli.ok(['forget', 'requests'])).toEqual({ requests: [] });
+    expect((await cli.run(['forget', 'requests'])).stdout).toContain('no pending forget requests');
+    expect(await cli.fail(['forget', 'decline', 'nope'])).toBe('FORGET_REQUEST_NOT_FOUND');
+    expect(await cli.fail(['forget', '--request', 'nope', '--yes'])).toBe(
+      'FORGET_REQUEST_NOT_FOUND',
+    );
   });
 
   it('refuses to retract a fact that is not live (proposed, or already retracted)', async () => {

@@ -370,6 +370,7 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
       commitments: [],
       actions: [],
       probeRecords: [],
+      requests: [],
     });
     // the owner's key id, another key's signature: what a process with the store can write
     const forger = makeOwnerSigner().signer;
@@ -416,6 +417,97 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     expect(await code(me.owner.forget({ scope: { kind: 'fact', fact: cat }, signer }))).toBe(
       'CHAIN_BROKEN',
     );
+  });
+
+  it('an agent asks, quoting the user; nothing is forgotten until the owner honours or declines', async () => {
+    const id = `fg${++subjects}`;
+    await engine.subjects.create(id);
+    const me = engine.subject(id);
+    await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+    const session = (await me.sessions.create()).id;
+    await me.turns.add({
+      sessionId: session,
+      role: 'user',
+      content: 'My divorce was finalised in May.',
+    });
+    await me.turns.add({
+      sessionId: session,
+      role: 'assistant',
+      content: 'I am sorry.',
+      receipt: { noTools: true },
+    });
+    await me.turns.add({
+      sessionId: session,
+      role: 'user',
+      content: 'Please forget that I told you about my divorce.',
+    });
+    const ask = {
+      sessionId: session,
+      turn: 3,
+      quote: 'forget that I told you about my divorce',
+      scope: { kind: 'phrase', phrase: 'divorce' } as const,
+    };
+    // the user's own words, from a user turn, or nothing is recorded
+    expect(await code(me.gate.requestForget({ ...ask, quote: 'forget my divorce' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(await code(me.gate.requestForget({ ...ask, turn: 2, quote: 'I am sorry' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(await code(me.gate.requestForget({ ...ask, turn: 9 }))).toBe('INVALID_ARGUMENT');
+    expect(
+      await code(me.gate.requestForget({ ...ask, scope: { kind: 'phrase', phrase: 'a' } })),
+    ).toBe('INVALID_ARGUMENT');
+    expect(await me.gate.forgetRequests()).toEqual([]);
+
+    // an agent token files one through MCP; it has no tool that forgets
+    const agent = await me.owner.createToken({ role: 'agent', name: 'agent', signer });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(await callerForToken(engine, agent.token)).connect(serverSide);
+    const mcp = new Client({ name: 'forget-test', version: '1.0.0' });
+    await mcp.connect(clientSide);
+    let requestId = '';
+    try {
+      const tools = (await mcp.listTools()).tools.map((t) => t.name);
+      expect(tools.filter((n) => n.includes('forget'))).toEqual(['request_forget']);
+      const r = await mcp.callTool({ name: 'request_forget', arguments: ask });
+      expect(r.isError, JSON.stringify(r)).not.toBe(true);
+      expect(JSON.stringify(r.content)).toContain('nothing is forgotten yet');
+      requestId = (r.structuredContent as { id: string }).id;
+    } finally {
+      await mcp.close();
+    }
+    expect(await me.gate.forgetRequests({ status: 'pending' })).toMatchObject([
+      { id: requestId, turn: 3, quote: ask.quote, scope: ask.scope, requestedBy: 'agent' },
+    ]);
+    expect(await me.history.render(session)).toContain('My divorce was finalised');
+
+    // a second request, declined: nothing forgotten, and it cannot be honoured after
+    const other = await me.gate.requestForget({ ...ask, scope: { kind: 'turn', session, seq: 1 } });
+    expect(await me.owner.declineForget({ request: other.id })).toMatchObject({
+      status: 'declined',
+    });
+    expect(await code(me.owner.declineForget({ request: other.id }))).toBe('NOT_PENDING');
+    expect(await code(me.owner.forget({ request: other.id, signer }))).toBe('NOT_PENDING');
+    expect(await code(me.owner.forget({ request: 'nope', signer }))).toBe(
+      'FORGET_REQUEST_NOT_FOUND',
+    );
+
+    const done = await me.owner.forget({ request: requestId, signer });
+    expect(done.removed).toMatchObject({ turns: 2, requests: 2 });
+    const history = await me.history.render(session);
+    expect(history).not.toContain('divorce');
+    expect(history).toContain('I am sorry.');
+    const [honoured] = await me.gate.forgetRequests({ status: 'honoured' });
+    expect(honoured).toMatchObject({
+      id: requestId,
+      quote: '',
+      scope: { kind: 'phrase' },
+      forgetId: done.forgetId,
+    });
+    expect(JSON.stringify(await me.gate.forgetRequests())).not.toContain('divorce');
+    expect(await tablesHolding(engine, 'divorce')).toEqual([]);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
   });
 
   it('a phrase is forgotten wherever it is: the owner sees what holds it, then confirms', async () => {

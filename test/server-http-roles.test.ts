@@ -193,6 +193,15 @@ function samples(ids: Record<string, string>): Record<Operation, Sample> {
     },
     'gate.pile': {},
     'gate.dropped': {},
+    'gate.forgetRequests': {},
+    'gate.requestForget': {
+      body: {
+        sessionId: ids.sessionId,
+        turn: 1,
+        quote: 'I fly to Lisbon on Friday',
+        scope: { kind: 'phrase', phrase: 'Lisbon' },
+      },
+    },
     'ledger.retract': {
       body: {
         claim: 'The deploy failed.',

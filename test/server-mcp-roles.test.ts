@@ -125,6 +125,12 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
       complete_commitment: { commitmentId: commitment.id },
       record_action: { tool: 'kettle', surface: 'chat', target: 'water' },
       list_memories: {},
+      request_forget: {
+        sessionId: session.id,
+        turn: 1,
+        quote: 'I like tea',
+        scope: { kind: 'phrase', phrase: 'tea' },
+      },
     };
     agent = await connect(await callerForToken(engine, mine.agent));
     reader = await connect(await callerForToken(engine, mine.reader));
@@ -232,6 +238,11 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
       ],
       ['recall', { query: 'coffee', sessionId: other.session }, 'SESSION_NOT_FOUND'],
       ['get_arrival', { sessionId: other.session }, 'SESSION_NOT_FOUND'],
+      [
+        'request_forget',
+        { ...valid.request_forget, sessionId: other.session },
+        'SESSION_NOT_FOUND',
+      ],
       ['complete_commitment', { commitmentId: other.commitment }, 'COMMITMENT_NOT_FOUND'],
       ['retract_claim', { ...valid.retract_claim, factId: other.fact }, 'FACT_NOT_FOUND'],
       // a chosen session id would answer SESSION_EXISTS for another subject's: not offered

@@ -213,6 +213,25 @@ describe.each(ENGINES)('MCP server over an in-memory transport [%s]', (kind) => 
     expect(arrival.structured.text).toContain('Proposals awaiting owner review: 1');
     expect(arrival.structured.text).toContain('The deploy failed.');
 
+    const asked = await run('request_forget', {
+      sessionId,
+      turn: 1,
+      quote: 'I fly to Lisbon',
+      scope: { kind: 'phrase', phrase: 'Lisbon' },
+    });
+    expect(asked.structured).toMatchObject({ status: 'pending', turn: 1 });
+    expect(asked.text).toContain('nothing is forgotten yet');
+    expect(
+      (
+        await callError(client, 'request_forget', {
+          sessionId,
+          turn: 2,
+          quote: 'Safe travels',
+          scope: { kind: 'turn', session: sessionId, seq: 1 },
+        })
+      ).code,
+    ).toBe('INVALID_ARGUMENT');
+
     // nothing approved: live memory is empty, and says so (the proposal above waits)
     const memories = await run('list_memories', {});
     expect(memories.structured.facts).toEqual([]);

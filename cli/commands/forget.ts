@@ -1,7 +1,9 @@
 import { EngineError } from '../../src/domain/errors.js';
 import {
+  FORGET_REQUEST_STATUSES,
   planCounts,
   type ForgetPlan,
+  type ForgetRequest,
   type ForgetScope,
   type TurnRange,
 } from '../../src/domain/forget.js';
@@ -11,6 +13,7 @@ import { defineCommand } from '../command.js';
 import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
+import type { SubjectHandle } from '../../src/index.js';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -64,8 +67,10 @@ function scopeOf(v: {
   fact?: string | undefined;
   phrase?: string | undefined;
   everything?: boolean | undefined;
-}): ForgetScope {
+  request?: string | undefined;
+}): ForgetScope | { request: string } {
   const given = [
+    v.request !== undefined,
     v.turn !== undefined,
     v.session !== undefined,
     v.fact !== undefined,
@@ -75,10 +80,11 @@ function scopeOf(v: {
   if (given !== 1) {
     throw new EngineError(
       'INVALID_ARGUMENT',
-      'name one thing to forget: --turn SESSION:N, --session S, --fact ID, --phrase TEXT or --everything',
+      'name one thing to forget: --turn SESSION:N, --session S, --fact ID, --phrase TEXT, --everything or --request ID',
       { data: { field: 'scope' } },
     );
   }
+  if (v.request !== undefined) return { request: v.request };
   if (v.turn !== undefined) {
     const m = /^(.+):(\d+)$/.exec(v.turn);
     if (m === null) {
@@ -93,6 +99,65 @@ function scopeOf(v: {
   if (v.phrase !== undefined) return { kind: 'phrase', phrase: v.phrase };
   return { kind: 'subject' };
 }
+
+/** A pending request by id, or FORGET_REQUEST_NOT_FOUND / NOT_PENDING. */
+async function requestOf(me: SubjectHandle, id: string): Promise<ForgetRequest> {
+  const found = (await me.gate.forgetRequests({ status: 'pending', limit: 1000 })).find(
+    (r) => r.id === id,
+  );
+  if (found !== undefined) return found;
+  const any = (await me.gate.forgetRequests({ limit: 1000 })).find((r) => r.id === id);
+  if (any === undefined) {
+    throw new EngineError('FORGET_REQUEST_NOT_FOUND', `no forget request "${id}"`);
+  }
+  throw new EngineError('NOT_PENDING', `forget request "${id}" is ${any.status}`);
+}
+
+const requestLine = (r: ForgetRequest): string =>
+  `${r.id} ${r.status.toUpperCase()} turn ${r.turn} of ${shownInline(r.sessionId)}: "${shownInline(r.quote)}" → ${r.scope.kind}${'phrase' in r.scope ? ` "${shownInline(String(r.scope.phrase))}"` : ''}`;
+
+/** `forget requests`: the agents' forget requests, pending first by default. */
+export const forgetRequestsCommand = defineCommand({
+  path: ['forget', 'requests'],
+  summary: "Lists agents' forget requests (the pending ones unless --status says otherwise).",
+  options: {
+    ...SUBJECT_OPTION,
+    status: {
+      kind: 'choice',
+      choices: FORGET_REQUEST_STATUSES,
+      help: 'only these (default pending)',
+    },
+  },
+  async run(ctx) {
+    const status = ctx.values.status ?? 'pending';
+    const rows = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.gate.forgetRequests({ status }),
+    );
+    ctx.print(shownJson({ requests: rows }), () =>
+      rows.length === 0 ? `no ${status} forget requests` : rows.map(requestLine).join('\n'),
+    );
+  },
+});
+
+/** `forget decline`: the owner declines a request; nothing is forgotten. */
+export const forgetDeclineCommand = defineCommand({
+  path: ['forget', 'decline'],
+  summary: "Declines an agent's forget request: nothing is forgotten.",
+  positionals: ['<id>'],
+  options: SUBJECT_OPTION,
+  async run(ctx) {
+    const [id] = ctx.positionals;
+    if (id === undefined)
+      throw new EngineError('INVALID_ARGUMENT', 'usage: memledger forget decline <id>');
+    const r = await ctx.withSubject(ctx.values.subject, (me) =>
+      me.owner.declineForget({ request: id }),
+    );
+    ctx.print(
+      shownJson({ request: r }),
+      () => `declined forget request ${r.id}: nothing was forgotten`,
+    );
+  },
+});
 
 /** `forget`: the owner forgets, signed; with --dry-run, only shows what would go. */
 export const forgetCommand = defineCommand({
@@ -115,14 +180,28 @@ export const forgetCommand = defineCommand({
       help: 'everything that holds the phrase (case and spacing ignored)',
     },
     everything: { kind: 'flag', help: "everything of the subject (the chain's links stay)" },
+    request: { kind: 'text', value: 'ID', help: "what an agent's forget request names" },
     'with-facts': { kind: 'flag', help: 'also forget the live facts that rest on it' },
     'dry-run': { kind: 'flag', help: 'show what would be removed; sign and change nothing' },
     yes: { kind: 'flag', help: 'forget what the listing shows (required to sign)' },
   },
   async run(ctx) {
     const v = ctx.values;
-    const scope = scopeOf(v);
+    const named = scopeOf(v);
     const out = await ctx.withSubject(v.subject, async (me) => {
+      let scope: ForgetScope;
+      let request: ForgetRequest | null = null;
+      if ('request' in named) {
+        request = await requestOf(me, named.request);
+        scope = request.scope as ForgetScope;
+        if (!ctx.json) {
+          ctx.io.stderr(
+            `honouring forget request ${shownInline(request.id)} (${shownInline(request.requestedBy)}), which quotes turn ${request.turn} of session ${shownInline(request.sessionId)}: "${shownInline(request.quote)}"\n`,
+          );
+        }
+      } else {
+        scope = named;
+      }
       // shown before the passphrase is asked for: the owner signs what they read
       const plan = await me.owner.forgetPlan(scope);
       if (v['dry-run'] === true) return { dryRun: true as const, plan };
@@ -135,7 +214,7 @@ export const forgetCommand = defineCommand({
       }
       const { signer, keyFile } = await ownerSigner(ctx, me);
       const result = await me.owner.forget({
-        scope,
+        ...(request === null ? { scope } : { request: request.id }),
         signer,
         ...(v['with-facts'] === true ? { withFacts: true } : {}),
       });

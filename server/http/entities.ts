@@ -7,6 +7,8 @@ import {
   DROP_CODES,
   FACT_ORIGINS,
   FACT_STATUSES,
+  FORGET_REQUEST_STATUSES,
+  FORGET_SCOPES,
   PROBE_VERDICTS,
   RECALL_KINDS,
   RETRACTION_VERDICTS,
@@ -384,6 +386,36 @@ export const ActionRecord = z
     recordedAt: DateTime,
   })
   .openapi('ActionRecord');
+
+/** What a forget request names: one of the scopes (a phrase at least 3 characters). */
+export const ForgetScope = z
+  .discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('turn'),
+      session: z.string().min(1).max(200),
+      seq: z.int().min(1),
+    }),
+    z.strictObject({ kind: z.literal('session'), session: z.string().min(1).max(200) }),
+    z.strictObject({ kind: z.literal('fact'), fact: z.string().min(1).max(200) }),
+    z.strictObject({ kind: z.literal('phrase'), phrase: z.string().min(3).max(2000) }),
+    z.strictObject({ kind: z.literal('subject') }),
+  ])
+  .openapi('ForgetScope');
+
+export const ForgetRequest = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    turn: z.number().int(),
+    quote: z.string(),
+    scope: z.object({ kind: z.enum(FORGET_SCOPES) }).loose(),
+    requestedBy: z.string(),
+    recordedAt: DateTime,
+    status: z.enum(FORGET_REQUEST_STATUSES),
+    decidedAt: DateTime.nullable(),
+    forgetId: z.string().nullable(),
+  })
+  .openapi('ForgetRequest');
 
 export const RegisteredTool = z
   .object({

@@ -13,4 +13,6 @@ No record: when recall, history or the arrival holds no record of something, "I 
 
 Proposals: propose_memories makes nothing live. Each memory must quote the user's own words from a numbered user turn (or, for did, cite a tool on that turn's receipt); your own replies are never evidence, and a correction needs a turn where the user corrected you. What passes waits in the pile for the owner; what fails comes back dropped with its code and reason. No memledger tool can approve, reject, sign or delegate anything: only the owner decides, outside this connection.
 
+Forgetting: when the user asks you to forget something ("forget that I told you about my divorce"), call request_forget with the number of their turn that asks, their words asking, quoted exactly, and what to forget (a phrase, a turn, a session or a fact). Nothing is forgotten until the owner honours the request; tell the user it is requested, not done. A turn the owner forgot shows in a history as "[turn N: forgotten by the owner on …]": its words are gone, so say you no longer have that, and never repeat or guess what it held.
+
 Scope: every tool acts for this connection's one subject. Failures come back as tool errors carrying a code (ROLE_FORBIDDEN, SESSION_NOT_FOUND, INVALID_ARGUMENT, …) and change nothing.`;

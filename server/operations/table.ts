@@ -3,6 +3,8 @@ import type { TokenRole } from '../../src/index.js';
 import { z } from '@hono/zod-openapi';
 import {
   Fact,
+  ForgetRequest,
+  ForgetScope,
   IntegrityReport,
   ProbeRecord,
   Retraction,
@@ -10,7 +12,7 @@ import {
   Slot,
   UtilityUsage,
 } from '../http/entities.js';
-import { Id } from '../http/schemas.js';
+import { Id, LIMITS, pageQuery, text } from '../http/schemas.js';
 import { defineCall, type OperationSpec } from './operation.js';
 import type { FactId, RetractionId } from '../../src/index.js';
 
@@ -243,6 +245,45 @@ export const OPERATION_TABLE = [
     role: 'agent',
     doc: 'Dropped proposals, newest first, each with its code',
     http: { method: 'get', path: '/v1/dropped', tag: 'gate' },
+  },
+  {
+    name: 'gate.requestForget',
+    role: 'agent',
+    doc: "Asks to forget something, quoting the user's own words asking; nothing is forgotten until the request is honoured",
+    http: { method: 'post', path: '/v1/forget-requests', tag: 'gate' },
+    mcp: { tools: ['request_forget'] },
+    call: defineCall({
+      input: z.strictObject({
+        sessionId: Id,
+        turn: z.int().min(1).max(LIMITS.maxInt).describe('the user turn that asks (its number)'),
+        quote: text(LIMITS.field).min(1).describe('the user’s own words asking, as in that turn'),
+        scope: ForgetScope.describe(
+          'what to forget: a turn, a session, a fact, every trace of a phrase, or everything',
+        ),
+      }),
+      output: ForgetRequest,
+      readOnly: false,
+      run: (me, input) => me.gate.requestForget({ ...input, requestedBy: 'agent' }),
+      text: (r) =>
+        `Forget request ${r.id} is recorded; nothing is forgotten yet. Tell the user it is requested, and forgotten once the request is honoured.`,
+    }),
+  },
+  {
+    name: 'gate.forgetRequests',
+    role: 'agent',
+    doc: 'Forget requests, newest first, with what became of each',
+    http: { method: 'get', path: '/v1/forget-requests', tag: 'gate' },
+    call: defineCall({
+      input: z.strictObject({ ...pageQuery }),
+      output: z.object({ requests: z.array(ForgetRequest) }),
+      readOnly: true,
+      run: async (me, { limit, offset }) => ({
+        requests: await me.gate.forgetRequests({
+          ...(limit === undefined ? {} : { limit }),
+          ...(offset === undefined ? {} : { offset }),
+        }),
+      }),
+    }),
   },
   {
     name: 'ledger.retract',

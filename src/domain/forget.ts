@@ -40,6 +40,8 @@ export interface ForgetTargets {
   commitments: string[];
   actions: string[];
   probeRecords: string[];
+  /** Forget requests whose words it removes (answered by it: honoured, their words cleared). */
+  requests: string[];
 }
 
 /** The proposalId a forget link names: the forget's id, prefixed so no proposal id can equal it. */
@@ -95,6 +97,7 @@ export function normalTargets(t: ForgetTargets): ForgetTargets {
     commitments: ids(t.commitments),
     actions: ids(t.actions),
     probeRecords: ids(t.probeRecords),
+    requests: ids(t.requests),
   };
 }
 
@@ -120,6 +123,7 @@ export function forgetNote(t: ForgetTargets): string {
     commitments: n.commitments,
     actions: n.actions,
     probeRecords: n.probeRecords,
+    requests: n.requests,
   });
 }
 
@@ -162,6 +166,7 @@ export function parseForgetNote(
     'commitments',
     'actions',
     'probeRecords',
+    'requests',
   ] as const;
   const parsed = Object.fromEntries(lists.map((k) => [k, strings(p[k])]));
   if (turns === null || lists.some((k) => parsed[k] === null)) return null;
@@ -194,6 +199,7 @@ export function planCounts(t: ForgetTargets): Record<string, number> {
     commitments: t.commitments.length,
     actions: t.actions.length,
     probeRecords: t.probeRecords.length,
+    requests: t.requests.length,
   };
 }
 
@@ -242,4 +248,30 @@ export function readForgetScope(v: unknown): ForgetScope {
     default:
       throw badScope(`kind must be one of ${FORGET_SCOPES.join(', ')}`);
   }
+}
+
+/** What a forget request is waiting for, or what became of it. */
+export const FORGET_REQUEST_STATUSES = ['pending', 'honoured', 'declined'] as const;
+/** One of `FORGET_REQUEST_STATUSES`. */
+export type ForgetRequestStatus = (typeof FORGET_REQUEST_STATUSES)[number];
+
+/**
+ * An agent's request to forget, for the owner to decide: the user's own words asking for it,
+ * quoted from a user turn (as a proposal quotes its evidence), and what to forget. Honoured, its
+ * words are cleared with what it forgot (its quote empty, its scope its kind alone).
+ */
+export interface ForgetRequest {
+  id: string;
+  subjectId: string;
+  sessionId: string;
+  /** The user turn whose words ask for it. */
+  turn: number;
+  quote: string;
+  scope: ForgetScope | { kind: ForgetScope['kind'] };
+  requestedBy: string;
+  recordedAt: Date;
+  status: ForgetRequestStatus;
+  decidedAt: Date | null;
+  /** The forget that honoured it. */
+  forgetId: string | null;
 }

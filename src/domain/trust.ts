@@ -303,6 +303,7 @@ export class ChainState {
       commitments: [],
       actions: [],
       probeRecords: [],
+      requests: [],
     };
     const id = link.proposalId.slice(forgetTarget('').length);
     this.forgets.set(id, { seq: link.seq, decidedAt: new Date(link.decidedAt), targets });

@@ -31,6 +31,8 @@ export const HANDLE_ARGS: {
     dropped: ['options'],
     droppedCount: [],
     droppedByDay: ['options'],
+    requestForget: ['input'],
+    forgetRequests: ['options'],
   },
   owner: {
     decide: ['input'],
@@ -38,6 +40,7 @@ export const HANDLE_ARGS: {
     retract: ['input'],
     forget: ['input'],
     forgetPlan: ['value'],
+    declineForget: ['input'],
     key: [],
     setKey: ['input'],
     verifyChain: ['options'],

@@ -34,7 +34,11 @@ import type { SqlExecutor } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import type { FactsApi, GateApi, OwnerApi, PendingProposal, SlotsApi } from './gate-types.js';
-import { readForgetScope } from '../domain/forget.js';
+import { FORGET_REQUEST_STATUSES, readForgetScope, type ForgetRequest } from '../domain/forget.js';
+import { quoteFoundIn } from '../domain/text/fold.js';
+import { INPUT_LIMITS } from '../domain/input.js';
+import { ForgetRequestSql } from '../store/forget-request-sql.js';
+import { GateTurnSql } from '../store/gate-turn-sql.js';
 import { OwnerDecisions } from './owner-decisions.js';
 import type { Trust } from '../trust/trust-types.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
@@ -271,6 +275,54 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
       async dropped(options = {}) {
         return dropped.list(subjectId, pageOf(options, DEFAULT_DROPPED_PAGE));
       },
+      async requestForget(input) {
+        const sessionId = requireId(input.sessionId, 'session');
+        if ((await sessions.ofSubject(subjectId, sessionId)) === null)
+          throw sessionNotFound(sessionId);
+        const turn = optionalWhole(input.turn, 'turn', 1);
+        if (turn === undefined)
+          throw invalidField('turn', 'name the user turn that asks (its number)');
+        const quote = optionalString(input.quote, 'quote', INPUT_LIMITS.quoteLength);
+        if (quote === undefined || quote.trim() === '') {
+          throw invalidField('quote', "must quote the user's own words asking to forget");
+        }
+        const scope = readForgetScope(input.scope);
+        const requestedBy = optionalString(input.requestedBy, 'requestedBy') ?? 'host';
+        const cited = await new GateTurnSql(client).cited(subjectId, sessionId, turn);
+        if (cited === null)
+          throw invalidField('turn', `session "${sessionId}" has no turn ${turn}`);
+        if (cited.forgotten === true) throw invalidField('turn', `turn ${turn} is forgotten`);
+        if (cited.role !== 'user') {
+          throw invalidField(
+            'turn',
+            `turn ${turn} is the ${cited.role}'s: a forget request quotes the user's own words`,
+          );
+        }
+        if (!quoteFoundIn(quote, cited.content)) {
+          throw invalidField('quote', `turn ${turn} does not say these words`);
+        }
+        return new ForgetRequestSql(client).insert({
+          id: deps.newId(),
+          subjectId,
+          sessionId,
+          turn,
+          quote,
+          scope,
+          requestedBy,
+          at: clock(),
+        });
+      },
+      async forgetRequests(options = {}) {
+        const status =
+          options.status === undefined
+            ? undefined
+            : parseChoice(FORGET_REQUEST_STATUSES, options.status, 'status');
+        return new ForgetRequestSql(client).list(
+          subjectId,
+          status,
+          pageOf(options, DEFAULT_DROPPED_PAGE),
+        );
+      },
       pileCount: () => facts.countByStatus(subjectId, ['proposed']),
       droppedCount: () => dropped.count(subjectId),
       async droppedByDay(options = {}) {
@@ -282,16 +334,46 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     }),
     owner: (subjectId) => ({
       async forget(input) {
-        const scope = readForgetScope(input.scope);
+        const requestId = optionalString(input.request, 'request');
+        if ((requestId === undefined) === (input.scope === undefined)) {
+          throw invalidField('scope', 'name what to forget (scope), or the request to honour');
+        }
         const withFacts = optionalBoolean(input.withFacts, 'withFacts');
         requireSigner(input.signer);
+        let request: ForgetRequest | null = null;
+        if (requestId !== undefined) {
+          request = await new ForgetRequestSql(client).get(subjectId, requestId);
+          if (request === null) {
+            throw new EngineError('FORGET_REQUEST_NOT_FOUND', `no forget request "${requestId}"`);
+          }
+          if (request.status !== 'pending') {
+            throw new EngineError(
+              'NOT_PENDING',
+              `forget request "${requestId}" is ${request.status}`,
+            );
+          }
+        }
         return decisions.forget({
           subjectId,
-          scope,
+          scope: readForgetScope(request === null ? input.scope : request.scope),
           withFacts: withFacts === true,
           forgetId: deps.newId(),
           signer: input.signer,
+          ...(request === null ? {} : { request: request.id }),
         });
+      },
+      async declineForget(input) {
+        const requestId = optionalString(input.request, 'request');
+        if (requestId === undefined) throw invalidField('request', 'name the request to decline');
+        const store = new ForgetRequestSql(client);
+        const found = await store.get(subjectId, requestId);
+        if (found === null) {
+          throw new EngineError('FORGET_REQUEST_NOT_FOUND', `no forget request "${requestId}"`);
+        }
+        if (!(await store.decline(subjectId, requestId, clock()))) {
+          throw new EngineError('NOT_PENDING', `forget request "${requestId}" is ${found.status}`);
+        }
+        return (await store.get(subjectId, requestId)) as ForgetRequest;
       },
       forgetPlan: (scope) => decisions.forgetPlan(subjectId, readForgetScope(scope)),
       async retract(input) {

@@ -11,7 +11,12 @@ import type {
   ForgetResult,
   SignedRetraction,
 } from './owner-decisions.js';
-import type { ForgetPlan, ForgetScope } from '../domain/forget.js';
+import type {
+  ForgetPlan,
+  ForgetRequest,
+  ForgetRequestStatus,
+  ForgetScope,
+} from '../domain/forget.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
@@ -59,6 +64,23 @@ export interface GateApi {
    * days including today (1 to 366, default 14): oldest day first, then code; only days with drops.
    */
   droppedByDay(options?: { days?: number }): Promise<DroppedDay[]>;
+  /**
+   * Files a request to forget (the user said "forget that…"): it quotes the user's own words
+   * asking, from a user turn of the session (INVALID_ARGUMENT when the turn is not the user's, is
+   * forgotten, or does not say them), and names what to forget. Nothing is forgotten until the
+   * owner honours it with a signed forget (`owner.forget({ request })`) or declines it.
+   */
+  requestForget(input: {
+    sessionId: string;
+    turn: number;
+    quote: string;
+    scope: ForgetScope;
+    requestedBy?: string;
+  }): Promise<ForgetRequest>;
+  /** Forget requests, newest first (a page: limit default 100), only `status`'s when given. */
+  forgetRequests(
+    options?: PageOptions & { status?: ForgetRequestStatus },
+  ): Promise<ForgetRequest[]>;
 }
 
 /** The owner's side: signed decisions, the owner key, and the decision chain. */
@@ -114,10 +136,14 @@ export interface OwnerApi {
    * `withFacts`. docs/TRUST.md, "Forgetting".
    */
   forget(input: {
-    scope: ForgetScope;
+    /** What to forget; or `request`, an agent's pending forget request to honour. */
+    scope?: ForgetScope;
+    request?: string;
     withFacts?: boolean;
     signer: OwnerSigner;
   }): Promise<ForgetResult>;
+  /** Declines a pending forget request: nothing is forgotten, and it leaves the pile. */
+  declineForget(input: { request: string }): Promise<ForgetRequest>;
   /** What `forget` of `scope` would remove now; nothing is signed or changed. */
   forgetPlan(scope: ForgetScope): Promise<ForgetPlan>;
   /** The owner public key stored for the subject, or null. */

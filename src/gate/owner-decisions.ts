@@ -111,6 +111,8 @@ export interface ForgetInput {
   withFacts?: boolean;
   /** The forget's id (the link names it; forgotten turns point to it). */
   forgetId: string;
+  /** The agent's forget request this honours (it is answered, and its words cleared). */
+  request?: string;
   signer: OwnerSigner;
 }
 
@@ -418,7 +420,20 @@ export class OwnerDecisions {
       const done = await this.client.transaction(async (tx) => {
         const state = await this.ready(tx, held, subjectId, input.signer);
         const store = new ForgetSql(tx);
-        const plan = await store.plan(subjectId, input.scope);
+        const plan = await store.plan(subjectId, input.scope, input.request);
+        if (input.request !== undefined) {
+          // still waiting, as this transaction sees it: a request answered meanwhile is not again
+          const { rows } = await tx.query(
+            `SELECT 1 FROM forget_requests WHERE subject_id = $1 AND id = $2 AND status = 'pending'`,
+            [subjectId, input.request],
+          );
+          if (rows.length === 0) {
+            throw new EngineError(
+              'NOT_PENDING',
+              `forget request "${input.request}" was answered meanwhile`,
+            );
+          }
+        }
         refuseForget(plan, input.withFacts === true);
         const note = forgetNote(plan.targets);
         const at = this.clock();

@@ -40,7 +40,7 @@ export class ForgetSql {
    * facts it would take down that the scope did not name itself (summaries excepted: a summary
    * that cites a forgotten turn is withdrawn with it).
    */
-  plan(subjectId: string, scope: ForgetScope): Promise<ForgetPlan> {
+  plan(subjectId: string, scope: ForgetScope, honouring?: string): Promise<ForgetPlan> {
     return guard('planning a forget', async () => {
       const match: Match = {
         all: scope.kind === 'subject',
@@ -149,6 +149,20 @@ export class ForgetSql {
       for (const id of await this.droppedCiting(subjectId, turns, [...sessions], scope))
         dropped.add(id);
 
+      // requests whose words it removes: asked in a forgotten turn, or holding the phrase
+      const requests = new Set(
+        await this.matching(subjectId, 'forget_requests', 'id', ['quote', 'scope::text'], match),
+      );
+      for (const id of await this.ids(
+        `SELECT r.id FROM forget_requests r
+         JOIN unnest($2::text[], $3::int[]) AS g(session_id, seq)
+           ON r.session_id = g.session_id AND r.seq = g.seq
+         WHERE r.subject_id = $1`,
+        [subjectId, turns.map((t) => t.session), turns.map((t) => t.seq)],
+      ))
+        requests.add(id);
+      if (honouring !== undefined) requests.add(honouring);
+
       const targets: ForgetTargets = normalTargets({
         scope: scope.kind,
         turns: turnRanges(turns.map((t) => [t.session, t.seq] as const)),
@@ -160,6 +174,7 @@ export class ForgetSql {
         commitments: await this.matching(subjectId, 'commitments', 'id', ['title'], match),
         actions: await this.matching(subjectId, 'actions', 'id', ['target_summary'], match),
         probeRecords: [...probeRecords],
+        requests: [...requests],
       });
       const { rows: live } = await this.db.query<{ id: string; slot: string; text: string }>(
         `SELECT id, slot, text FROM facts
@@ -392,6 +407,17 @@ export class ForgetSql {
          DELETE FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`,
         [subjectId, t.facts, t.retractions],
       );
+      // a request its forget answers: honoured by it, its words cleared with what it removed
+      if (t.requests.length > 0) {
+        await db.query(
+          `UPDATE forget_requests SET quote = '', scope = jsonb_build_object('kind', scope->>'kind'),
+             status = CASE WHEN status = 'declined' THEN 'declined' ELSE 'honoured' END,
+             decided_at = coalesce(decided_at, $3),
+             forget_id = CASE WHEN status = 'declined' THEN NULL ELSE coalesce(forget_id, $4) END
+           WHERE subject_id = $1 AND id = ANY($2::text[])`,
+          [subjectId, t.requests, at, forgetId],
+        );
+      }
       for (const [table, list] of [
         ['probe_records', t.probeRecords],
         ['dropped_proposals', t.dropped],
@@ -474,6 +500,7 @@ export const FORGET_TABLES = [
   'probe_records',
   'commitments',
   'actions',
+  'forget_requests',
 ] as const;
 
 /** What `scrubForgotten` did, for the forget's report. */

@@ -5,6 +5,8 @@
  * row it names is deleted. The append-only and immutability guards step aside only inside a
  * transaction that says it is forgetting (`memledger.forgetting`, set locally by the forget
  * itself), and for turns only to empty them: a turn is still never deleted, a link never touched.
+ * An agent's forget request (the user's words asking, quoted from a user turn, and what to forget)
+ * waits in `forget_requests` until the owner honours it with a signed forget or declines it.
  */
 const FORGETTING = `current_setting('memledger.forgetting', true) IS DISTINCT FROM 'on'`;
 
@@ -44,4 +46,25 @@ ${relaxed('probe_records', 'probe_records_append_only', 'memledger_append_only')
 ${relaxed('reflection_items', 'reflection_items_append_only', 'memledger_append_only')}
 ${relaxed('summaries', 'summaries_append_only', 'memledger_append_only')}
 ${relaxed('summary_sentences', 'summary_sentences_append_only', 'memledger_append_only')}
+
+CREATE TABLE forget_requests (
+  subject_id   text NOT NULL REFERENCES subjects(id),
+  id           text NOT NULL,
+  session_id   text NOT NULL,
+  seq          integer NOT NULL,
+  quote        text NOT NULL,
+  scope        jsonb NOT NULL CHECK (jsonb_typeof(scope) = 'object'),
+  requested_by text NOT NULL,
+  recorded_at  timestamptz NOT NULL,
+  status       text NOT NULL DEFAULT 'pending'
+               CHECK (status IN ('pending', 'honoured', 'declined')),
+  decided_at   timestamptz,
+  forget_id    text,
+  PRIMARY KEY (subject_id, id),
+  FOREIGN KEY (subject_id, session_id, seq) REFERENCES turns (subject_id, session_id, seq),
+  CHECK ((status = 'pending') = (decided_at IS NULL)),
+  CHECK ((status = 'honoured') = (forget_id IS NOT NULL))
+);
+CREATE INDEX forget_requests_pending ON forget_requests (subject_id, recorded_at)
+  WHERE status = 'pending';
 `;
