@@ -466,17 +466,18 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     await createMcpServer(await callerForToken(engine, agent.token)).connect(serverSide);
     const mcp = new Client({ name: 'forget-test', version: '1.0.0' });
     await mcp.connect(clientSide);
-    let requestId = '';
-    try {
-      const tools = (await mcp.listTools()).tools.map((t) => t.name);
-      expect(tools.filter((n) => n.includes('forget'))).toEqual(['request_forget']);
-      const r = await mcp.callTool({ name: 'request_forget', arguments: ask });
-      expect(r.isError, JSON.stringify(r)).not.toBe(true);
-      expect(JSON.stringify(r.content)).toContain('nothing is forgotten yet');
-      requestId = (r.structuredContent as { id: string }).id;
-    } finally {
-      await mcp.close();
-    }
+    const requestId = await (async () => {
+      try {
+        const tools = (await mcp.listTools()).tools.map((t) => t.name);
+        expect(tools.filter((n) => n.includes('forget'))).toEqual(['request_forget']);
+        const r = await mcp.callTool({ name: 'request_forget', arguments: ask });
+        expect(r.isError, JSON.stringify(r)).not.toBe(true);
+        expect(JSON.stringify(r.content)).toContain('nothing is forgotten yet');
+        return (r.structuredContent as { id: string }).id;
+      } finally {
+        await mcp.close();
+      }
+    })();
     expect(await me.gate.forgetRequests({ status: 'pending' })).toMatchObject([
       { id: requestId, turn: 3, quote: ask.quote, scope: ask.scope, requestedBy: 'agent' },
     ]);
