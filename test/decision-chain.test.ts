@@ -22,6 +22,7 @@ import {
   type VerifyChainOptions,
 } from '../src/domain/decision-chain.js';
 import { EngineError } from '../src/domain/errors.js';
+import { forgetNote, forgetTarget } from '../src/domain/forget.js';
 import type { Fact } from '../src/domain/fact.js';
 import type { FactId } from '../src/domain/ids.js';
 import { ChainState } from '../src/domain/trust.js';
@@ -735,5 +736,75 @@ describe('nextLinkFields and sealLink', () => {
   it('refuses to seal a link with a signer that holds another key', () => {
     const fields = nextLinkFields(null, { ...input, keyId: owner.keyId });
     expect(() => sealLink(fields, crypto, intruder)).toThrow(EngineError);
+  });
+});
+
+describe('forget links: a decided proposal gone on the owner’s word', () => {
+  /** Appends a forget link naming `facts`, sealed by `signer`. */
+  function forget(chain: DecisionLink[], facts: string[], signer = owner): void {
+    const note = forgetNote({
+      scope: 'fact',
+      turns: [],
+      sessions: [],
+      facts,
+      retractions: [],
+      summaries: [],
+      dropped: [],
+      commitments: [],
+      actions: [],
+      probeRecords: [],
+      requests: [],
+    });
+    const fields = nextLinkFields(chain.at(-1) ?? null, {
+      subjectId: SUBJECT,
+      proposalId: forgetTarget(`f-${chain.length}`),
+      contentHash: crypto.sha256Hex(note),
+      decision: 'forget',
+      decidedAt: '2026-11-09T09:00:00.000Z',
+      note,
+      keyId: owner.keyId,
+    });
+    chain.push(sealLink(fields, crypto, { keyId: owner.keyId, sign: (x) => signer.sign(x) }));
+  }
+  const without =
+    (gone: string) =>
+    (id: string): Fact | null =>
+      id === gone ? null : factOf(id);
+
+  it('a fresh read and a read link by link agree: the fact is not live, the chain unbroken', () => {
+    const chain = buildChain();
+    forget(chain, ['p-2']);
+    const fresh = new ChainState(SUBJECT, ownerOpts());
+    fresh.extend(chain, without('p-2'), crypto);
+    expect(fresh.broken).toBeNull();
+    expect(fresh.length).toBe(6);
+    expect(fresh.chainLive()).not.toContain('p-2');
+    expect(fresh.forgottenFacts.get('p-2')).toBe(6);
+
+    const stepwise = new ChainState(SUBJECT, ownerOpts());
+    stepwise.extend(chain.slice(0, 5), factOf, crypto);
+    expect(stepwise.chainLive()).toContain('p-2');
+    stepwise.extend(chain.slice(5), without('p-2'), crypto);
+    expect(stepwise.chainLive().sort()).toEqual(fresh.chainLive().sort());
+    expect(stepwise.lastApproval('what_i_know_about_user', 'shift_pattern')).toEqual(
+      fresh.lastApproval('what_i_know_about_user', 'shift_pattern'),
+    );
+  });
+
+  it('a forget link another key signed takes nothing away: the missing fact breaks the chain at its approval', () => {
+    const chain = buildChain();
+    forget(chain, ['p-2'], intruder);
+    const state = new ChainState(SUBJECT, ownerOpts());
+    state.extend(chain, without('p-2'), crypto);
+    expect(state.broken).toMatchObject({ brokenAt: 2, code: 'CONTENT_CHANGED' });
+    expect(state.length).toBe(1);
+  });
+
+  it('a missing fact no forget names breaks the chain at its approval (negative control)', () => {
+    const chain = buildChain();
+    forget(chain, ['p-4']);
+    const state = new ChainState(SUBJECT, ownerOpts());
+    state.extend(chain, without('p-2'), crypto);
+    expect(state.broken).toMatchObject({ brokenAt: 2, code: 'CONTENT_CHANGED' });
   });
 });
