@@ -3,6 +3,7 @@ import { DECISIONS } from '../../src/domain/decision-chain.js';
 import { EngineError } from '../../src/domain/errors.js';
 import { storedVerdictDiffers } from '../../src/domain/fact-render.js';
 import { parseChoice } from '../../src/domain/vocabulary.js';
+import { shownInline } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { factToJson, verdictLine } from '../fact-json.js';
 import type { CliIo } from '../io.js';
@@ -185,6 +186,11 @@ export const decideCommand = defineCommand({
       kind: 'flag',
       help: 'approve an older value over a newer live one for the same slot and key',
     },
+    text: {
+      kind: 'text',
+      value: 'T',
+      help: 'approve this text instead (checked by the gate against the same evidence)',
+    },
   },
   async run(ctx) {
     const [id, given] = ctx.positionals;
@@ -215,6 +221,7 @@ export const decideCommand = defineCommand({
         signer,
         ...(note === undefined ? {} : { note }),
         ...(ctx.values.supersede === true ? { supersede: true } : {}),
+        ...(ctx.values.text === undefined ? {} : { text: ctx.values.text }),
       });
       recordSignedHead(ctx, keyFile, me, decided);
       return decided;
@@ -222,6 +229,9 @@ export const decideCommand = defineCommand({
     ctx.print(
       result,
       () =>
+        (result.edited === undefined
+          ? ''
+          : `edited ${result.edited.from} ("${shownInline(result.edited.proposed)}") into ${result.proposalId}${result.edited.attested ? '' : ' [UNATTESTED: the quote does not assert it]'}; `) +
         `${result.decision === 'approve' ? 'approved' : 'rejected'} ${result.proposalId}: now ${result.status} (decision #${result.seq})`,
     );
   },

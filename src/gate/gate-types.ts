@@ -95,8 +95,20 @@ export interface OwnerApi {
      * NEWER_VALUE_LIVE; `supersede: true` says the older value is meant to replace it.
      */
     supersede?: boolean;
+    /**
+     * Approve this text instead of the proposal's: the gate checks it against the same evidence
+     * (EDIT_DROPPED, and nothing is signed, when it drops it), it is stored as the owner's
+     * proposal (proposedBy `owner (edit of <id>)`), approved with a link whose note names the
+     * original, and the original is rejected with a link naming the edit. The answer's `edited`
+     * says what was proposed and the gate's verdict on the edited text.
+     */
+    text?: string;
     signer: OwnerSigner;
-  }): Promise<DecideResult>;
+  }): Promise<
+    DecideResult & {
+      edited?: { from: string; proposed: string; attested: boolean; attestation: unknown };
+    }
+  >;
   /**
    * Delegates an action slot with a signed link: `did` facts citing a receipt of one of `tools`
    * go live with no decision of their own. `autoLive: false` (with no tools) revokes it.

@@ -1,0 +1,123 @@
+// Issue 36, item 4 (its first part): the owner edits a proposal before approving it. The edited
+// text goes through the gate against the same evidence, the signature covers the edited text, the
+// lineage shows what the agent proposed and what the owner approved, and an edited approval whose
+// text is changed after signing is withheld. Real engines.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine, SubjectHandle } from '../src/index.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { code } from './support/errors.js';
+import { makeOwnerSigner } from './support/tokens.js';
+
+const { signer } = makeOwnerSigner();
+const SAID = 'We moved to Lund last spring, and the flat is tiny.';
+const PROPOSED = 'The user moved to Lund.';
+const EDITED = 'The user moved to Lund last spring.';
+
+describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => {
+  let t: TestEngine;
+  let engine: Engine;
+  let subjects = 0;
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+    engine = t.engine;
+  });
+  afterAll(() => t.close());
+
+  async function pending(): Promise<{ me: SubjectHandle; id: string }> {
+    const subject = `ed${++subjects}`;
+    await engine.subjects.create(subject);
+    const me = engine.subject(subject);
+    await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+    const sessionId = (await me.sessions.create()).id;
+    await me.turns.add({ sessionId, role: 'user', content: SAID });
+    const r = await me.gate.propose({
+      sessionId,
+      proposedBy: 'agent',
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: PROPOSED,
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'We moved to Lund last spring' },
+        },
+      ],
+    });
+    return { me, id: r.proposed[0]!.id };
+  }
+
+  it('approves the edited text, checked and signed, with the lineage kept', async () => {
+    const { me, id } = await pending();
+    const r = await me.owner.decide({
+      proposalId: id as never,
+      decision: 'approve',
+      text: EDITED,
+      signer,
+    });
+    expect(r).toMatchObject({
+      decision: 'approve',
+      status: 'active',
+      edited: { from: id, proposed: PROPOSED, attested: true },
+    });
+    expect(r.proposalId).not.toBe(id);
+    const live = await me.facts.live();
+    expect(live.map((f) => f.text)).toEqual([EDITED]);
+    expect(live[0]).toMatchObject({
+      proposedBy: `owner (edit of ${id})`,
+      evidence: { seq: 1, quote: 'We moved to Lund last spring' },
+    });
+    expect(await me.facts.get(id as never)).toMatchObject({
+      text: PROPOSED,
+      status: 'rejected',
+      proposedBy: 'agent',
+    });
+    expect(await me.gate.pile()).toEqual([]);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
+
+    // the text changed after signing: withheld, and named
+    await storeClient(engine).transaction(async (tx) => {
+      await tx.query(`SELECT set_config('memledger.forgetting', 'on', true)`);
+      await tx.query(
+        `UPDATE facts SET text = 'The user moved to Malmö.' WHERE subject_id = $1 AND id = $2`,
+        [me.id, r.proposalId],
+      );
+    });
+    expect(await me.facts.live()).toEqual([]);
+    const integrity = await me.facts.integrity();
+    expect(integrity.ok).toBe(false);
+    expect(integrity.warning.join('\n')).toContain('CONTENT_CHANGED');
+  });
+
+  it('an edit the gate drops signs nothing, and the proposal still waits (negative control)', async () => {
+    const { me, id } = await pending();
+    const links = async () => (await me.owner.verifyChain()).length;
+    const before = await links();
+    expect(
+      await code(
+        me.owner.decide({
+          proposalId: id as never,
+          decision: 'approve',
+          text: 'The user moved to\u200b Lund.',
+          signer,
+        }),
+      ),
+    ).toBe('EDIT_DROPPED');
+    expect(
+      await code(
+        me.owner.decide({ proposalId: id as never, decision: 'reject', text: EDITED, signer }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(await links()).toBe(before);
+    expect((await me.gate.pile()).map((p) => p.fact.id)).toEqual([id]);
+    expect(await me.facts.live()).toEqual([]);
+    // the same text as proposed is a plain approval
+    const same = await me.owner.decide({
+      proposalId: id as never,
+      decision: 'approve',
+      text: PROPOSED,
+      signer,
+    });
+    expect(same).toMatchObject({ proposalId: id, status: 'active' });
+    expect(same.edited).toBeUndefined();
+  });
+});
