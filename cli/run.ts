@@ -38,6 +38,7 @@ import {
   retractSignCommand,
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
+import { rememberCommand } from './commands/remember.js';
 import { forgetCommand, forgetDeclineCommand, forgetRequestsCommand } from './commands/forget.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
@@ -69,6 +70,7 @@ const COMMANDS: readonly Command[] = [
   summarizeCommand,
   summarizeListCommand,
   decideCommand,
+  rememberCommand,
   reviewCommand,
   memoryCommand,
   chainVerifyCommand,

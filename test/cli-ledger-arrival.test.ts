@@ -702,6 +702,43 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     );
   });
 
+  it("remember records the owner's words and approves them; decide --text approves an edit", async () => {
+    const r = await cli.ok<{ proposalId: string; status: string; sessionId: string; turn: number }>(
+      ['remember', "The user's cat is called Miso.", '--fact-key', 'cat'],
+    );
+    expect(r).toMatchObject({ status: 'active', turn: 1 });
+    expect(byId(await cli.memory(), r.proposalId)).toMatchObject({
+      text: "The user's cat is called Miso.",
+    });
+    expect(await cli.fail(['remember', '   '])).toBe('INVALID_ARGUMENT');
+
+    const s = await cli.session();
+    const seq = await cli.userTurn(s, 'We moved to Lund last spring.');
+    const id = await cli.proposeQuoted(
+      s,
+      seq,
+      'The user moved to Lund.',
+      'We moved to Lund last spring',
+    );
+    expect(
+      await cli.fail(['decide', id, 'approve', '--text', 'The user moved to\u200b Lund.']),
+    ).toBe('EDIT_DROPPED');
+    const text = await cli.run([
+      'decide',
+      id,
+      'approve',
+      '--text',
+      'The user moved to Lund last spring.',
+    ]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^edited ${id} \\("The user moved to Lund\\."\\) into \\S+; approved \\S+: now active`,
+      ),
+    );
+    expect(byId(await cli.memory(), id)).toBeUndefined();
+  });
+
   it('refuses to retract a fact that is not live (proposed, or already retracted)', async () => {
     const s = await cli.session();
     const text = 'The user keeps a spare key under the mat.';

@@ -88,6 +88,55 @@ describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => 
     expect(integrity.warning.join('\n')).toContain('CONTENT_CHANGED');
   });
 
+  it("remember: the owner's own words, recorded as the owner's turn, checked and approved in one signed step", async () => {
+    const { me } = await pending();
+    const r = await me.owner.remember({
+      text: "The user's sister is called Ana.",
+      key: 'sister',
+      signer,
+    });
+    expect(r).toMatchObject({ decision: 'approve', status: 'active', turn: 1 });
+    const history = await me.history.turns(r.sessionId);
+    expect(history).toMatchObject([
+      { role: 'user', speaker: 'owner', content: "The user's sister is called Ana." },
+    ]);
+    const fact = await me.facts.get(r.proposalId as never);
+    expect(fact).toMatchObject({
+      status: 'active',
+      proposedBy: 'owner',
+      key: 'sister',
+      attested: true,
+      evidence: { seq: 1, quote: "The user's sister is called Ana." },
+    });
+    // a correction under the same key replaces it, lineage kept
+    const c = await me.owner.remember({
+      text: "The user's sister is called Anna.",
+      key: 'sister',
+      sessionId: r.sessionId,
+      signer,
+    });
+    expect(c.superseded).toBe(r.proposalId);
+    expect((await me.facts.live()).map((f) => f.text)).toEqual([
+      "The user's sister is called Anna.",
+    ]);
+    expect(await me.facts.get(r.proposalId as never)).toMatchObject({
+      status: 'superseded',
+      supersededById: c.proposalId,
+    });
+    expect((await me.owner.verifyChain()).ok).toBe(true);
+    // another key records nothing; hidden characters are dropped, nothing signed
+    const other = makeOwnerSigner().signer;
+    expect(await code(me.owner.remember({ text: 'The user likes figs.', signer: other }))).toBe(
+      'WRONG_KEY',
+    );
+    expect((await me.history.turns(r.sessionId)).length).toBe(2);
+    expect(await code(me.owner.remember({ text: 'The user likes\u200b figs.', signer }))).toBe(
+      'EDIT_DROPPED',
+    );
+    expect(await code(me.owner.remember({ text: '  ', signer }))).toBe('INVALID_ARGUMENT');
+    expect((await me.facts.live()).length).toBe(1);
+  });
+
   it('an edit the gate drops signs nothing, and the proposal still waits (negative control)', async () => {
     const { me, id } = await pending();
     const links = async () => (await me.owner.verifyChain()).length;

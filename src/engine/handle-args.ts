@@ -41,6 +41,7 @@ export const HANDLE_ARGS: {
     forget: ['input'],
     forgetPlan: ['value'],
     declineForget: ['input'],
+    remember: ['input'],
     key: [],
     setKey: ['input'],
     verifyChain: ['options'],

@@ -8,6 +8,7 @@ import type { ArrivalApi, ToolsApi, CommitmentsApi, ActionsApi } from '../arriva
 import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
 import type { ReflectionApi } from '../reflection/reflection-types.js';
 import type { SummariesApi } from '../reflection/summary-types.js';
+import type { OwnerRememberApi } from './remember.js';
 
 /**
  * Everything about one subject (the person the agent serves). No method takes a subject: a
@@ -22,7 +23,7 @@ export interface SubjectHandle {
   readonly turns: TurnsApi;
   readonly history: HistoryApi;
   readonly gate: GateApi;
-  readonly owner: OwnerApi & OwnerTokensApi;
+  readonly owner: OwnerApi & OwnerTokensApi & OwnerRememberApi;
   readonly slots: SlotsApi;
   readonly facts: FactsApi;
   readonly ledger: LedgerApi;

@@ -2,6 +2,7 @@ import type { EngineContext } from './context.js';
 import type { EngineModules } from './modules.js';
 import { checkArgs, HANDLE_ARGS, type ArgKind } from './handle-args.js';
 import type { SubjectHandle } from './handle-types.js';
+import { ownerRemember } from './remember.js';
 
 /**
  * Wraps every method of a namespace so that it first checks the engine is open and the subject
@@ -45,7 +46,11 @@ export function createSubjectHandle(
     turns: g('turns', modules.history.turns(id)),
     history: g('history', modules.history.history(id)),
     gate: g('gate', modules.gate.gate(id)),
-    owner: g('owner', { ...modules.gate.owner(id), ...modules.tokens.owner(id) }),
+    owner: g('owner', {
+      ...modules.gate.owner(id),
+      ...modules.tokens.owner(id),
+      ...ownerRemember(modules, id),
+    }),
     slots: g('slots', modules.gate.slots(id)),
     facts: g('facts', modules.gate.facts(id)),
     ledger: g('ledger', modules.ledger.ledger(id)),
