@@ -298,6 +298,12 @@ describe.each(ENGINES)('bad input over MCP changes nothing [%s]', (kind) => {
       complete_commitment: { commitmentId: commitment.id },
       record_action: { tool: 'kettle', surface: 'chat', target: 'water' },
       list_memories: {},
+      request_forget: {
+        sessionId: session.id,
+        turn: 1,
+        quote: 'I like tea',
+        scope: { kind: 'phrase', phrase: 'tea' },
+      },
     };
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createMcpServer(await callerForToken(engine, agent)).connect(serverSide);
