@@ -237,7 +237,11 @@ export const forgetCommand = defineCommand({
       },
       () =>
         `forgot ${countsLine(r.removed)} (decision #${r.seq}, forget ${r.forgetId})` +
-        (r.scrub.walCleared ? '; no file of the store holds it now' : ''),
+        (r.scrub.failed !== undefined
+          ? `; removing its bytes from the store's files failed (${r.scrub.failed}): the next forget removes them`
+          : r.scrub.walCleared
+            ? '; no file of the store holds it now'
+            : ''),
     );
   },
 });

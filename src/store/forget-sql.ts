@@ -511,6 +511,11 @@ export interface ScrubReport {
   statistics: boolean;
   /** Whether the write-ahead log holding the forgotten text was removed (embedded store). */
   walCleared: boolean;
+  /**
+   * Why removing the bytes failed after the forget committed (a lock, the disk): the rows are
+   * gone, their dead versions are not yet; the next forget's rewrite removes them.
+   */
+  failed?: string;
 }
 
 /**
