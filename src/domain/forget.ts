@@ -80,10 +80,6 @@ export function turnRanges(turns: Iterable<readonly [string, number]>): TurnRang
 export const turnCount = (ranges: readonly TurnRange[]): number =>
   ranges.reduce((n, [, from, to]) => n + to - from + 1, 0);
 
-/** Whether `ranges` hold turn `seq` of `session`. */
-export const holdsTurn = (ranges: readonly TurnRange[], session: string, seq: number): boolean =>
-  ranges.some(([s, from, to]) => s === session && seq >= from && seq <= to);
-
 /** Targets in one order, whatever order they were found in. */
 export function normalTargets(t: ForgetTargets): ForgetTargets {
   return {
@@ -183,8 +179,6 @@ export interface ForgetPlan {
   targets: ForgetTargets;
   /** Live facts the forget would take down that the owner did not name (refused without withFacts). */
   liveFacts: Array<{ id: string; slot: string; text: string }>;
-  /** Summaries withdrawn because they cite a forgotten turn or fact. */
-  withdrawnSummaries: number;
 }
 
 /** A plan in numbers, for a line of output. */

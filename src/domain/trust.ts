@@ -18,7 +18,7 @@ import {
   type VerifyChainOptions,
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
-import { forgetTarget, holdsTurn, parseForgetNote, type ForgetTargets } from './forget.js';
+import { parseForgetNote } from './forget.js';
 import type { FactId } from './ids.js';
 import { oneLine, shownId } from './shown-text.js';
 
@@ -78,8 +78,6 @@ export class ChainState {
   readonly retractions = new Map<string, { seq: number; contentHash: string }>();
   /** The facts those links took down (named in their signed notes), with the link and row. */
   readonly retractedFacts = new Map<string, { seq: number; retractionId: string }>();
-  /** The owner's forgets (`forget` links), by forget id: the link and what it names. */
-  readonly forgets = new Map<string, { seq: number; decidedAt: Date; targets: ForgetTargets }>();
   /** The facts a forget named, with its link: gone from the store on the owner's word. */
   readonly forgottenFacts = new Map<string, number>();
   /** The ledger rows a forget named, likewise. */
@@ -130,12 +128,6 @@ export class ChainState {
   /** The approved facts the chain keeps live (not superseded by a later approval, not forgotten). */
   chainLive(): string[] {
     return [...this.approved.keys()].filter((id) => !this.superseded.has(id));
-  }
-
-  /** Whether forget `forgetId`, signed on the chain, names turn `seq` of `session`. */
-  forgotTurn(forgetId: string, session: string, seq: number): boolean {
-    const f = this.forgets.get(forgetId);
-    return f !== undefined && holdsTurn(f.targets.turns, session, seq);
   }
 
   /**
@@ -289,24 +281,12 @@ export class ChainState {
     }
   }
 
+  /** A forget link: the facts and ledger rows its note names are gone on the owner's word. */
   private applyForget(link: DecisionLink): void {
     const targets = parseForgetNote(link.note, link.contentHash, (x) =>
       this.opts.crypto.sha256Hex(x),
-    ) ?? {
-      scope: 'fact',
-      turns: [],
-      sessions: [],
-      facts: [],
-      retractions: [],
-      summaries: [],
-      dropped: [],
-      commitments: [],
-      actions: [],
-      probeRecords: [],
-      requests: [],
-    };
-    const id = link.proposalId.slice(forgetTarget('').length);
-    this.forgets.set(id, { seq: link.seq, decidedAt: new Date(link.decidedAt), targets });
+    );
+    if (targets === null) return;
     const gone = new Set(targets.facts);
     for (const factId of gone) {
       this.forgottenFacts.set(factId, link.seq);

@@ -186,7 +186,6 @@ export class ForgetSql {
         scope,
         targets,
         liveFacts: live,
-        withdrawnSummaries: targets.summaries.length,
       };
     });
   }
