@@ -22,7 +22,7 @@ import {
   type VerifyChainOptions,
 } from '../src/domain/decision-chain.js';
 import { EngineError } from '../src/domain/errors.js';
-import { forgetNote, forgetTarget } from '../src/domain/forget.js';
+import { forgetNote, forgetTarget, targetsOf } from '../src/domain/forget.js';
 import type { Fact } from '../src/domain/fact.js';
 import type { FactId } from '../src/domain/ids.js';
 import { ChainState } from '../src/domain/trust.js';
@@ -742,19 +742,7 @@ describe('nextLinkFields and sealLink', () => {
 describe('forget links: a decided proposal gone on the owner’s word', () => {
   /** Appends a forget link naming `facts`, sealed by `signer`. */
   function forget(chain: DecisionLink[], facts: string[], signer = owner): void {
-    const note = forgetNote({
-      scope: 'fact',
-      turns: [],
-      sessions: [],
-      facts,
-      retractions: [],
-      summaries: [],
-      dropped: [],
-      commitments: [],
-      actions: [],
-      probeRecords: [],
-      requests: [],
-    });
+    const note = forgetNote(targetsOf('fact', { facts }));
     const fields = nextLinkFields(chain.at(-1) ?? null, {
       subjectId: SUBJECT,
       proposalId: forgetTarget(`f-${chain.length}`),

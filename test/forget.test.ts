@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, createLlmClient, openAiEmbedder, type Engine } from '../src/index.js';
+import {
+  createEngine,
+  createLlmClient,
+  openAiEmbedder,
+  type Engine,
+  type SubjectHandle,
+} from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { callerForToken } from '../server/access.js';
 import { createMcpServer } from '../server/mcp/mcp-server.js';
@@ -18,7 +24,7 @@ import { reindexRecall } from '../src/store/recall-reindex.js';
 import { DecisionSql } from '../src/store/decision-sql.js';
 import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { nextLinkFields, sealLink } from '../src/domain/decision-chain.js';
-import { forgetNote, forgetTarget } from '../src/domain/forget.js';
+import { forgetNote, forgetTarget, targetsOf } from '../src/domain/forget.js';
 import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
 import { ENGINES, PG_URL, testStore, type EngineKind, type TestStore } from './support/engines.js';
 import { code } from './support/errors.js';
@@ -105,6 +111,17 @@ async function pgRelationsHolding(schema: string, m: string): Promise<string[]> 
   }
 }
 
+/** Turns in order, the user's and the assistant's in turn (each reply with no tools run). */
+async function conversation(me: SubjectHandle, sessionId: string, said: readonly string[]) {
+  for (const [i, content] of said.entries()) {
+    await me.turns.add(
+      i % 2 === 0
+        ? { sessionId, role: 'user', content }
+        : { sessionId, role: 'assistant', content, receipt: { noTools: true } },
+    );
+  }
+}
+
 describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind) => {
   let fake: FakeLlm;
   let embeddings: FakeEmbeddings;
@@ -146,19 +163,11 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
     await me.slots.declare({ name: 'life_lately', rule: 'summary' });
     const session = (await me.sessions.create()).id;
-    const said = `I use the code word ${m} for my locker at the pool.`;
-    await me.turns.add({ sessionId: session, role: 'user', content: said });
-    await me.turns.add({
-      sessionId: session,
-      role: 'assistant',
-      content: 'Noted.',
-      receipt: { noTools: true },
-    });
-    await me.turns.add({
-      sessionId: session,
-      role: 'user',
-      content: 'I have a grey cat called Miso.',
-    });
+    await conversation(me, session, [
+      `I use the code word ${m} for my locker at the pool.`,
+      'Noted.',
+      'I have a grey cat called Miso.',
+    ]);
     const r = await me.gate.propose({
       sessionId: session,
       proposals: [
@@ -359,19 +368,7 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     const chain = await new DecisionSql(sql).chain(me.id);
     const tip = chain.at(-1)!;
     const approvedAt = () => chain.find((l) => l.proposalId === locker)!.seq;
-    const note = forgetNote({
-      scope: 'fact',
-      turns: [],
-      sessions: [],
-      facts: [locker],
-      retractions: [],
-      summaries: [],
-      dropped: [],
-      commitments: [],
-      actions: [],
-      probeRecords: [],
-      requests: [],
-    });
+    const note = forgetNote(targetsOf('fact', { facts: [locker] }));
     // the owner's key id, another key's signature: what a process with the store can write
     const forger = makeOwnerSigner().signer;
     const link = sealLink(
@@ -425,22 +422,11 @@ describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind
     const me = engine.subject(id);
     await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
     const session = (await me.sessions.create()).id;
-    await me.turns.add({
-      sessionId: session,
-      role: 'user',
-      content: 'My divorce was finalised in May.',
-    });
-    await me.turns.add({
-      sessionId: session,
-      role: 'assistant',
-      content: 'I am sorry.',
-      receipt: { noTools: true },
-    });
-    await me.turns.add({
-      sessionId: session,
-      role: 'user',
-      content: 'Please forget that I told you about my divorce.',
-    });
+    await conversation(me, session, [
+      'My divorce was finalised in May.',
+      'I am sorry.',
+      'Please forget that I told you about my divorce.',
+    ]);
     const ask = {
       sessionId: session,
       turn: 3,

@@ -44,6 +44,27 @@ export interface ForgetTargets {
   requests: string[];
 }
 
+/** Targets that name only what `some` gives, every other list empty. */
+export function targetsOf(
+  scope: ForgetScope['kind'],
+  some: Partial<Omit<ForgetTargets, 'scope'>>,
+): ForgetTargets {
+  return {
+    scope,
+    turns: [],
+    sessions: [],
+    facts: [],
+    retractions: [],
+    summaries: [],
+    dropped: [],
+    commitments: [],
+    actions: [],
+    probeRecords: [],
+    requests: [],
+    ...some,
+  };
+}
+
 /** The proposalId a forget link names: the forget's id, prefixed so no proposal id can equal it. */
 export const forgetTarget = (forgetId: string): string => `forget:${forgetId}`;
 

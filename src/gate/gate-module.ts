@@ -39,6 +39,7 @@ import { quoteFoundIn } from '../domain/text/fold.js';
 import { INPUT_LIMITS } from '../domain/input.js';
 import { ForgetRequestSql } from '../store/forget-request-sql.js';
 import { GateTurnSql } from '../store/gate-turn-sql.js';
+import { approveEdited } from './owner-edit.js';
 import { OwnerDecisions } from './owner-decisions.js';
 import type { Trust } from '../trust/trust-types.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
@@ -412,73 +413,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         if (text === undefined) return decisions.decide({ ...plain, subjectId, decision });
         if (decision !== 'approve')
           throw invalidField('text', 'only an approval takes an edited text');
-        const fact = await facts.get(subjectId, input.proposalId);
-        if (fact === null)
-          throw new EngineError('PROPOSAL_NOT_FOUND', `no proposal "${input.proposalId}"`);
-        if (fact.status !== 'proposed') {
-          throw new EngineError(
-            'NOT_PENDING',
-            `proposal "${fact.id}" is ${fact.status}, not pending`,
-          );
-        }
-        if (text === fact.text) return decisions.decide({ ...plain, subjectId, decision });
-        const { sessionId, seq, quote, tool } = fact.evidence;
-        if (sessionId === null || seq === null) {
-          throw invalidField('text', 'only a proposal that cites a turn can be edited');
-        }
-        // the edited text goes through the gate against the same evidence, as the owner's proposal
-        const checked = await gate.propose({
-          sessionId,
-          subjectId,
-          proposedBy: `owner (edit of ${fact.id})`,
-          proposals: [
-            {
-              slot: fact.slot,
-              ...(fact.key === null ? {} : { key: fact.key }),
-              text,
-              origin: fact.origin,
-              evidence: {
-                turn: seq,
-                ...(quote === null ? {} : { quote }),
-                ...(tool === null ? {} : { tool }),
-              },
-              ...(fact.validTo === null ? {} : { validTo: fact.validTo.toISOString() }),
-            },
-          ],
-        });
-        const drop = checked.dropped[0];
-        if (drop !== undefined) {
-          throw new EngineError(
-            'EDIT_DROPPED',
-            `the gate drops the edited text (${drop.code}): ${drop.reason}; nothing was signed`,
-            { data: { dropCode: drop.code } },
-          );
-        }
-        const edited = checked.proposed[0];
-        if (edited === undefined) throw new EngineError('INTERNAL', 'the gate answered nothing');
-        const approved = await decisions.decide({
-          ...plain,
-          subjectId,
-          decision,
-          proposalId: edited.id,
-          note: JSON.stringify({ editOf: fact.id, note: input.note ?? '' }),
-        });
-        await decisions.decide({
-          subjectId,
-          proposalId: fact.id,
-          decision: 'reject',
-          note: JSON.stringify({ editedInto: edited.id }),
-          signer: input.signer,
-        });
-        return {
-          ...approved,
-          edited: {
-            from: fact.id,
-            proposed: fact.text,
-            attested: edited.attested,
-            attestation: edited.attestation,
-          },
-        };
+        return approveEdited({ facts, gate, decisions }, subjectId, plain, text, input.note);
       },
       async delegate(input) {
         const slot = typeof input.slot === 'string' ? input.slot : '';

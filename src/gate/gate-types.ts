@@ -5,12 +5,7 @@ import type { OwnerSigner } from '../crypto/owner-key.js';
 import type { ChainReport, Decision } from '../domain/decision-chain.js';
 import type { Fact, Proposal, SlotDeclaration, SlotRule, SummaryScope } from '../domain/fact.js';
 import type { Turn } from '../domain/turn.js';
-import type {
-  DecideResult,
-  DelegateResult,
-  ForgetResult,
-  SignedRetraction,
-} from './owner-decisions.js';
+import type { DelegateResult, ForgetResult, SignedRetraction } from './owner-decisions.js';
 import type {
   ForgetPlan,
   ForgetRequest,
@@ -18,6 +13,7 @@ import type {
   ForgetScope,
 } from '../domain/forget.js';
 import type { ProposeResult } from './proposal-gate.js';
+import type { EditedDecision } from './owner-edit.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
 import type { FactId, RetractionId } from '../domain/ids.js';
@@ -104,11 +100,7 @@ export interface OwnerApi {
      */
     text?: string;
     signer: OwnerSigner;
-  }): Promise<
-    DecideResult & {
-      edited?: { from: string; proposed: string; attested: boolean; attestation: unknown };
-    }
-  >;
+  }): Promise<EditedDecision>;
   /**
    * Delegates an action slot with a signed link: `did` facts citing a receipt of one of `tools`
    * go live with no decision of their own. `autoLive: false` (with no tools) revokes it.
