@@ -137,6 +137,70 @@ describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => 
     expect((await me.facts.live()).length).toBe(1);
   });
 
+  it("corrects a live fact with no key: the owner's words replace it, on the chain as well as in the store", async () => {
+    const { me, id } = await pending();
+    await me.owner.decide({ proposalId: id as never, decision: 'approve', signer });
+    const c = await me.owner.remember({
+      text: 'The user moved to Lund in 2025.',
+      corrects: id as never,
+      signer,
+    });
+    expect(c).toMatchObject({ status: 'active', superseded: id });
+    expect((await me.facts.live()).map((f) => f.text)).toEqual(['The user moved to Lund in 2025.']);
+    expect(await me.facts.get(id as never)).toMatchObject({
+      status: 'superseded',
+      supersededById: c.proposalId,
+    });
+    expect(await me.facts.get(c.proposalId as never)).toMatchObject({
+      slot: 'what_i_know_about_user',
+      key: null,
+      supersedesId: id,
+      proposedBy: 'owner',
+    });
+    expect((await me.owner.verifyChain()).ok).toBe(true);
+    expect((await me.facts.integrity()).ok).toBe(true);
+
+    // only a live fact, in its own slot and key, is corrected; nothing is signed otherwise
+    const links = (await me.owner.verifyChain()).length;
+    expect(
+      await code(
+        me.owner.remember({ text: 'The user lives in Lund.', corrects: id as never, signer }),
+      ),
+    ).toBe('FACT_NOT_LIVE');
+    expect(
+      await code(
+        me.owner.remember({
+          text: 'The user lives in Lund.',
+          corrects: c.proposalId as never,
+          slot: 'stances',
+          signer,
+        }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(
+      await code(
+        me.owner.remember({ text: 'The user lives in Lund.', corrects: 'f_nope' as never, signer }),
+      ),
+    ).toBe('FACT_NOT_FOUND');
+    expect((await me.owner.verifyChain()).length).toBe(links);
+
+    // the corrected fact's status flipped back by SQL: the chain says it was replaced, so it
+    // stays out of live memory, and the integrity block names it (negative control)
+    await storeClient(engine).transaction(async (tx) => {
+      await tx.query(`SELECT set_config('memledger.forgetting', 'on', true)`);
+      await tx.query(
+        `UPDATE facts SET status = 'active', superseded_by_id = NULL, superseded_at = NULL
+         WHERE subject_id = $1 AND id = $2`,
+        [me.id, id],
+      );
+    });
+    expect((await me.facts.all()).find((f) => f.id === id)?.status).not.toBe('active');
+    const integrity = await me.facts.integrity();
+    expect(integrity.ok).toBe(false);
+    expect(integrity.warning.join('\n')).toContain(id);
+    expect((await me.facts.live()).map((f) => f.id)).not.toContain(id);
+  });
+
   it('an edit the gate drops signs nothing, and the proposal still waits (negative control)', async () => {
     const { me, id } = await pending();
     const links = async () => (await me.owner.verifyChain()).length;

@@ -1,4 +1,5 @@
 import { EngineError } from '../../src/domain/errors.js';
+import type { FactId } from '../../src/domain/ids.js';
 import { defineCommand } from '../command.js';
 import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
@@ -20,6 +21,11 @@ export const rememberCommand = defineCommand({
       value: 'K',
       help: 'its key in the slot (it replaces the live value with that key)',
     },
+    corrects: {
+      kind: 'text',
+      value: 'F',
+      help: 'a live fact these words correct: they replace it, in its slot and key (lineage kept)',
+    },
   },
   async run(ctx) {
     const text = ctx.positionals.join(' ');
@@ -28,6 +34,7 @@ export const rememberCommand = defineCommand({
     }
     const { session, slot } = ctx.values;
     const factKey = ctx.values['fact-key'];
+    const corrects = ctx.values.corrects as FactId | undefined;
     const r = await ctx.withSubject(ctx.values.subject, async (me) => {
       const { signer, keyFile } = await ownerSigner(ctx, me);
       const result = await me.owner.remember({
@@ -36,14 +43,16 @@ export const rememberCommand = defineCommand({
         ...(session === undefined ? {} : { sessionId: session }),
         ...(slot === undefined ? {} : { slot }),
         ...(factKey === undefined ? {} : { key: factKey }),
+        ...(corrects === undefined ? {} : { corrects }),
       });
       recordSignedHead(ctx, keyFile, me, result);
       return result;
     });
+    const replaced = r.superseded === null ? '' : `; it replaces ${r.superseded}`;
     ctx.print(
       r,
       () =>
-        `remembered ${r.proposalId}: now ${r.status} (decision #${r.seq}; turn ${r.turn} of session ${r.sessionId})`,
+        `remembered ${r.proposalId}: now ${r.status} (decision #${r.seq}; turn ${r.turn} of session ${r.sessionId})${replaced}`,
     );
   },
 });

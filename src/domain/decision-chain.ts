@@ -96,6 +96,24 @@ export function retractionNoteFact(note: string): string | null {
   }
 }
 
+/**
+ * An approval's note when it corrects a live fact: the fact it replaces, and the owner's note.
+ * Signed with the link, so the chain alone says the corrected fact is no longer live.
+ */
+export const correctionNote = (factId: string, note: string): string =>
+  JSON.stringify({ corrects: factId, note });
+
+/** The fact an approval's note says it corrects; null when the note is not one. */
+export function correctedFact(note: string): string | null {
+  try {
+    const parsed = JSON.parse(note) as { corrects?: unknown } | null;
+    const id = parsed?.corrects;
+    return typeof id === 'string' && id !== '' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What a revocation link's content hash covers: the token, by id and by its secret's hash. */
 export function tokenRevocationPayload(r: {
   subjectId: string;

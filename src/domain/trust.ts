@@ -1,6 +1,7 @@
 import {
   BAD_SIGNATURE,
   checkLink,
+  correctedFact,
   retractionNoteFact,
   retractionPayload,
   type RetractionContent,
@@ -70,7 +71,10 @@ export class ChainState {
   broken: ChainBreak | null = null;
   readonly decided = new Map<string, { seq: number; decision: 'approve' | 'reject' }>();
   readonly approved = new Map<string, ApprovedEntry>();
-  /** Approved facts a later approval for the same slot and key replaced, with that link's seq. */
+  /**
+   * Facts a later approval replaced (a value for the same slot and key, or the owner's correction
+   * naming them), with that link's seq.
+   */
   readonly superseded = new Map<string, number>();
   /** The tokens the owner revoked, with the link that did. */
   readonly revokedTokens = new Map<string, number>();
@@ -266,6 +270,9 @@ export class ChainState {
     this.decidedSeqs.set(link.proposalId, link.seq);
     this.decided.set(link.proposalId, { seq: link.seq, decision: link.decision });
     if (link.decision !== 'approve' || fact === null) return;
+    // the owner's correction replaces the fact it names, keyed or not
+    const corrected = correctedFact(link.note);
+    if (corrected !== null && corrected !== fact.id) this.superseded.set(corrected, link.seq);
     this.approved.set(fact.id, {
       seq: link.seq,
       contentHash: link.contentHash,
@@ -548,11 +555,18 @@ function approvedVerdict(state: ChainState, f: Fact, crypto: ChainCrypto, hash?:
   if ((hash ?? factContentHash(f, crypto)) !== entry.contentHash) {
     return no('CONTENT_CHANGED', `its content changed after it was approved at link ${entry.seq}`);
   }
-  const by = state.superseded.get(f.id);
-  if (by !== undefined) {
-    return no('STATUS_MISMATCH', `link ${by} approved a newer value for its slot and key`);
-  }
-  return { ok: true };
+  const replaced = replacedBy(state, f.id);
+  return replaced ?? { ok: true };
+}
+
+/** A fact a later approval replaced (a newer value for its slot and key, or a correction). */
+function replacedBy(state: ChainState, id: string): Verdict | null {
+  const by = state.superseded.get(id);
+  if (by === undefined) return null;
+  return no(
+    'STATUS_MISMATCH',
+    `link ${by} approved a newer value for it (its slot and key, or the owner's correction)`,
+  );
 }
 
 /** A delegation's bound in words, for a reason: at most 120 characters, as "Emailed {}". */
@@ -590,6 +604,10 @@ export function judgeActive(
   const beyond =
     state.broken === null ? '' : ` (the chain is verified only up to link ${state.tip.seq})`;
   // a fact that went live with no decision of its own is still replaced by a later approval
+  if (e.promotedBy === 'receipt' || e.promotedBy === 'restoration') {
+    const replaced = replacedBy(state, f.id);
+    if (replaced !== null) return replaced;
+  }
   if (f.key !== null && (e.promotedBy === 'receipt' || e.promotedBy === 'restoration')) {
     const later = state.lastApproval(f.slot, f.key);
     if (

@@ -22,6 +22,12 @@ export interface OwnerRememberApi {
     sessionId?: string;
     slot?: string;
     key?: string;
+    /**
+     * A live fact these words correct: they are proposed in its slot with its key and, approved,
+     * supersede it (lineage kept; a fact with no key too). FACT_NOT_FOUND or FACT_NOT_LIVE when
+     * there is no such live fact; a slot or key given with it must be the fact's.
+     */
+    corrects?: FactId;
     signer: OwnerSigner;
   }): Promise<RememberResult>;
 }
@@ -36,8 +42,18 @@ export function ownerRemember(modules: EngineModules, id: string): OwnerRemember
       if (text === undefined || text.trim() === '')
         throw invalidField('text', 'say what to remember');
       const sessionId = optionalString(input.sessionId, 'sessionId');
-      const slot = optionalString(input.slot, 'slot') ?? REMEMBER_SLOT;
-      const key = optionalString(input.key, 'key');
+      const corrects = optionalString(input.corrects, 'corrects') as FactId | undefined;
+      const target = corrects === undefined ? null : await correctedTarget(modules, id, corrects);
+      const givenSlot = optionalString(input.slot, 'slot');
+      const givenKey = optionalString(input.key, 'key');
+      if (target !== null && (givenSlot ?? target.slot) !== target.slot) {
+        throw invalidField('slot', `a correction stays in the fact's slot (${target.slot})`);
+      }
+      if (target !== null && givenKey !== undefined && givenKey !== target.key) {
+        throw invalidField('key', `a correction keeps the fact's key (${target.key ?? 'none'})`);
+      }
+      const slot = target?.slot ?? givenSlot ?? REMEMBER_SLOT;
+      const key = target === null ? givenKey : (target.key ?? undefined);
       const owner = modules.gate.owner(id);
       const stored = await owner.key();
       if (stored === null)
@@ -82,9 +98,26 @@ export function ownerRemember(modules: EngineModules, id: string): OwnerRemember
         proposalId,
         decision: 'approve',
         supersede: true,
+        ...(corrects === undefined ? {} : { corrects }),
         signer: input.signer,
       });
       return { ...decided, sessionId: session, turn: seq };
     },
   };
+}
+
+/** The fact a correction names, if it is live (the trust view's word, not only its column). */
+async function correctedTarget(
+  modules: EngineModules,
+  id: string,
+  factId: FactId,
+): Promise<{ slot: string; key: string | null }> {
+  const fact = await modules.gate.facts(id).get(factId);
+  if (fact.status !== 'active') {
+    throw new EngineError(
+      'FACT_NOT_LIVE',
+      `fact "${factId}" is ${fact.status}: nothing to correct`,
+    );
+  }
+  return { slot: fact.slot, key: fact.key };
 }

@@ -403,11 +403,13 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         optionalString(input.note, 'note');
         optionalBoolean(input.supersede, 'supersede');
         const text = optionalString(input.text, 'text');
+        const corrects = optionalString(input.corrects, 'corrects');
         requireSigner(input.signer);
         const plain = {
           proposalId: input.proposalId,
           ...(input.note === undefined ? {} : { note: input.note }),
           ...(input.supersede === undefined ? {} : { supersede: input.supersede }),
+          ...(corrects === undefined ? {} : { corrects }),
           signer: input.signer,
         };
         if (text === undefined) return decisions.decide({ ...plain, subjectId, decision });

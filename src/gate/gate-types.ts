@@ -92,6 +92,12 @@ export interface OwnerApi {
      */
     supersede?: boolean;
     /**
+     * A live fact this approval corrects (a proposal of the same slot and key): the corrected fact
+     * is superseded, lineage kept, and the signed note names it, so a fact with no key can be
+     * replaced too. FACT_NOT_LIVE when it is not live memory.
+     */
+    corrects?: FactId;
+    /**
      * Approve this text instead of the proposal's: the gate checks it against the same evidence
      * (EDIT_DROPPED, and nothing is signed, when it drops it), it is stored as the owner's
      * proposal (proposedBy `owner (edit of <id>)`), approved with a link whose note names the

@@ -1,5 +1,6 @@
 import {
   checkLink,
+  correctionNote,
   delegationPayload,
   delegationTarget,
   nextLinkFields,
@@ -17,6 +18,7 @@ import {
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import type { Fact } from '../domain/fact.js';
+import { invalidField } from '../domain/input.js';
 import {
   forgetNote,
   forgetTarget,
@@ -47,6 +49,11 @@ export interface DecideInput {
   note?: string;
   /** Approve an older value over a newer live one for the same slot and key (see docs/TRUST.md). */
   supersede?: boolean;
+  /**
+   * A live fact this approval corrects: it is superseded by the approved one, lineage kept, and
+   * the link's signed note names it (a fact with no key has no other way to be replaced).
+   */
+  corrects?: string;
   signer: OwnerSigner;
 }
 
@@ -247,6 +254,9 @@ export class OwnerDecisions {
             );
           }
         }
+        if (input.corrects !== undefined) {
+          await correctable(held, tx, fact, input.corrects, input.decision);
+        }
         const at = this.clock();
         const link = await this.append(
           tx,
@@ -256,16 +266,20 @@ export class OwnerDecisions {
             proposalId: fact.id,
             contentHash: factContentHash(fact, this.crypto),
             decision: input.decision,
-            note: input.note ?? '',
+            note:
+              input.corrects === undefined
+                ? (input.note ?? '')
+                : correctionNote(input.corrects, input.note ?? ''),
           },
           input.signer,
           at,
         );
         const when = new Date(link.decidedAt);
         let superseded: string | null = null;
-        if (input.decision === 'approve')
-          superseded = (await facts.promote(subjectId, fact.id, when, 'owner')).superseded;
-        else await facts.setStatus(subjectId, fact.id, 'rejected', when);
+        if (input.decision === 'approve') {
+          const by = await facts.promote(subjectId, fact.id, when, 'owner', input.corrects);
+          superseded = by.superseded;
+        } else await facts.setStatus(subjectId, fact.id, 'rejected', when);
         return {
           proposalId: fact.id,
           decision: input.decision,
@@ -537,6 +551,33 @@ export class OwnerDecisions {
       await held.chain(this.client);
       return result;
     });
+  }
+}
+
+/**
+ * Refuses a correction that cannot stand: `corrects` must be a fact live now (in the trust view,
+ * not only by its column), of the proposal's slot and key, and the decision an approval.
+ */
+async function correctable(
+  held: HeldTrust,
+  tx: SqlExecutor,
+  fact: Fact,
+  corrects: string,
+  decision: Decision,
+): Promise<void> {
+  if (decision !== 'approve') throw invalidField('corrects', 'only an approval corrects a fact');
+  const live = (await held.view(tx)).live.find((f) => f.id === corrects);
+  if (live === undefined) {
+    throw new EngineError(
+      'FACT_NOT_LIVE',
+      `fact "${corrects}" is not live memory: nothing to correct`,
+    );
+  }
+  if (live.id === fact.id || live.slot !== fact.slot || live.key !== fact.key) {
+    throw invalidField(
+      'corrects',
+      `a correction is a new value for the same slot and key (${live.slot}${live.key === null ? '' : `/${live.key}`})`,
+    );
   }
 }
 

@@ -361,21 +361,24 @@ export class FactSql {
 
   /**
    * Makes a proposed (or receipt-checked) fact live. A new value for a live slot+key supersedes
-   * the older fact; both rows stay, linked both ways.
+   * the older fact, as does the owner's correction of one (`corrects`); both rows stay, linked
+   * both ways.
    */
   promote(
     subjectId: string,
     id: string,
     at: Date,
     by: 'owner' | 'receipt' | 'restoration',
+    corrects?: string,
   ): Promise<{ superseded: string | null }> {
     return guard('making a fact live', async () => {
       const { rows } = await this.db.query<{ id: string }>(
         `SELECT old.id FROM facts f
-         JOIN facts old ON old.subject_id = f.subject_id AND old.slot = f.slot AND old.key = f.key
-                       AND old.status = 'active' AND old.id <> f.id
-         WHERE f.subject_id = $1 AND f.id = $2 AND f.key IS NOT NULL`,
-        [subjectId, id],
+         JOIN facts old ON old.subject_id = f.subject_id AND old.status = 'active'
+                       AND old.id <> f.id AND (old.id = $3
+                         OR (f.key IS NOT NULL AND old.slot = f.slot AND old.key = f.key))
+         WHERE f.subject_id = $1 AND f.id = $2`,
+        [subjectId, id, corrects ?? null],
       );
       const old = rows[0]?.id ?? null;
       // The old value steps down first: one live fact per slot+key is a unique index.
