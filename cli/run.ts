@@ -39,7 +39,12 @@ import {
 } from './commands/retract.js';
 import { reviewCommand } from './commands/review.js';
 import { rememberCommand } from './commands/remember.js';
-import { forgetCommand, forgetDeclineCommand, forgetRequestsCommand } from './commands/forget.js';
+import {
+  forgetCommand,
+  forgetDeclineCommand,
+  forgetPolicyCommand,
+  forgetRequestsCommand,
+} from './commands/forget.js';
 import { reflectCommand, reflectListCommand } from './commands/reflect.js';
 import { serveCommand } from './commands/serve.js';
 import { summarizeCommand, summarizeListCommand } from './commands/summarize.js';
@@ -85,6 +90,7 @@ const COMMANDS: readonly Command[] = [
   forgetCommand,
   forgetRequestsCommand,
   forgetDeclineCommand,
+  forgetPolicyCommand,
   probeFileCommand,
   probeSqlCommand,
   probeHttpCommand,

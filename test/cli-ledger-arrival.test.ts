@@ -702,6 +702,51 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     );
   });
 
+  it('forget policy shows and signs the policy; forget --retention applies the rule with no passphrase; remember --corrects replaces a fact', async () => {
+    expect(await cli.ok(['forget', 'policy'])).toEqual({
+      policy: { honourRequests: false, retainDays: null },
+      seq: null,
+    });
+    expect(await cli.fail(['forget', '--retention', '--dry-run'])).toBe('NO_RETENTION_RULE');
+    expect(await cli.fail(['forget', 'policy', '--retain-days', 'soon'])).toBe('INVALID_ARGUMENT');
+    const signed = await cli.ok<{ seq: number }>(['forget', 'policy', '--retain-days', '3650']);
+    expect(signed).toMatchObject({ policy: { honourRequests: false, retainDays: 3650 } });
+    expect((await cli.run(['forget', 'policy'])).stdout).toContain(
+      'turns older than 3650 days are forgotten by forget --retention',
+    );
+    // nothing here is ten years old: the dry run lists nothing, and a run is a quiet success
+    const dry = await cli.ok<{ dryRun: boolean; cutoff: string }>([
+      'forget',
+      '--retention',
+      '--dry-run',
+    ]);
+    expect(dry.dryRun).toBe(true);
+    expect(await cli.fail(['forget', '--retention'])).toBe('CONFIRMATION_REQUIRED');
+    // a scheduler has no passphrase: none is asked for
+    const noPassphrase = { ...env, MEMLEDGER_OWNER_PASSPHRASE: '' };
+    const quiet = await cli.run(['forget', '--retention', '--yes'], noPassphrase);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(/nothing recorded before \d{4}-\d{2}-\d{2} is left to forget/);
+    await cli.ok(['forget', 'policy', '--retain-days', 'off', '--honour-requests', 'on']);
+    expect(await cli.ok(['forget', 'policy'])).toMatchObject({
+      policy: { honourRequests: true, retainDays: null },
+    });
+
+    const first = await cli.ok<{ proposalId: string }>(['remember', 'The user likes green tea.']);
+    const fixed = await cli.ok<{ proposalId: string; superseded: string }>([
+      'remember',
+      'The user likes green tea, without sugar.',
+      '--corrects',
+      first.proposalId,
+    ]);
+    expect(fixed.superseded).toBe(first.proposalId);
+    expect(byId(await cli.memory(), first.proposalId)).toBeUndefined();
+    expect(
+      await cli.fail(['remember', 'The user likes tea.', '--corrects', first.proposalId]),
+    ).toBe('FACT_NOT_LIVE');
+    expect(await cli.ok(['chain', 'verify'])).toMatchObject({ ok: true });
+  });
+
   it("remember records the owner's words and approves them; decide --text approves an edit", async () => {
     const r = await cli.ok<{ proposalId: string; status: string; sessionId: string; turn: number }>(
       ['remember', "The user's cat is called Miso.", '--fact-key', 'cat'],

@@ -67,8 +67,9 @@ ALTER TABLE facts ADD COLUMN attestation text, ADD COLUMN attestation_reason tex
 ALTER TABLE decisions ADD COLUMN format smallint NOT NULL DEFAULT 1;
 ALTER TABLE decisions DROP CONSTRAINT decisions_decision_check;
 ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
-  CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract', 'forget'));
-ALTER TABLE turns ADD COLUMN forget_id text, ADD COLUMN forgotten_at timestamptz;`;
+  CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract', 'forget', 'policy'));
+ALTER TABLE turns ADD COLUMN forget_id text, ADD COLUMN forgotten_at timestamptz,
+  ADD COLUMN forgotten_by text;`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );

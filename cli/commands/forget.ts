@@ -10,6 +10,7 @@ import {
 import { shownInline, shownJson } from '../../src/domain/shown-text.js';
 import { ServerError } from '../../server/server-errors.js';
 import { defineCommand } from '../command.js';
+import type { CommandContext } from '../context.js';
 import { recordSignedHead } from '../head-file.js';
 import { KEY_OPTIONS, ownerSigner } from '../owner-key-options.js';
 import { SUBJECT_OPTION } from '../options.js';
@@ -68,8 +69,10 @@ function scopeOf(v: {
   phrase?: string | undefined;
   everything?: boolean | undefined;
   request?: string | undefined;
-}): ForgetScope | { request: string } {
+  retention?: boolean | undefined;
+}): ForgetScope | { request: string } | { retention: true } {
   const given = [
+    v.retention === true,
     v.request !== undefined,
     v.turn !== undefined,
     v.session !== undefined,
@@ -80,10 +83,11 @@ function scopeOf(v: {
   if (given !== 1) {
     throw new EngineError(
       'INVALID_ARGUMENT',
-      'name one thing to forget: --turn SESSION:N, --session S, --fact ID, --phrase TEXT, --everything or --request ID',
+      'name one thing to forget: --turn SESSION:N, --session S, --fact ID, --phrase TEXT, --everything, --request ID or --retention',
       { data: { field: 'scope' } },
     );
   }
+  if (v.retention === true) return { retention: true };
   if (v.request !== undefined) return { request: v.request };
   if (v.turn !== undefined) {
     const m = /^(.+):(\d+)$/.exec(v.turn);
@@ -159,35 +163,42 @@ export const forgetDeclineCommand = defineCommand({
   },
 });
 
+const FORGET_OPTIONS = {
+  ...SUBJECT_OPTION,
+  ...KEY_OPTIONS,
+  turn: { kind: 'text', value: 'SESSION:N', help: 'one turn: its session and number' },
+  session: { kind: 'text', value: 'S', help: 'every turn of a session, and its title' },
+  fact: {
+    kind: 'text',
+    value: 'ID',
+    help: 'a fact, with the facts it replaced or that replaced it',
+  },
+  phrase: {
+    kind: 'text',
+    value: 'TEXT',
+    help: 'everything that holds the phrase (case and spacing ignored)',
+  },
+  everything: { kind: 'flag', help: "everything of the subject (the chain's links stay)" },
+  request: { kind: 'text', value: 'ID', help: "what an agent's forget request names" },
+  retention: {
+    kind: 'flag',
+    help: "apply the owner's signed retention rule (no passphrase: for a scheduler)",
+  },
+  'with-facts': { kind: 'flag', help: 'also forget the live facts that rest on it' },
+  'dry-run': { kind: 'flag', help: 'show what would be removed; sign and change nothing' },
+  yes: { kind: 'flag', help: 'forget what the listing shows (required to sign)' },
+} as const;
+
 /** `forget`: the owner forgets, signed; with --dry-run, only shows what would go. */
 export const forgetCommand = defineCommand({
   path: ['forget'],
   summary:
     'Forgets a turn, a session, a fact, every trace of a phrase, or everything of a subject, signed with the owner key.',
-  options: {
-    ...SUBJECT_OPTION,
-    ...KEY_OPTIONS,
-    turn: { kind: 'text', value: 'SESSION:N', help: 'one turn: its session and number' },
-    session: { kind: 'text', value: 'S', help: 'every turn of a session, and its title' },
-    fact: {
-      kind: 'text',
-      value: 'ID',
-      help: 'a fact, with the facts it replaced or that replaced it',
-    },
-    phrase: {
-      kind: 'text',
-      value: 'TEXT',
-      help: 'everything that holds the phrase (case and spacing ignored)',
-    },
-    everything: { kind: 'flag', help: "everything of the subject (the chain's links stay)" },
-    request: { kind: 'text', value: 'ID', help: "what an agent's forget request names" },
-    'with-facts': { kind: 'flag', help: 'also forget the live facts that rest on it' },
-    'dry-run': { kind: 'flag', help: 'show what would be removed; sign and change nothing' },
-    yes: { kind: 'flag', help: 'forget what the listing shows (required to sign)' },
-  },
+  options: FORGET_OPTIONS,
   async run(ctx) {
     const v = ctx.values;
     const named = scopeOf(v);
+    if ('retention' in named) return applyRetention(ctx, v);
     const out = await ctx.withSubject(v.subject, async (me) => {
       let scope: ForgetScope;
       let request: ForgetRequest | null = null;
@@ -242,6 +253,106 @@ export const forgetCommand = defineCommand({
           : r.scrub.walCleared
             ? '; no file of the store holds it now'
             : ''),
+    );
+  },
+});
+
+type ForgetCtx = CommandContext<typeof FORGET_OPTIONS>;
+
+/**
+ * `forget --retention`: the signed retention rule applied, with no passphrase (it signs nothing:
+ * the rule was signed); --dry-run lists what it would take, --yes takes it. A run with nothing old
+ * enough succeeds quietly, as a scheduler expects.
+ */
+async function applyRetention(ctx: ForgetCtx, v: ForgetCtx['values']): Promise<void> {
+  const out = await ctx.withSubject(v.subject, async (me) => {
+    const { plan, cutoff } = await me.owner.retentionPlan();
+    if (v['dry-run'] === true) return { dryRun: true as const, plan, cutoff };
+    if (v.yes !== true) {
+      throw new ServerError(
+        'CONFIRMATION_REQUIRED',
+        `the retention rule would remove ${countsLine(planCounts(plan.targets))}; run again with --yes to apply it (--dry-run lists it)`,
+      );
+    }
+    return { dryRun: false as const, cutoff, result: await me.owner.applyRetention() };
+  });
+  const before = `recorded before ${out.cutoff.toISOString().slice(0, 10)}`;
+  if (out.dryRun) {
+    ctx.print(shownJson({ dryRun: true, cutoff: out.cutoff.toISOString(), ...out.plan }), () =>
+      [`the retention rule forgets what was ${before}:`, ...planLines(out.plan)].join('\n'),
+    );
+    return;
+  }
+  const r = out.result;
+  ctx.print(
+    r === null
+      ? { forgetId: null, removed: {}, cutoff: out.cutoff.toISOString() }
+      : {
+          forgetId: r.forgetId,
+          removed: r.removed,
+          policySeq: r.policySeq,
+          cutoff: out.cutoff.toISOString(),
+          forgottenAt: r.forgottenAt.toISOString(),
+          scrub: r.scrub,
+        },
+    () =>
+      r === null
+        ? `nothing ${before} is left to forget`
+        : `forgot ${countsLine(r.removed)} ${before}, under the retention rule (policy link #${r.policySeq}, forget ${r.forgetId})`,
+  );
+}
+
+/** `forget policy`: shows the subject's forget policy, or signs a new one. */
+export const forgetPolicyCommand = defineCommand({
+  path: ['forget', 'policy'],
+  summary:
+    "Shows the forget policy, or signs one: honour the user's quoted forget requests at once, keep turns N days.",
+  options: {
+    ...SUBJECT_OPTION,
+    ...KEY_OPTIONS,
+    'honour-requests': {
+      kind: 'choice',
+      choices: ['on', 'off'] as const,
+      help: "honour the user's own quoted forget requests at once (within their words)",
+    },
+    'retain-days': {
+      kind: 'text',
+      value: 'N|off',
+      help: 'forget turns older than N days (except what a decided fact cites) when forget --retention runs',
+    },
+  },
+  async run(ctx) {
+    const v = ctx.values;
+    const honour = v['honour-requests'];
+    const days = v['retain-days'];
+    let retainDays: number | null | undefined;
+    if (days === 'off') retainDays = null;
+    else if (days !== undefined) {
+      if (!/^\d{1,6}$/.test(days)) {
+        throw new EngineError('INVALID_ARGUMENT', '--retain-days takes a number of days, or off', {
+          data: { field: 'retain-days' },
+        });
+      }
+      retainDays = Number(days);
+    }
+    const out = await ctx.withSubject(v.subject, async (me) => {
+      if (honour === undefined && retainDays === undefined) return await me.owner.forgetPolicy();
+      const { signer, keyFile } = await ownerSigner(ctx, me);
+      const signed = await me.owner.setForgetPolicy({
+        ...(honour === undefined ? {} : { honourRequests: honour === 'on' }),
+        ...(retainDays === undefined ? {} : { retainDays }),
+        signer,
+      });
+      recordSignedHead(ctx, keyFile, me, signed);
+      return { policy: signed.policy, seq: signed.seq };
+    });
+    const p = out.policy;
+    ctx.print(out, () =>
+      [
+        out.seq === null ? 'no forget policy is signed:' : `forget policy (decision #${out.seq}):`,
+        `  the user's quoted forget requests: ${p.honourRequests ? 'honoured at once, within their words' : 'wait for the owner'}`,
+        `  retention: ${p.retainDays === null ? 'turns are kept' : `turns older than ${plural(p.retainDays, 'day')} are forgotten by forget --retention`}`,
+      ].join('\n'),
     );
   },
 });

@@ -249,7 +249,7 @@ export const OPERATION_TABLE = [
   {
     name: 'gate.requestForget',
     role: 'agent',
-    doc: "Asks to forget something, quoting the user's own words asking; nothing is forgotten until the request is honoured",
+    doc: "Asks to forget something, quoting the user's own words asking; honoured at once where a standing policy allows it, else it waits to be honoured",
     http: { method: 'post', path: '/v1/forget-requests', tag: 'gate' },
     mcp: { tools: ['request_forget'] },
     call: defineCall({
@@ -261,11 +261,15 @@ export const OPERATION_TABLE = [
           'what to forget: a turn, a session, a fact, every trace of a phrase, or everything',
         ),
       }),
-      output: ForgetRequest,
+      output: ForgetRequest.extend({
+        waits: z.string().optional().describe('why it is not forgotten yet, when it is not'),
+      }),
       readOnly: false,
       run: (me, input) => me.gate.requestForget({ ...input, requestedBy: 'agent' }),
       text: (r) =>
-        `Forget request ${r.id} is recorded; nothing is forgotten yet. Tell the user it is requested, and forgotten once the request is honoured.`,
+        r.status === 'honoured'
+          ? `Forget request ${r.id} was honoured at once under the owner's policy: it is forgotten. Tell the user it is forgotten, and never repeat what it held.`
+          : `Forget request ${r.id} is recorded; nothing is forgotten yet${r.waits === undefined ? '' : ` (${r.waits})`}. Tell the user it is requested, and forgotten once the owner honours it.`,
     }),
   },
   {

@@ -13,9 +13,18 @@ export type Decision = (typeof DECISIONS)[number];
 
 /**
  * What a link can record: a decision on a proposal, a slot delegation (which tools' receipts may
- * make a did fact live in an action slot with no decision of its own), or a token's revocation.
+ * make a did fact live in an action slot with no decision of its own), a token's revocation, a
+ * signed retraction, a forget, or the forget policy (src/domain/forget-policy.ts).
  */
-export const LINK_KINDS = ['approve', 'reject', 'delegate', 'revoke', 'retract', 'forget'] as const;
+export const LINK_KINDS = [
+  'approve',
+  'reject',
+  'delegate',
+  'revoke',
+  'retract',
+  'forget',
+  'policy',
+] as const;
 /** One of `LINK_KINDS`. */
 export type LinkKind = (typeof LINK_KINDS)[number];
 

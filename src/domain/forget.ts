@@ -19,6 +19,15 @@ export type ForgetScope =
 /** The kinds of `ForgetScope`. */
 export const FORGET_SCOPES = ['turn', 'session', 'fact', 'phrase', 'subject'] as const;
 
+/**
+ * What a plan can be made for: a scope, or a retention rule's (turns recorded before `before`,
+ * except those a fact the owner decided, or that went live, cites).
+ */
+export type PlanScope = ForgetScope | { kind: 'older'; before: Date };
+
+/** A phrase as matched: lower case, runs of white space as one space, trimmed. */
+export const foldPhrase = (p: string): string => p.toLowerCase().replace(/\s+/g, ' ').trim();
+
 /** A run of one session's turns, from `from` to `to` (inclusive). */
 export type TurnRange = readonly [session: string, from: number, to: number];
 
@@ -29,7 +38,7 @@ export type TurnRange = readonly [session: string, from: number, to: number];
  */
 export interface ForgetTargets {
   /** The scope's kind (never the phrase itself). */
-  scope: ForgetScope['kind'];
+  scope: PlanScope['kind'];
   turns: TurnRange[];
   /** Sessions whose title is cleared (every turn of them forgotten, or the title held the phrase). */
   sessions: string[];
@@ -46,7 +55,7 @@ export interface ForgetTargets {
 
 /** Targets that name only what `some` gives, every other list empty. */
 export function targetsOf(
-  scope: ForgetScope['kind'],
+  scope: PlanScope['kind'],
   some: Partial<Omit<ForgetTargets, 'scope'>>,
 ): ForgetTargets {
   return {
@@ -196,7 +205,7 @@ export function parseForgetNote(
 
 /** What a forget comes to, for the owner to confirm: the targets, and what they hold. */
 export interface ForgetPlan {
-  scope: ForgetScope;
+  scope: PlanScope;
   targets: ForgetTargets;
   /** Live facts the forget would take down that the owner did not name (refused without withFacts). */
   liveFacts: Array<{ id: string; slot: string; text: string }>;

@@ -20,6 +20,7 @@ import {
 } from './decision-chain.js';
 import type { Fact, FactStatus } from './fact.js';
 import { parseForgetNote } from './forget.js';
+import { parseForgetPolicyNote, type ForgetPolicy } from './forget-policy.js';
 import type { FactId } from './ids.js';
 import { oneLine, shownId } from './shown-text.js';
 
@@ -86,6 +87,8 @@ export class ChainState {
   readonly forgottenFacts = new Map<string, number>();
   /** The ledger rows a forget named, likewise. */
   readonly forgottenRetractions = new Map<string, number>();
+  /** The forget policy in effect (the last `policy` link's), with that link's seq; null: none. */
+  forgetPolicy: (ForgetPolicy & { seq: number }) | null = null;
   /** Each slot's current delegation (its last delegation link). */
   readonly delegations = new Map<string, DelegationEntry>();
   /** Every delegation link of each slot, oldest first. */
@@ -247,6 +250,13 @@ export class ChainState {
       this.retractions.set(retractionId, { seq: link.seq, contentHash: link.contentHash });
       const factId = retractionNoteFact(link.note);
       if (factId !== null) this.retractedFacts.set(factId, { seq: link.seq, retractionId });
+      return;
+    }
+    if (link.decision === 'policy') {
+      const policy = parseForgetPolicyNote(link.note, link.contentHash, (x) =>
+        this.opts.crypto.sha256Hex(x),
+      );
+      this.forgetPolicy = { ...policy, seq: link.seq };
       return;
     }
     if (link.decision === 'revoke') {

@@ -23,13 +23,27 @@ export interface Turn {
   recordedAt: Date;
   /** Who spoke, when a role has more than one person behind it; null otherwise. */
   speaker: string | null;
-  /** Set on a tombstone: the owner forgot this turn (its words and receipt are gone). */
-  forgotten?: { at: Date; forgetId: string };
+  /**
+   * Set on a tombstone: this turn was forgotten (its words and receipt are gone), by the owner's
+   * signed forget, or under the owner's policy at the user's request or by the retention rule.
+   */
+  forgotten?: { at: Date; forgetId: string; by: ForgottenBy };
 }
 
+/** Who forgot a turn: the owner (a signed forget), or the owner's policy (`request`, `retention`). */
+export type ForgottenBy = 'owner' | 'request' | 'retention';
+
+const FORGOTTEN_BY: Record<ForgottenBy, string> = {
+  owner: 'by the owner',
+  request: "at the user's request",
+  retention: "under the owner's retention rule",
+};
+
 /** What a history shows for a forgotten turn, in place of its words. */
-export const forgottenLine = (t: Pick<Turn, 'seq'> & { forgotten: { at: Date } }): string =>
-  `[turn ${t.seq}: forgotten by the owner on ${t.forgotten.at.toISOString().slice(0, 10)}]`;
+export const forgottenLine = (
+  t: Pick<Turn, 'seq'> & { forgotten: { at: Date; by?: ForgottenBy } },
+): string =>
+  `[turn ${t.seq}: forgotten ${FORGOTTEN_BY[t.forgotten.by ?? 'owner']} on ${t.forgotten.at.toISOString().slice(0, 10)}]`;
 
 /** A role from a string: UNKNOWN_ROLE when it is missing or not one of `TURN_ROLES`. */
 export function parseRole(value: string | undefined): TurnRole {

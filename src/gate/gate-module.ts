@@ -41,6 +41,8 @@ import { ForgetRequestSql } from '../store/forget-request-sql.js';
 import { GateTurnSql } from '../store/gate-turn-sql.js';
 import { approveEdited } from './owner-edit.js';
 import { OwnerDecisions } from './owner-decisions.js';
+import { PolicyForgets } from './policy-forget.js';
+import { readRetainDays } from '../domain/forget-policy.js';
 import type { Trust } from '../trust/trust-types.js';
 import { ProposalGate, type GateConfig } from './proposal-gate.js';
 
@@ -206,6 +208,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     },
   });
   const decisions = new OwnerDecisions(client, deps.crypto, clock, trust);
+  const policies = new PolicyForgets(client, trust, clock, deps.newId);
 
   /** Slots as declared, auto-live only where a verified delegation link says so. */
   const listSlots = async (subjectId: string) => {
@@ -302,7 +305,8 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         if (!quoteFoundIn(quote, cited.content)) {
           throw invalidField('quote', `turn ${turn} does not say these words`);
         }
-        return new ForgetRequestSql(client).insert({
+        const store = new ForgetRequestSql(client);
+        const filed = await store.insert({
           id: deps.newId(),
           subjectId,
           sessionId,
@@ -312,6 +316,10 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
           requestedBy,
           at: clock(),
         });
+        // honoured at once when the owner's policy allows it; else it waits, and says why
+        const { waits } = await policies.honour(subjectId, filed.id);
+        const now = (await store.get(subjectId, filed.id)) ?? filed;
+        return waits === null ? now : { ...now, waits };
       },
       async forgetRequests(options = {}) {
         const status =
@@ -377,6 +385,26 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
         return (await store.get(subjectId, requestId)) as ForgetRequest;
       },
       forgetPlan: (scope) => decisions.forgetPlan(subjectId, readForgetScope(scope)),
+      async setForgetPolicy(input) {
+        const honour = optionalBoolean(input.honourRequests, 'honourRequests');
+        const days =
+          input.retainDays === undefined || input.retainDays === null
+            ? input.retainDays
+            : readRetainDays(input.retainDays);
+        requireSigner(input.signer);
+        const { policy: now } = await policies.policy(subjectId);
+        return decisions.setForgetPolicy({
+          subjectId,
+          policy: {
+            honourRequests: honour ?? now.honourRequests,
+            retainDays: days === undefined ? now.retainDays : days,
+          },
+          signer: input.signer,
+        });
+      },
+      forgetPolicy: () => policies.policy(subjectId),
+      retentionPlan: () => policies.retentionPlan(subjectId),
+      applyRetention: () => policies.applyRetention(subjectId),
       async retract(input) {
         const retractionId: unknown = input.retractionId;
         if (typeof retractionId !== 'string' || retractionId.trim() === '') {

@@ -14,6 +14,8 @@ import type {
 } from '../domain/forget.js';
 import type { ProposeResult } from './proposal-gate.js';
 import type { EditedDecision } from './owner-edit.js';
+import type { PolicyForgetResult, PolicyInEffect } from './policy-forget.js';
+import type { ForgetPolicy } from '../domain/forget-policy.js';
 import type { DroppedDay, DroppedProposal } from '../domain/dropped-proposal.js';
 import type { TrustView } from '../domain/trust.js';
 import type { FactId, RetractionId } from '../domain/ids.js';
@@ -64,7 +66,9 @@ export interface GateApi {
    * Files a request to forget (the user said "forget that…"): it quotes the user's own words
    * asking, from a user turn of the session (INVALID_ARGUMENT when the turn is not the user's, is
    * forgotten, or does not say them), and names what to forget. Nothing is forgotten until the
-   * owner honours it with a signed forget (`owner.forget({ request })`) or declines it.
+   * owner honours it with a signed forget (`owner.forget({ request })`) or declines it; or, when
+   * the owner signed a policy that honours the user's requests and this one is within it, at once
+   * (status `honoured`). A request left pending says why in `waits`.
    */
   requestForget(input: {
     sessionId: string;
@@ -72,7 +76,7 @@ export interface GateApi {
     quote: string;
     scope: ForgetScope;
     requestedBy?: string;
-  }): Promise<ForgetRequest>;
+  }): Promise<ForgetRequest & { waits?: string }>;
   /** Forget requests, newest first (a page: limit default 100), only `status`'s when given. */
   forgetRequests(
     options?: PageOptions & { status?: ForgetRequestStatus },
@@ -152,6 +156,26 @@ export interface OwnerApi {
     withFacts?: boolean;
     signer: OwnerSigner;
   }): Promise<ForgetResult>;
+  /**
+   * Signs the subject's forget policy (docs/TRUST.md, "Forgetting under a policy"): whether the
+   * user's own quoted forget requests are honoured at once (`honourRequests`), and how many days
+   * turns are kept (`retainDays`; null keeps them). What is not given stays as it was.
+   */
+  setForgetPolicy(input: {
+    honourRequests?: boolean;
+    retainDays?: number | null;
+    signer: OwnerSigner;
+  }): Promise<{ policy: ForgetPolicy; seq: number; hash: string; root: string }>;
+  /** The forget policy the verified chain holds (none on a broken chain), and its link. */
+  forgetPolicy(): Promise<PolicyInEffect>;
+  /** What the retention rule would forget now; NO_RETENTION_RULE when none is signed. */
+  retentionPlan(): Promise<{ plan: ForgetPlan; cutoff: Date }>;
+  /**
+   * Applies the signed retention rule (no signature needed: a scheduler runs it): turns older
+   * than its days are forgotten, except those a fact the owner decided, or that went live, cites.
+   * Null when nothing is old enough; NO_RETENTION_RULE when no rule is signed.
+   */
+  applyRetention(): Promise<PolicyForgetResult | null>;
   /** Declines a pending forget request: nothing is forgotten, and it leaves the pile. */
   declineForget(input: { request: string }): Promise<ForgetRequest>;
   /** What `forget` of `scope` would remove now; nothing is signed or changed. */

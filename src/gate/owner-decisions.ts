@@ -20,6 +20,11 @@ import { EngineError } from '../domain/errors.js';
 import type { Fact } from '../domain/fact.js';
 import { invalidField } from '../domain/input.js';
 import {
+  FORGET_POLICY_TARGET,
+  forgetPolicyNote,
+  type ForgetPolicy,
+} from '../domain/forget-policy.js';
+import {
   forgetNote,
   forgetTarget,
   planCounts,
@@ -490,6 +495,40 @@ export class OwnerDecisions {
       forgottenAt: new Date(result.link.decidedAt),
       scrub,
     };
+  }
+
+  /**
+   * Signs the subject's forget policy (`policy` link): whether the user's own quoted forget
+   * requests are honoured at once, and how many days turns are kept. The last link is in effect.
+   */
+  async setForgetPolicy(input: {
+    subjectId: string;
+    policy: ForgetPolicy;
+    signer: OwnerSigner;
+  }): Promise<{ policy: ForgetPolicy; seq: number; hash: string; root: string }> {
+    const { subjectId, policy } = input;
+    return this.trust.withSubject(subjectId, async (held) => {
+      const result = await this.client.transaction(async (tx) => {
+        const state = await this.ready(tx, held, subjectId, input.signer);
+        const note = forgetPolicyNote(policy);
+        const link = await this.append(
+          tx,
+          state,
+          subjectId,
+          {
+            proposalId: FORGET_POLICY_TARGET,
+            contentHash: this.crypto.sha256Hex(note),
+            decision: 'policy',
+            note,
+          },
+          input.signer,
+          this.clock(),
+        );
+        return { policy, seq: link.seq, hash: link.hash, root: state.rootHash ?? link.hash };
+      });
+      await held.chain(this.client);
+      return result;
+    });
   }
 
   /** What a forget of `scope` would remove now (nothing is signed or changed). */

@@ -1,10 +1,11 @@
 import { EngineError } from '../domain/errors.js';
 import {
+  foldPhrase,
   normalTargets,
   planIsEmpty,
   turnRanges,
   type ForgetPlan,
-  type ForgetScope,
+  type PlanScope,
   type ForgetTargets,
 } from '../domain/forget.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
@@ -17,9 +18,6 @@ import { guard } from './store-error.js';
  */
 
 type TurnRef = { session: string; seq: number; id: string };
-
-/** A phrase as matched: lower case, runs of white space as one space, trimmed. */
-export const foldPhrase = (p: string): string => p.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** SQL: `col` folded as `foldPhrase` folds, and whether it holds the phrase `$2`. */
 const holds = (col: string): string =>
@@ -40,7 +38,7 @@ export class ForgetSql {
    * facts it would take down that the scope did not name itself (summaries excepted: a summary
    * that cites a forgotten turn is withdrawn with it).
    */
-  plan(subjectId: string, scope: ForgetScope, honouring?: string): Promise<ForgetPlan> {
+  plan(subjectId: string, scope: PlanScope, honouring?: string): Promise<ForgetPlan> {
     return guard('planning a forget', async () => {
       const match: Match = {
         all: scope.kind === 'subject',
@@ -216,7 +214,7 @@ export class ForgetSql {
     );
   }
 
-  private async seedTurns(subjectId: string, scope: ForgetScope, match: Match): Promise<TurnRef[]> {
+  private async seedTurns(subjectId: string, scope: PlanScope, match: Match): Promise<TurnRef[]> {
     const cols = 'session_id AS session, seq, id';
     const live = 'forget_id IS NULL';
     let rows: TurnRef[];
@@ -254,6 +252,8 @@ export class ForgetSql {
           [subjectId, scope.session],
         )
       ).rows;
+    } else if (scope.kind === 'older') {
+      rows = (await this.db.query<TurnRef>(OLD_TURNS_SQL, [subjectId, scope.before])).rows;
     } else if (match.all) {
       rows = (
         await this.db.query<TurnRef>(
@@ -326,7 +326,7 @@ export class ForgetSql {
     subjectId: string,
     turns: readonly TurnRef[],
     sessions: readonly string[],
-    scope: ForgetScope,
+    scope: PlanScope,
   ): Promise<string[]> {
     if (turns.length === 0 && sessions.length === 0) return Promise.resolve([]);
     const whole = scope.kind === 'session' ? [scope.session] : [];
@@ -342,10 +342,17 @@ export class ForgetSql {
   }
 
   /**
-   * Removes what the plan names, in the owner's transaction (after the forget link): turns
-   * emptied to tombstones and taken out of the recall index, every other row deleted.
+   * Removes what the plan names, in the forget's transaction (after the owner's forget link, or
+   * under a policy, `by`): turns emptied to tombstones and taken out of the recall index, every
+   * other row deleted.
    */
-  apply(subjectId: string, forgetId: string, t: ForgetTargets, at: Date): Promise<void> {
+  apply(
+    subjectId: string,
+    forgetId: string,
+    t: ForgetTargets,
+    at: Date,
+    by: 'request' | 'retention' | null = null,
+  ): Promise<void> {
     if (planIsEmpty(t)) return Promise.resolve();
     return guard('forgetting', async () => {
       const db = this.db;
@@ -371,10 +378,10 @@ export class ForgetSql {
              receipt_kind = CASE WHEN t.role = 'assistant' THEN 'unknown' END,
              receipt_tools = NULL, receipt_sources = NULL,
              terms = CASE WHEN t.terms IS NULL THEN NULL ELSE '{}'::text[] END,
-             forget_id = $4, forgotten_at = $5
+             forget_id = $4, forgotten_at = $5, forgotten_by = $6
            FROM ${g}
            WHERE t.subject_id = $1 AND t.session_id = g.session_id AND t.seq = g.seq`,
-          [subjectId, sessions, seqs, forgetId, at],
+          [subjectId, sessions, seqs, forgetId, at, by],
         );
       }
       if (t.sessions.length > 0) {
@@ -432,6 +439,21 @@ export class ForgetSql {
     });
   }
 }
+
+/**
+ * A retention rule's turns: recorded before $2, not forgotten, and cited by no fact past the pile
+ * (one the owner decided, or that went live): the owner's signature holds those.
+ */
+const OLD_TURNS_SQL = `
+WITH held AS (
+  SELECT evidence_turn_id AS id FROM facts
+  WHERE subject_id = $1 AND status <> 'proposed' AND evidence_turn_id IS NOT NULL
+  UNION
+  SELECT c->>'turn' FROM facts f, jsonb_array_elements(f.evidence_citations) c
+  WHERE f.subject_id = $1 AND f.status <> 'proposed' AND f.evidence_citations IS NOT NULL)
+SELECT session_id AS session, seq, id FROM turns t
+WHERE t.subject_id = $1 AND t.forget_id IS NULL AND t.recorded_at < $2
+  AND NOT EXISTS (SELECT 1 FROM held WHERE held.id = t.id)`;
 
 /**
  * Takes turns out of the recall index, as the insert trigger put them in, in one statement (every

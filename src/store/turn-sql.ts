@@ -34,6 +34,7 @@ interface TurnDbRow {
   speaker: string | null;
   forget_id: string | null;
   forgotten_at: Date | null;
+  forgotten_by: 'request' | 'retention' | null;
 }
 
 /** A receipt from its stored columns: the inverse of `receiptColumns`. */
@@ -72,7 +73,13 @@ function toTurn(row: TurnDbRow): Turn {
     speaker: row.speaker,
     ...(row.forget_id === null || row.forgotten_at === null
       ? {}
-      : { forgotten: { at: row.forgotten_at, forgetId: row.forget_id } }),
+      : {
+          forgotten: {
+            at: row.forgotten_at,
+            forgetId: row.forget_id,
+            by: row.forgotten_by ?? 'owner',
+          },
+        }),
   };
 }
 
@@ -86,7 +93,8 @@ export function receiptColumns(
 }
 
 const COLUMNS = `id, subject_id, session_id, seq, role, content, corrective,
-  receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker, forget_id, forgotten_at`;
+  receipt_kind, receipt_tools, receipt_sources, recorded_at, speaker, forget_id, forgotten_at,
+  forgotten_by`;
 
 /**
  * Taking the next seq and inserting the turn is one statement: the session row's lock

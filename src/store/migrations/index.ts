@@ -18,6 +18,7 @@ import { sql as signedRevocation } from './0017-signed-revocation.js';
 import { sql as coveringLinks } from './0018-covering-links.js';
 import { sql as signedRetraction } from './0019-signed-retraction.js';
 import { sql as forget } from './0020-forget.js';
+import { sql as forgetPolicy } from './0021-forget-policy.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: 'covering-links', sql: coveringLinks },
   { version: 19, name: 'signed-retraction', sql: signedRetraction },
   { version: 20, name: 'forget', sql: forget },
+  { version: 21, name: 'forget-policy', sql: forgetPolicy },
 ];
