@@ -23,6 +23,11 @@ import {
 } from '../src/domain/decision-chain.js';
 import { EngineError } from '../src/domain/errors.js';
 import { forgetNote, forgetTarget, targetsOf } from '../src/domain/forget.js';
+import {
+  FORGET_POLICY_TARGET,
+  forgetPolicyNote,
+  parseForgetPolicyNote,
+} from '../src/domain/forget-policy.js';
 import type { Fact } from '../src/domain/fact.js';
 import type { FactId } from '../src/domain/ids.js';
 import { ChainState } from '../src/domain/trust.js';
@@ -794,5 +799,51 @@ describe('forget links: a decided proposal gone on the owner’s word', () => {
     const state = new ChainState(SUBJECT, ownerOpts());
     state.extend(chain, without('p-2'), crypto);
     expect(state.broken).toMatchObject({ brokenAt: 2, code: 'CONTENT_CHANGED' });
+  });
+});
+
+describe('policy links: the forget policy in effect is the last verified one', () => {
+  function policy(chain: DecisionLink[], note: string, contentHash = crypto.sha256Hex(note)): void {
+    const fields = nextLinkFields(chain.at(-1) ?? null, {
+      subjectId: SUBJECT,
+      proposalId: FORGET_POLICY_TARGET,
+      contentHash,
+      decision: 'policy',
+      decidedAt: '2026-11-09T09:00:00.000Z',
+      note,
+      keyId: owner.keyId,
+    });
+    chain.push(sealLink(fields, crypto, owner));
+  }
+
+  it('reads the last policy link, fresh or link by link', () => {
+    const chain = buildChain();
+    policy(chain, forgetPolicyNote({ honourRequests: true, retainDays: 30 }));
+    policy(chain, forgetPolicyNote({ honourRequests: false, retainDays: 90 }));
+    const fresh = new ChainState(SUBJECT, ownerOpts());
+    fresh.extend(chain, factOf, crypto);
+    expect(fresh.broken).toBeNull();
+    expect(fresh.forgetPolicy).toEqual({ honourRequests: false, retainDays: 90, seq: 7 });
+    const stepwise = new ChainState(SUBJECT, ownerOpts());
+    stepwise.extend(chain.slice(0, 6), factOf, crypto);
+    expect(stepwise.forgetPolicy).toEqual({ honourRequests: true, retainDays: 30, seq: 6 });
+    stepwise.extend(chain.slice(6), factOf, crypto);
+    expect(stepwise.forgetPolicy).toEqual(fresh.forgetPolicy);
+  });
+
+  it('a policy link whose note is not what its hash sealed allows nothing (negative control)', () => {
+    const chain = buildChain();
+    policy(
+      chain,
+      forgetPolicyNote({ honourRequests: true, retainDays: 1 }),
+      crypto.sha256Hex('something else'),
+    );
+    const state = new ChainState(SUBJECT, ownerOpts());
+    state.extend(chain, factOf, crypto);
+    expect(state.broken).toBeNull();
+    expect(state.forgetPolicy).toEqual({ honourRequests: false, retainDays: null, seq: 6 });
+    expect(
+      parseForgetPolicyNote('{"kind":"memledger.forget-policy","retainDays":-3}', 'x', () => 'x'),
+    ).toEqual({ honourRequests: false, retainDays: null });
   });
 });
