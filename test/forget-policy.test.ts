@@ -180,6 +180,18 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
       scope: { kind: 'phrase', phrase: 'Lund' },
     });
     expect(notSaid.waits).toMatch(/not in the user's quoted words/);
+    // a turn that is not there: recorded, and it waits, as the owner would find it
+    const noTurn = await me.gate.requestForget({
+      ...ask(session),
+      scope: { kind: 'turn', session, seq: 99 },
+    });
+    expect(noTurn).toMatchObject({ status: 'pending', waits: expect.stringMatching(/no turn 99/) });
+    // another key cannot sign a policy
+    expect(
+      await code(
+        me.owner.setForgetPolicy({ honourRequests: false, signer: makeOwnerSigner().signer }),
+      ),
+    ).toBe('WRONG_KEY');
     expect(await me.history.render(session)).toBe(before);
 
     // a live fact the owner approved rests on the turn: the owner must sign that forget

@@ -172,7 +172,13 @@ export class PolicyForgets {
         const { policy, seq } = policyOf(chain);
         const { scope, request } = await scoped(tx, policy);
         const store = new ForgetSql(tx);
-        const plan = await store.plan(subjectId, scope, request);
+        const plan = await store.plan(subjectId, scope, request).catch((err: unknown) => {
+          // a request naming what is not there (any more) waits, as the owner would find it
+          if (basis === 'request' && err instanceof EngineError && UNPLANNABLE.has(err.code)) {
+            throw new Waits(err.message);
+          }
+          throw err;
+        });
         if (planIsEmpty(plan.targets)) {
           if (basis === 'request') throw new Waits('nothing in the store matches it');
           throw new EngineError('NOTHING_TO_FORGET', 'nothing is old enough to forget');
@@ -234,6 +240,14 @@ export class PolicyForgets {
     );
   }
 }
+
+/** A scope's plan refused for what it names, not for the store's sake. */
+const UNPLANNABLE: ReadonlySet<string> = new Set([
+  'NOTHING_TO_FORGET',
+  'INVALID_ARGUMENT',
+  'SESSION_NOT_FOUND',
+  'FACT_NOT_FOUND',
+]);
 
 const noRule = (): EngineError =>
   new EngineError(
