@@ -30,7 +30,7 @@ import {
 } from '../src/domain/forget-policy.js';
 import type { Fact } from '../src/domain/fact.js';
 import type { FactId } from '../src/domain/ids.js';
-import { ChainState } from '../src/domain/trust.js';
+import { ChainState } from '../src/domain/chain-state.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
 const SUBJECT = 'keniel';

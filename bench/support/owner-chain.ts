@@ -18,7 +18,8 @@ import {
 } from '../../src/domain/decision-chain.js';
 import type { OwnerAnchor } from '../../src/domain/anchor.js';
 import type { Fact } from '../../src/domain/fact.js';
-import { delegationNote, factContentHash } from '../../src/domain/trust.js';
+import { delegationNote } from '../../src/domain/trust.js';
+import { factContentHash } from '../../src/domain/chain-state.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import {
   generateOwnerKey,

@@ -14,7 +14,8 @@
 import type { Fact } from '../../src/domain/fact.js';
 import { createNodeChainCrypto } from '../../src/crypto/chain-crypto.js';
 import { rememberingVerifier } from '../../src/domain/decision-chain.js';
-import { ChainState, factContentHash, judgeFacts, type TrustView } from '../../src/domain/trust.js';
+import { judgeFacts, type TrustView } from '../../src/domain/trust.js';
+import { ChainState, factContentHash } from '../../src/domain/chain-state.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import { createTrustVerifier, type TrustVerifier } from '../../src/trust/trust-verifier.js';
 import type { Engine } from '../../src/index.js';

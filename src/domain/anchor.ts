@@ -1,5 +1,6 @@
 import type { ChainCrypto } from './decision-chain.js';
-import type { ChainState, HeadCut } from './trust.js';
+import type { HeadCut } from './trust.js';
+import type { ChainState } from './chain-state.js';
 
 /**
  * The owner's anchor: what a reading process holds from outside the store to check it against

@@ -34,7 +34,8 @@ import {
 } from '../domain/forget.js';
 import { FORGET_TABLES, ForgetSql, scrubForgotten, type ScrubReport } from '../store/forget-sql.js';
 import type { Retraction } from '../domain/retraction-record.js';
-import { delegationNote, factContentHash, type ChainState } from '../domain/trust.js';
+import { delegationNote } from '../domain/trust.js';
+import { factContentHash, type ChainState } from '../domain/chain-state.js';
 import { DecisionSql, lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { SlotSql } from '../store/slot-sql.js';

@@ -14,7 +14,7 @@ import {
   type ForgetPlan,
   type PlanScope,
 } from '../domain/forget.js';
-import type { ChainState } from '../domain/trust.js';
+import type { ChainState } from '../domain/chain-state.js';
 import { lockChain } from '../store/decision-sql.js';
 import { ForgetRequestSql } from '../store/forget-request-sql.js';
 import { FORGET_TABLES, ForgetSql, scrubForgotten, type ScrubReport } from '../store/forget-sql.js';

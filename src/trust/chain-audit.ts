@@ -9,14 +9,8 @@ import {
 } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import { shownId } from '../domain/shown-text.js';
-import {
-  ChainState,
-  delegationProblems,
-  factContentHash,
-  judgeFacts,
-  wasBacked,
-  type TrustView,
-} from '../domain/trust.js';
+import { delegationProblems, judgeFacts, wasBacked, type TrustView } from '../domain/trust.js';
+import { ChainState, factContentHash } from '../domain/chain-state.js';
 import { DecisionSql } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { RetractionSql } from '../store/retraction-sql.js';

@@ -1,6 +1,7 @@
 import type { OwnerAnchor } from '../domain/anchor.js';
 import type { ChainReport } from '../domain/decision-chain.js';
-import type { ChainState, ServerSnapshot, TrustView } from '../domain/trust.js';
+import type { ServerSnapshot, TrustView } from '../domain/trust.js';
+import type { ChainState } from '../domain/chain-state.js';
 import type { SqlExecutor } from '../store/sql-client.js';
 import type { ChainProblem, SignedHead } from './chain-audit.js';
 

@@ -1,9 +1,7 @@
 import { decidesProposal, type ChainCrypto } from '../domain/decision-chain.js';
 import type { Fact } from '../domain/fact.js';
 import {
-  ChainState,
   delegationProblems,
-  factContentHash,
   frozenView,
   judgeFacts,
   wasBacked,
@@ -13,6 +11,7 @@ import {
   type ServerSnapshot,
   type TrustView,
 } from '../domain/trust.js';
+import { ChainState, factContentHash } from '../domain/chain-state.js';
 import {
   anchoredHead,
   anchoredHeadCut,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nodeChainCrypto } from '../../src/crypto/chain-crypto.js';
 import { nextLinkFields, sealLink, type DecisionLink } from '../../src/domain/decision-chain.js';
-import { factContentHash } from '../../src/domain/trust.js';
+import { factContentHash } from '../../src/domain/chain-state.js';
 import { storeClient } from '../../src/engine/test-access.js';
 import {
   generateOwnerKey,
