@@ -4,11 +4,9 @@ import { getCookie } from 'hono/cookie';
 import {
   EngineError,
   SETTLED_VERDICTS,
-  type DecideResult,
   type Engine,
   type SettledVerdict,
   type SubjectHandle,
-  type FactId,
   type RetractionId,
 } from '../../src/index.js';
 import type { InternalErrorReporter } from '../http/http-errors.js';
@@ -19,10 +17,15 @@ import {
   chartDays,
   ledgerItems,
   liveMemory,
+  pendingForgets,
   pendingRetractions,
   pileNights,
   unanchoredChain,
 } from './review-data.js';
+import { forgetRoutes } from './forget-routes.js';
+import { historyRoutes } from './history-routes.js';
+import { ownerWordRoutes } from './owner-word-routes.js';
+import { pileRoutes } from './pile-routes.js';
 import { reviewFailure } from './review-errors.js';
 import {
   COOKIE,
@@ -34,22 +37,15 @@ import {
   SECURITY_HEADERS,
   setSessionCookie,
 } from './review-kit.js';
+import type { RouteKit, SignedHead } from './route-kit.js';
 import { arrivalsView } from './views/arrivals-view.js';
 import { chainView, type ChainState } from './views/chain-view.js';
 import { droppedView } from './views/dropped-view.js';
-import {
-  flashBox,
-  html,
-  layout,
-  pageTitle,
-  pileBadge,
-  pager,
-  type Markup,
-  type PageFrame,
-} from './views/layout.js';
+import { forgetRequestsView } from './views/forget-view.js';
+import { flashBox, html, layout, pager, type Markup, type PageFrame } from './views/layout.js';
 import { ledgerView } from './views/ledger-view.js';
 import { memoryView } from './views/memory-view.js';
-import { decidedCard, disputesView, nightHead, pileView } from './views/pile-view.js';
+import { disputesView, pileView } from './views/pile-view.js';
 import { unlockView } from './views/unlock-view.js';
 
 export interface ReviewConfig {
@@ -64,17 +60,16 @@ export interface ReviewConfig {
   unlockDelayBaseMs?: number;
   /** The chain as the page shows it, anchored as `chain verify` anchors it (the CLI's own). */
   verifyChain?: (me: SubjectHandle) => Promise<ChainState>;
-  /** Hears each decision the page signs (the CLI records the head beside the key file). */
-  onDecided?: (head: DecideResult) => void;
+  /**
+   * Hears each head the page signs: a decision, an edited approval, a remembered fact, a forget
+   * (the CLI records the head beside the key file).
+   */
+  onDecided?: (head: SignedHead) => void;
   /** Items per page of every list (default 20). */
   pageSize?: number;
   /** Days of the dropped chart (default 14). */
   chartDays?: number;
 }
-
-const MAX_BULK = 1_000;
-/** What the engine's fact ids look like (UUIDs), with room: anything else names no proposal. */
-const PROPOSAL_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 type Handler = (c: Context, s: OwnerSession) => Promise<Response>;
 
@@ -173,7 +168,11 @@ export function createReviewApp(
   const idle = () => Math.max(1, Math.round(sessions.idleMs / 60_000));
 
   /** A GET view: the unlock form until this session holds the key. */
-  const view = (path: string, body: (c: Context, s: OwnerSession) => Promise<Markup>) =>
+  const view = (
+    path: string,
+    body: (c: Context, s: OwnerSession) => Promise<Markup>,
+    current = path,
+  ) =>
     app.get(
       path,
       guarded(async (c, s) => {
@@ -181,11 +180,11 @@ export function createReviewApp(
           return render(
             c,
             s,
-            path,
+            current,
             unlockView({ csrf: s.csrf, keyProblem: sessions.keyProblem, idleMinutes: idle() }),
           );
         }
-        return render(c, s, path, await body(c, s));
+        return render(c, s, current, await body(c, s));
       }),
     );
 
@@ -219,23 +218,37 @@ export function createReviewApp(
 
   const tz = () => me.arrival.timeZone();
 
+  const kit: RouteKit = {
+    me,
+    subject,
+    sessions,
+    size,
+    view: (path, body, current) => void view(path, body, current),
+    post: (path, handler) => void post(path, handler),
+    page: (c, s, current, body) => render(c, s, current, body),
+    done,
+    timeZone: tz,
+    signed: (head) => config.onDecided?.(head),
+  };
+
   view('/', async (c, s) => {
     const zone = await tz();
     const page = positiveInt(c.req.query('page'), 1);
-    const [pile, disputes] = await Promise.all([
+    const [pile, disputes, forgets] = await Promise.all([
       pileNights(me, page, size, zone),
       pendingRetractions(me),
+      pendingForgets(me),
     ]);
-    return html`${disputesView(disputes, s.csrf, zone)} ${pileView(pile.nights, s.csrf, zone)}
-    ${pager('/', {}, pile.page, pile.pages)}`;
+    return html`${disputesView(disputes, s.csrf, zone)} ${forgetRequestsView(forgets, s.csrf, zone)}
+    ${pileView(pile.nights, s.csrf, zone)} ${pager('/', {}, pile.page, pile.pages)}`;
   });
 
-  view('/memory', async (c) => {
+  view('/memory', async (c, s) => {
     const zone = await tz();
     const slot = c.req.query('slot') || null;
     const page = positiveInt(c.req.query('page'), 1);
     const [live, slots] = await Promise.all([liveMemory(me, slot, page, size), me.slots.list()]);
-    return html`${memoryView({ items: live.items, total: live.total, slots, slot, timeZone: zone })}
+    return html`${memoryView({ items: live.items, total: live.total, slots, slot, timeZone: zone, csrf: s.csrf })}
     ${pager('/memory', slot === null ? {} : { slot }, live.page, live.pages)}`;
   });
 
@@ -296,151 +309,6 @@ export function createReviewApp(
     return done(c, s, 'locked: the owner key was forgotten', '/');
   });
 
-  /**
-   * A decided card's night, as the page showed it (its ids, sent along with the card's form):
-   * the ones still waiting. Ids that are not proposal ids, or past MAX_BULK, are left out.
-   */
-  const nightAfter = async (form: URLSearchParams) => {
-    const day = form.get('day') ?? '';
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
-    const shown = [...new Set(form.getAll('ids'))]
-      .filter((id) => PROPOSAL_ID.test(id))
-      .slice(0, MAX_BULK);
-    const waiting: string[] = [];
-    for (const id of shown) {
-      const fact = await me.facts.get(id as FactId).catch(() => null);
-      if (fact?.status === 'proposed') waiting.push(id);
-    }
-    return { day, waiting };
-  };
-
-  const decide = async (
-    c: Context,
-    s: OwnerSession,
-    proposalId: FactId,
-    decision: 'approve' | 'reject',
-    supersede: boolean,
-    form: URLSearchParams,
-  ) => {
-    const signer = sessions.signer(s);
-    const result = await me.owner.decide({
-      proposalId,
-      decision,
-      signer,
-      note: 'review page',
-      ...(supersede ? { supersede: true } : {}),
-    });
-    config.onDecided?.(result);
-    const replaced = result.superseded === null ? '' : `; it replaced fact ${result.superseded}`;
-    const outcome = `${decision === 'approve' ? 'approved' : 'rejected'}: now ${result.status} (decision #${result.seq}, signed)${replaced}`;
-    if (!isHtmx(c)) return done(c, s, outcome, '/');
-    const fact = await me.facts.get(proposalId);
-    const pile = await me.gate.pileCount();
-    const night = await nightAfter(form);
-    // the card, and out of band: the badge, the night's count and form, and an empty flash box
-    // (an error an earlier card left there is over)
-    return c.html(
-      html`${decidedCard(fact, outcome)}${pileBadge(pile, true)}${
-          night === null ? '' : nightHead(night.day, night.waiting, s.csrf, true)
-        }${flashBox(null, true)}<title>${pageTitle(subject, pile)}</title>`,
-    );
-  };
-
-  post('/pile/:id/approve', async (c, s, form) => {
-    sessions.signer(s); // locked first: a locked page says so before anything else
-    if ((form.get('confirm') ?? '').trim() !== 'YES') {
-      throw new ServerError(
-        'CONFIRMATION_REQUIRED',
-        'type YES (in capitals) to approve: approving makes it live memory a model is shown; nothing changed',
-      );
-    }
-    return decide(
-      c,
-      s,
-      (c.req.param('id') ?? '') as FactId,
-      'approve',
-      form.get('supersede') === '1',
-      form,
-    );
-  });
-
-  post('/pile/:id/reject', async (c, s, form) =>
-    decide(c, s, (c.req.param('id') ?? '') as FactId, 'reject', false, form),
-  );
-
-  post('/retractions/:id/sign', async (c, s, form) => {
-    const signer = sessions.signer(s); // locked first: a locked page says so before anything else
-    if ((form.get('confirm') ?? '').trim() !== 'YES') {
-      throw new ServerError(
-        'CONFIRMATION_REQUIRED',
-        'type YES (in capitals) to sign: signing takes the fact out of live memory; nothing changed',
-      );
-    }
-    const factId = form.get('factId') ?? '';
-    const signed = await me.owner.retract({
-      retractionId: (c.req.param('id') ?? '') as RetractionId,
-      ...(factId === '' ? {} : { factId: factId as FactId }),
-      signer,
-    });
-    return done(
-      c,
-      s,
-      `signed retraction ${signed.retractionId}: fact ${signed.factId} left live memory (decision #${signed.seq}, signed)`,
-      '/',
-    );
-  });
-
-  post('/pile/reject-night', async (c, s, form) => {
-    const signer = sessions.signer(s);
-    // only what the page showed: a proposal that arrived after it was rendered is not rejected unseen
-    const ids = [...new Set(form.getAll('ids'))];
-    if (ids.length === 0 || ids.length > MAX_BULK) {
-      throw new EngineError('INVALID_ARGUMENT', `name 1 to ${MAX_BULK} proposals to reject`, {
-        data: { field: 'ids' },
-      });
-    }
-    // every id checked before the first decision: a bad one changes nothing, not half a night
-    if (!ids.every((id) => PROPOSAL_ID.test(id))) {
-      throw new EngineError(
-        'INVALID_ARGUMENT',
-        'ids: a proposal id is letters, digits and - only',
-        {
-          data: { field: 'ids' },
-        },
-      );
-    }
-    let rejected = 0;
-    let skipped = 0;
-    for (const proposalId of ids as FactId[]) {
-      try {
-        const result = await me.owner.decide({
-          proposalId,
-          decision: 'reject',
-          signer,
-          note: 'review page: rejected with its night',
-        });
-        config.onDecided?.(result);
-        rejected += 1;
-      } catch (err) {
-        if (
-          err instanceof EngineError &&
-          (err.code === 'NOT_PENDING' || err.code === 'PROPOSAL_NOT_FOUND')
-        ) {
-          skipped += 1;
-          continue;
-        }
-        throw err;
-      }
-    }
-    const day = (form.get('day') ?? '').slice(0, 10);
-    return done(
-      c,
-      s,
-      `rejected ${rejected} proposal${rejected === 1 ? '' : 's'} from ${day}${skipped === 0 ? '' : ` (${skipped} skipped: already decided, or not in this pile)`}, each signed`,
-      '/',
-    );
-  });
-
   post('/ledger/:id/settle', async (c, s, form) => {
     sessions.signer(s);
     const retractionId = (c.req.param('id') ?? '') as RetractionId;
@@ -467,6 +335,11 @@ export function createReviewApp(
     }
     return done(c, s, `settled: the retraction ${result.verdict}`, '/ledger');
   });
+
+  pileRoutes(kit);
+  ownerWordRoutes(kit);
+  forgetRoutes(kit);
+  historyRoutes(kit);
 
   const serveAsset = (path: string, load: () => Asset) =>
     app.get(path, (c) => {

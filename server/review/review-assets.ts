@@ -70,6 +70,18 @@ code { font-size: .9em; }
 td code { overflow-wrap: normal; white-space: nowrap; }
 .state-ok { color: var(--ok); font-weight: 700; }
 .state-bad { color: var(--warn); font-weight: 700; }
+textarea { font: inherit; width: 100%; padding: .3rem .4rem; }
+label.words { display: block; width: 100%; }
+details.edit, details.correct { margin: .3rem 0; }
+details > summary { cursor: pointer; color: var(--muted); }
+form.edit, form.correct, form.remember, form.forget { display: flex; flex-direction: column; gap: .4rem;
+  align-items: flex-start; margin: .4rem 0; }
+.fact-actions { display: flex; flex-wrap: wrap; gap: .2rem 1rem; align-items: baseline; margin-top: .3rem; }
+dl.edit-outcome dt { font-weight: 700; }
+dl.edit-outcome dd { margin: 0 0 .3rem 1rem; overflow-wrap: anywhere; unicode-bidi: plaintext; }
+ol.turns li.forgotten { color: var(--muted); font-style: italic; }
+ol.turns li .receipt, ol.turns li a { display: block; }
+.forget-plan .plan-line strong { font-size: 1.05rem; }
 `;
 
 let cssAsset: Asset | undefined;

@@ -1,4 +1,4 @@
-import type { Fact, Retraction, SubjectHandle } from '../../src/index.js';
+import type { Fact, FactId, ForgetRequest, Retraction, SubjectHandle } from '../../src/index.js';
 import { isoDay } from '../../src/rules.js';
 import type { ChainState } from './views/chain-view.js';
 import { pageOf } from './views/layout.js';
@@ -103,6 +103,31 @@ export function proposerName(
   return name === undefined || name === null ? proposedBy : `the agent token “${name}” (${id})`;
 }
 
+/** How many pending forget requests the pile shows (the oldest beyond it wait their turn). */
+const FORGET_REQUESTS_SHOWN = 100;
+
+/** The agents' pending forget requests, newest first, each with who filed it, in words. */
+export async function pendingForgets(
+  me: SubjectHandle,
+): Promise<Array<{ request: ForgetRequest; requester: string }>> {
+  const requests = await me.gate.forgetRequests({
+    status: 'pending',
+    limit: FORGET_REQUESTS_SHOWN,
+  });
+  const names = requests.some((r) => r.requestedBy.startsWith('agent:'))
+    ? new Map((await me.owner.tokens()).map((t) => [t.id, t.name]))
+    : new Map<string, string | null>();
+  return requests.map((request) => ({
+    request,
+    requester: proposerName(request.requestedBy, names),
+  }));
+}
+
+/** The proposal an owner's edit replaced (proposedBy `owner (edit of <id>)`), or null. */
+export function editedFrom(fact: Fact): string | null {
+  return /^owner \(edit of (.+)\)$/.exec(fact.proposedBy)?.[1] ?? null;
+}
+
 /** Live facts of a slot (or all), each with the values it superseded, newest first. */
 export async function liveMemory(
   me: SubjectHandle,
@@ -114,7 +139,7 @@ export async function liveMemory(
   const shown = pageOf(live, page, size);
   const needLineage = shown.items.some((f) => f.supersedesId !== null);
   const all = needLineage ? new Map((await me.facts.all()).map((f) => [f.id, f])) : new Map();
-  const items = shown.items.map((fact) => {
+  const items: LiveItem[] = shown.items.map((fact) => {
     const lineage: Fact[] = [];
     const seen = new Set<string>([fact.id]);
     for (let id = fact.supersedesId; id !== null && !seen.has(id);) {
@@ -126,6 +151,13 @@ export async function liveMemory(
     }
     return { fact, lineage };
   });
+  // an edited approval's first value: the proposal whose words the owner changed
+  for (const item of items) {
+    const original = editedFrom(item.fact);
+    if (original === null) continue;
+    const fact = await me.facts.get(original as FactId).catch(() => null);
+    if (fact !== null) item.editedFrom = fact;
+  }
   return { items, total: live.length, page: shown.page, pages: shown.pages };
 }
 

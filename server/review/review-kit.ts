@@ -29,6 +29,30 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 export const isHtmx = (c: Context) => c.req.header('hx-request') === 'true';
 
+/** The typed YES a consequential form needs: CONFIRMATION_REQUIRED without it, nothing changed. */
+export function requireYes(form: URLSearchParams, why: string): void {
+  if ((form.get('confirm') ?? '').trim() !== 'YES') {
+    throw new ServerError(
+      'CONFIRMATION_REQUIRED',
+      `type YES (in capitals) to ${why}; nothing changed`,
+    );
+  }
+}
+
+/**
+ * A text the owner typed (a textarea's): line breaks as `\n`, trimmed, not blank and at most
+ * `max` characters, else INVALID_ARGUMENT naming the field (and nothing changed).
+ */
+export function formText(form: URLSearchParams, field: string, max: number, ask: string): string {
+  const text = (form.get(field) ?? '').replace(/\r\n?/g, '\n').trim();
+  const refuse = (why: string) =>
+    new EngineError('INVALID_ARGUMENT', `${field}: ${why}; nothing changed`, { data: { field } });
+  if (text === '') throw refuse(ask);
+  const length = [...text].length;
+  if (length > max) throw refuse(`at most ${max} characters (this one has ${length})`);
+  return text;
+}
+
 /** A `?page=` value: a whole number of at least 1, else `fallback`. */
 export function positiveInt(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
@@ -39,6 +63,24 @@ export function positiveInt(value: string | undefined, fallback: number): number
 /** The session cookie: not readable by scripts, never sent by another site's request. */
 export function setSessionCookie(c: Context, s: OwnerSession): void {
   setCookie(c, COOKIE, s.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+}
+
+/** A one-line field the owner may leave empty: trimmed, undefined when empty, at most `max`. */
+export function optionalFormField(
+  form: URLSearchParams,
+  field: string,
+  max: number,
+): string | undefined {
+  const value = (form.get(field) ?? '').trim();
+  if (value === '') return undefined;
+  if ([...value].length > max) {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      `${field}: at most ${max} characters; nothing changed`,
+      { data: { field } },
+    );
+  }
+  return value;
 }
 
 /** The posted form: urlencoded, at most 64 KiB, no field named twice (but `ids`). */

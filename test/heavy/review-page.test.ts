@@ -312,7 +312,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
     expect(cli.json()).toMatchObject({ ok: true, length: 3, anchored: true });
   });
 
-  it('agent and reader tokens get 403 on every page, and change nothing', async () => {
+  it('agent and reader tokens get 403 on every page and post, the owner-hand ones too, and change nothing', async () => {
     const proposed = await me.gate.propose({
       sessionId,
       proposals: [
@@ -325,25 +325,61 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       ],
     });
     const id = proposed.proposed[0]?.id ?? 'none';
+    const live = (await me.facts.live())[0]?.id ?? 'none';
+    const request = await me.gate.requestForget({
+      sessionId,
+      turn: 5,
+      quote: 'I read these on my phone',
+      scope: { kind: 'turn', session: sessionId, seq: 5 },
+    });
+    const pages = [
+      ...['', 'memory', 'dropped', 'ledger', 'arrivals', 'chain', 'history'],
+      `history/${sessionId}`,
+      `forget?kind=session&session=${sessionId}`,
+      `forget?kind=fact&fact=${live}`,
+      `forget/request/${request.id}`,
+    ];
+    const posts: Array<[string, Record<string, string>]> = [
+      [`pile/${id}/reject`, {}],
+      [`pile/${id}/edit`, { text: 'The user reads on a phone, mostly.', confirm: 'YES' }],
+      ['memory/remember', { text: 'The user reads on a phone.', confirm: 'YES' }],
+      [`memory/${live}/correct`, { text: 'The user reads on a phone.', confirm: 'YES' }],
+      ['forget/plan', { kind: 'phrase', phrase: 'phone' }],
+      ['forget', { kind: 'session', session: sessionId, withFacts: '1', confirm: 'YES' }],
+      [`forget/request/${request.id}`, { withFacts: '1', confirm: 'YES' }],
+      [`forget/request/${request.id}/decline`, {}],
+    ];
+    const links = (await me.owner.verifyChain()).length;
     for (const secret of [owner.agent, owner.reader]) {
-      for (const path of ['', 'memory', 'dropped', 'ledger', 'arrivals', 'chain']) {
+      for (const path of pages) {
         const res = await fetch(`${serve.url}${path}`, {
           headers: { authorization: `Bearer ${secret}` },
         });
         expect(res.status, path).toBe(403);
         expect(await res.text()).toContain('ROLE_FORBIDDEN');
       }
-      const post = await fetch(`${serve.url}pile/${id}/reject`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${secret}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: '',
-      });
-      expect(post.status).toBe(403);
+      for (const [path, fields] of posts) {
+        const post = await fetch(`${serve.url}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${secret}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams(fields).toString(),
+        });
+        expect(post.status, path).toBe(403);
+        expect(await post.text(), path).toContain('ROLE_FORBIDDEN');
+      }
     }
     expect((await me.facts.get(id as FactId)).status).toBe('proposed');
+    expect((await me.owner.verifyChain()).length).toBe(links);
+    expect((await me.gate.forgetRequests({ status: 'pending' })).map((r) => r.id)).toEqual([
+      request.id,
+    ]);
+    expect((await me.history.turns(sessionId)).every((turn) => turn.forgotten === undefined)).toBe(
+      true,
+    );
+    await me.owner.declineForget({ request: request.id });
   });
 
   it('a hostile proposal from an agent token renders inert: no script runs, no handler, no javascript: link', async () => {
@@ -508,7 +544,7 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       await p.click('#unlock');
       await p.waitForSelector('article.proposal');
       const approve = p.locator(`article[data-proposal="${approveId ?? ''}"]`);
-      await approve.locator('input[name=confirm]').fill('YES');
+      await approve.locator('form.approve input[name=confirm]').fill('YES');
       await approve.locator('button.approve').click();
       await p.waitForSelector('.flash.ok');
       expect(await p.locator('#flash').innerText()).toContain('approved: now active');
@@ -538,7 +574,11 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
       const id = await p.locator('article.proposal').first().getAttribute('data-proposal');
       await until(() => idle.review.sessions.unlockedCount() === 0, 5_000);
       // the page still shows the forms; posting one now finds the key gone
-      await p.locator('article.proposal').first().locator('input[name=confirm]').fill('YES');
+      await p
+        .locator('article.proposal')
+        .first()
+        .locator('form.approve input[name=confirm]')
+        .fill('YES');
       await p.locator('article.proposal').first().locator('button.approve').click();
       await p.waitForSelector('#passphrase');
       expect(await p.locator('#flash').innerText()).toContain('locked');

@@ -36,6 +36,7 @@ export type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 export const VIEWS = [
   { path: '/', label: 'Pile' },
   { path: '/memory', label: 'Live memory' },
+  { path: '/history', label: 'History' },
   { path: '/dropped', label: 'Dropped' },
   { path: '/ledger', label: 'Ledger' },
   { path: '/arrivals', label: 'Arrivals' },
@@ -73,6 +74,21 @@ export function pileBadge(pile: number | null, oob = false): Markup {
 /** A form's CSRF field: every form carries it, and a post without it changes nothing. */
 export function csrfField(csrf: string): Markup {
   return html`<input type="hidden" name="_csrf" value="${csrf}" />`;
+}
+
+/** The field a consequential form needs typed YES in (approving, signing, forgetting). */
+export function yesField(verb: string, what: string): Markup {
+  return html`<label
+    >Type YES to ${verb}
+    <input
+      type="text"
+      name="confirm"
+      class="confirm"
+      autocomplete="off"
+      spellcheck="false"
+      size="4"
+      aria-label="type YES to ${what}"
+  /></label>`;
 }
 
 /** The flash message slot; errors of partial updates are swapped into it. */

@@ -1,11 +1,14 @@
 import type { Fact, SlotDeclaration } from '../../../src/index.js';
 import { unattestedNote } from '../../../src/rules.js';
 import { shownTime, type Markup, html } from './layout.js';
+import { factActions, rememberForm } from './owner-word-view.js';
 
 /** A live fact with the values it replaced, newest first. */
 export interface LiveItem {
   fact: Fact;
   lineage: Fact[];
+  /** The proposal whose words the owner edited into this fact, if it was one. */
+  editedFrom?: Fact;
 }
 
 function passport(f: Fact, timeZone: string): Markup {
@@ -32,16 +35,21 @@ function passport(f: Fact, timeZone: string): Markup {
   </dl>`;
 }
 
-/** Live memory, filtered by slot: each fact with its passport and what it superseded. */
+/**
+ * Live memory, filtered by slot: each fact with its passport, what it superseded, and its
+ * Forget and Correct; above them, the form that remembers a fact in the owner's words.
+ */
 export function memoryView(input: {
   items: LiveItem[];
   total: number;
   slots: SlotDeclaration[];
   slot: string | null;
   timeZone: string;
+  csrf: string;
 }): Markup {
   const { items, slots, slot, timeZone } = input;
   return html`<h2>Live memory <span class="meta">(${input.total})</span></h2>
+    ${rememberForm(slots, input.csrf)}
     <form method="get" action="/memory" class="inline">
       <label
         >Slot
@@ -61,7 +69,7 @@ export function memoryView(input: {
       items.length === 0
         ? html`<p>No live memory${slot === null ? '' : html` in ${slot}`}.</p>`
         : items.map(
-            ({ fact, lineage }) =>
+            ({ fact, lineage, editedFrom }) =>
               html`<article class="fact" id="f-${fact.id}">
                 <p class="meta">
                   <strong
@@ -69,11 +77,20 @@ export function memoryView(input: {
                   >
                 </p>
                 <p class="claim">${fact.text}</p>
-                ${passport(fact, timeZone)}
+                ${passport(fact, timeZone)} ${factActions(fact, input.csrf)}
                 ${
-                  lineage.length === 0
+                  lineage.length === 0 && editedFrom === undefined
                     ? ''
                     : html`<ol class="lineage" aria-label="values it replaced">
+                        ${
+                          editedFrom === undefined
+                            ? ''
+                            : html`<li class="edited-from">
+                                your edit of the words ${editedFrom.proposedBy} proposed:
+                                “${editedFrom.text}” (${editedFrom.status}, recorded
+                                ${shownTime(editedFrom.recordedAt, timeZone)})
+                              </li>`
+                        }
                         ${lineage.map(
                           (old) =>
                             html`<li>

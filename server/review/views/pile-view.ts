@@ -1,6 +1,7 @@
 import type { Attestation, Fact, Retraction, Turn } from '../../../src/index.js';
 import { locateQuote, storedVerdictDiffers, unattestedNote } from '../../../src/rules.js';
-import { csrfField, shownTime, type Markup, html } from './layout.js';
+import { csrfField, shownTime, yesField, type Markup, html } from './layout.js';
+import { editForm } from './owner-word-view.js';
 
 /** One proposal as the pile shows it: the claim beside the whole turn it cites, in context. */
 export interface PileItem {
@@ -192,21 +193,6 @@ function replaces(item: PileItem): Markup {
   >`;
 }
 
-/** The field a consequential form needs typed YES in (approving, signing a retraction). */
-function yesField(verb: string, what: string): Markup {
-  return html`<label
-    >Type YES to ${verb}
-    <input
-      type="text"
-      name="confirm"
-      class="confirm"
-      autocomplete="off"
-      spellcheck="false"
-      size="4"
-      aria-label="type YES to ${what}"
-  /></label>`;
-}
-
 /** A decision's form: a plain post, made partial by htmx (the card is swapped for its outcome). */
 function decisionForm(
   id: string,
@@ -228,7 +214,7 @@ function decisionForm(
   </form>`;
 }
 
-/** One proposal's card, with its two forms: approve (type YES) and reject. */
+/** One proposal's card, with its forms: approve (type YES), edit and approve (type YES), reject. */
 export function proposalCard(item: PileItem, csrf: string, timeZone: string, day: string): Markup {
   const { fact } = item;
   const id = encodeURIComponent(fact.id);
@@ -247,6 +233,11 @@ export function proposalCard(item: PileItem, csrf: string, timeZone: string, day
         <button type="submit" class="approve">Approve</button>`,
       day,
     )}
+    ${
+      fact.evidence.sessionId === null || fact.evidence.seq === null
+        ? ''
+        : editForm(fact, csrf, day, replaces(item))
+    }
     ${decisionForm(
       id,
       'reject',
