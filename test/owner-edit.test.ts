@@ -183,6 +183,36 @@ describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => 
       ),
     ).toBe('FACT_NOT_FOUND');
     expect((await me.owner.verifyChain()).length).toBe(links);
+    // a note that reads as a correction is refused; one in another shape corrects nothing
+    const other = await pending();
+    const note = JSON.stringify({ kind: 'memledger.correction', v: 1, corrects: c.proposalId });
+    expect(
+      await code(
+        other.me.owner.decide({ proposalId: other.id as never, decision: 'approve', note, signer }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    await other.me.owner.decide({ proposalId: other.id as never, decision: 'approve', signer });
+    const second = await other.me.gate.propose({
+      sessionId: (await other.me.sessions.list())[0]!.id,
+      proposedBy: 'agent',
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The flat is tiny.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'the flat is tiny' },
+        },
+      ],
+    });
+    await other.me.owner.decide({
+      proposalId: second.proposed[0]!.id,
+      decision: 'approve',
+      note: JSON.stringify({ corrects: other.id }),
+      signer,
+    });
+    expect((await other.me.facts.live()).map((f) => f.id).sort()).toEqual(
+      [other.id, second.proposed[0]!.id].sort(),
+    );
 
     // the corrected fact's status flipped back by SQL: the chain says it was replaced, so it
     // stays out of live memory, and the integrity block names it (negative control)
@@ -199,6 +229,60 @@ describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => 
     expect(integrity.ok).toBe(false);
     expect(integrity.warning.join('\n')).toContain(id);
     expect((await me.facts.live()).map((f) => f.id)).not.toContain(id);
+  });
+
+  it('corrects a fact that went live on a receipt: reads and later decisions go on', async () => {
+    const { me } = await pending();
+    const sessionId = (await me.sessions.create()).id;
+    await me.turns.add({
+      sessionId,
+      role: 'assistant',
+      content: 'Sent the invoice.',
+      receipt: { tools: ['send_email'], sources: ['msg-1'] },
+    });
+    await me.slots.declare({ name: 'emails_sent', rule: 'action' });
+    await me.owner.delegate({ slot: 'emails_sent', tools: ['send_email'], signer });
+    const sent = await me.gate.propose({
+      sessionId,
+      proposals: [
+        {
+          slot: 'emails_sent',
+          text: 'Sent the invoice to Acme.',
+          origin: 'did',
+          evidence: { turn: 1, tool: 'send_email' },
+        },
+      ],
+    });
+    const receiptFact = sent.proposed[0]!;
+    expect(receiptFact.status).toBe('active');
+    // the slot's delegation ends, so the corrected value waits for the owner
+    await me.owner.delegate({ slot: 'emails_sent', autoLive: false, signer });
+    const fix = await me.gate.propose({
+      sessionId,
+      proposedBy: 'agent',
+      proposals: [
+        {
+          slot: 'emails_sent',
+          text: 'Sent the invoice to Acme Ltd.',
+          origin: 'did',
+          evidence: { turn: 1, tool: 'send_email' },
+        },
+      ],
+    });
+    const proposalId = fix.proposed[0]!.id;
+    expect(fix.proposed[0]!.status).toBe('proposed');
+    const r = await me.owner.decide({
+      proposalId,
+      decision: 'approve',
+      corrects: receiptFact.id,
+      signer,
+    });
+    expect(r.superseded).toBe(receiptFact.id);
+    expect((await me.facts.live()).map((f) => f.id)).not.toContain(receiptFact.id);
+    expect((await me.facts.integrity()).ok).toBe(true);
+    expect((await me.owner.verifyChain()).ok).toBe(true);
+    // the next decision is not refused as CHAIN_BROKEN
+    await me.owner.setForgetPolicy({ honourRequests: true, signer });
   });
 
   it('an edit the gate drops signs nothing, and the proposal still waits (negative control)', async () => {

@@ -273,10 +273,14 @@ export class ChainState {
     }
     this.decidedSeqs.set(link.proposalId, link.seq);
     this.decided.set(link.proposalId, { seq: link.seq, decision: link.decision });
-    if (link.decision !== 'approve' || fact === null) return;
-    // the owner's correction replaces the fact it names, keyed or not
+    if (link.decision !== 'approve') return;
+    // the owner's correction replaces the fact it names, keyed or not (the note is signed: it
+    // holds even when the approved fact's row is gone)
     const corrected = correctedFact(link.note);
-    if (corrected !== null && corrected !== fact.id) this.superseded.set(corrected, link.seq);
+    if (corrected !== null && corrected !== link.proposalId) {
+      this.superseded.set(corrected, link.seq);
+    }
+    if (fact === null) return;
     this.approved.set(fact.id, {
       seq: link.seq,
       contentHash: link.contentHash,

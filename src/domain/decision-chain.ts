@@ -105,19 +105,22 @@ export function retractionNoteFact(note: string): string | null {
   }
 }
 
+/** The kind an approval's note carries when it corrects a live fact. */
+const CORRECTION_KIND = 'memledger.correction';
+
 /**
  * An approval's note when it corrects a live fact: the fact it replaces, and the owner's note.
  * Signed with the link, so the chain alone says the corrected fact is no longer live.
  */
 export const correctionNote = (factId: string, note: string): string =>
-  JSON.stringify({ corrects: factId, note });
+  JSON.stringify({ kind: CORRECTION_KIND, v: 1, corrects: factId, note });
 
 /** The fact an approval's note says it corrects; null when the note is not one. */
 export function correctedFact(note: string): string | null {
   try {
-    const parsed = JSON.parse(note) as { corrects?: unknown } | null;
+    const parsed = JSON.parse(note) as { kind?: unknown; corrects?: unknown } | null;
     const id = parsed?.corrects;
-    return typeof id === 'string' && id !== '' ? id : null;
+    return parsed?.kind === CORRECTION_KIND && typeof id === 'string' && id !== '' ? id : null;
   } catch {
     return null;
   }

@@ -485,6 +485,9 @@ export function judgeFacts(
       out.disputed.push({ factId: e.fact.id, retractions: open.map((r) => r.id) });
   }
   for (const d of departed) {
+    // replaced on a verified link (a newer value for its slot and key, or the owner's
+    // correction naming it): out of live memory on the chain's word, whatever went live before
+    if (d.status === 'superseded' && state.superseded.has(d.id)) continue;
     // a fact the owner approved leaves on the owner's signed retraction; any other on its row
     const u = judgeDeparted(
       d,

@@ -392,12 +392,11 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
             ? input.retainDays
             : readRetainDays(input.retainDays);
         requireSigner(input.signer);
-        const { policy: now } = await policies.policy(subjectId);
         return decisions.setForgetPolicy({
           subjectId,
           policy: {
-            honourRequests: honour ?? now.honourRequests,
-            retainDays: days === undefined ? now.retainDays : days,
+            ...(honour === undefined ? {} : { honourRequests: honour }),
+            ...(days === undefined ? {} : { retainDays: days }),
           },
           signer: input.signer,
         });

@@ -1,5 +1,6 @@
 import {
   checkLink,
+  correctedFact,
   correctionNote,
   delegationPayload,
   delegationTarget,
@@ -21,6 +22,7 @@ import type { Fact } from '../domain/fact.js';
 import { invalidField } from '../domain/input.js';
 import {
   FORGET_POLICY_TARGET,
+  NO_FORGET_POLICY,
   forgetPolicyNote,
   type ForgetPolicy,
 } from '../domain/forget-policy.js';
@@ -262,6 +264,9 @@ export class OwnerDecisions {
         }
         if (input.corrects !== undefined) {
           await correctable(held, tx, fact, input.corrects, input.decision);
+        } else if (input.note !== undefined && correctedFact(input.note) !== null) {
+          // a note that reads as a correction would take a fact down unseen: say so instead
+          throw invalidField('note', 'a note cannot name a fact to correct: use corrects');
         }
         const at = this.clock();
         const link = await this.append(
@@ -504,13 +509,21 @@ export class OwnerDecisions {
    */
   async setForgetPolicy(input: {
     subjectId: string;
-    policy: ForgetPolicy;
+    /** What changes; what is not given stays as the policy in effect says. */
+    policy: Partial<ForgetPolicy>;
     signer: OwnerSigner;
   }): Promise<{ policy: ForgetPolicy; seq: number; hash: string; root: string }> {
-    const { subjectId, policy } = input;
+    const { subjectId } = input;
     return this.trust.withSubject(subjectId, async (held) => {
       const result = await this.client.transaction(async (tx) => {
         const state = await this.ready(tx, held, subjectId, input.signer);
+        // merged under the chain's lock: two changes at once do not lose one
+        const now = state.forgetPolicy ?? NO_FORGET_POLICY;
+        const policy: ForgetPolicy = {
+          honourRequests: input.policy.honourRequests ?? now.honourRequests,
+          retainDays:
+            input.policy.retainDays === undefined ? now.retainDays : input.policy.retainDays,
+        };
         const note = forgetPolicyNote(policy);
         const link = await this.append(
           tx,
