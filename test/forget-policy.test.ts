@@ -24,49 +24,61 @@ const { signer } = makeOwnerSigner();
 const DAY = 86_400_000;
 
 describe('which words ask to forget, and how far a request may reach unsigned', () => {
-  it('reads a request to forget, and not its negation or a mere mention', () => {
+  it('reads a request to forget, and not its negation, a question or a mere mention', () => {
     for (const yes of [
       'Please forget that I told you about my divorce.',
       'erase what I said about Tom',
       'Delete everything about the trip',
       'can you stop remembering my address',
-      'Don’t keep it, just forget it.',
+      'Don’t keep it. Just forget it.',
     ])
       expect(asksToForget(yes), yes).toBe(true);
     for (const no of [
       "Don't forget my divorce hearing is on Monday.",
       'Never forget where we met.',
       'I can’t forget her face.',
+      'Don’t you dare forget it.',
+      'Never, ever forget that.',
+      'Do not, under any circumstances, forget it.',
+      "I didn't ask you to forget anything.",
+      'Do\u200bn’t forget my dentist is Dr Berg.',
+      'Donʼt forget my dentist.',
+      'How do I delete my Gmail account?',
       'My divorce was finalised in May.',
       'I deleted the photos yesterday.',
     ])
       expect(asksToForget(no), no).toBe(false);
   });
 
-  it('honours only within the words: a phrase they hold, or their own conversation', () => {
+  it('honours only within the words where the user asks: a phrase there, or their own conversation', () => {
     const policy = { honourRequests: true, retainDays: null };
-    const r = { sessionId: 's1', quote: 'please forget my divorce' };
-    expect(
-      requestWithinPolicy(policy, { ...r, scope: { kind: 'phrase', phrase: 'Divorce' } }),
-    ).toBe(null);
-    expect(requestWithinPolicy(policy, { ...r, scope: { kind: 'session', session: 's1' } })).toBe(
-      null,
+    const said = 'My divorce was hard. Please forget my divorce.';
+    const r = { sessionId: 's1', quote: 'forget my divorce', said };
+    const within = (scope: Parameters<typeof requestWithinPolicy>[1]['scope'], x = r) =>
+      requestWithinPolicy(policy, { ...x, scope });
+    expect(within({ kind: 'phrase', phrase: 'Divorce' })).toBe(null);
+    expect(within({ kind: 'session', session: 's1' })).toBe(null);
+    expect(within({ kind: 'turn', session: 's1', seq: 2 })).toBe(null);
+    expect(within({ kind: 'phrase', phrase: 'hard' })).toMatch(/not in the words where/);
+    expect(within({ kind: 'session', session: 's2' })).toMatch(/beyond the conversation/);
+    expect(within({ kind: 'subject' })).toMatch(/owner's signature/);
+    expect(within({ kind: 'fact', fact: 'f1' })).toMatch(/owner's signature/);
+    // the agent's quote cannot cut the negation off: the turn's sentence is what is read
+    const hearing = {
+      sessionId: 's1',
+      quote: 'forget my divorce hearing is on Monday',
+      said: "Don't forget my divorce hearing is on Monday.",
+    };
+    expect(within({ kind: 'phrase', phrase: 'divorce hearing' }, hearing)).toMatch(
+      /do not ask to forget/,
     );
-    expect(
-      requestWithinPolicy(policy, { ...r, scope: { kind: 'turn', session: 's1', seq: 2 } }),
-    ).toBe(null);
-    expect(
-      requestWithinPolicy(policy, { ...r, scope: { kind: 'phrase', phrase: 'lawyer' } }),
-    ).toMatch(/not in the user's quoted words/);
-    expect(
-      requestWithinPolicy(policy, { ...r, scope: { kind: 'session', session: 's2' } }),
-    ).toMatch(/beyond the conversation/);
-    expect(requestWithinPolicy(policy, { ...r, scope: { kind: 'subject' } })).toMatch(
-      /owner's signature/,
-    );
-    expect(requestWithinPolicy(policy, { ...r, scope: { kind: 'fact', fact: 'f1' } })).toMatch(
-      /owner's signature/,
-    );
+    // a quote from a sentence that does not ask, beside one that does, is not enough
+    const beside = {
+      sessionId: 's1',
+      quote: 'My divorce was hard',
+      said,
+    };
+    expect(within({ kind: 'phrase', phrase: 'divorce' }, beside)).toMatch(/do not ask to forget/);
     expect(
       requestWithinPolicy(
         { honourRequests: false, retainDays: 30 },
@@ -170,6 +182,14 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
       status: 'pending',
       waits: expect.stringMatching(/do not ask/),
     });
+    // the agent's quote cuts the negation off: the whole turn is read, and it waits
+    const cut = await me.gate.requestForget({
+      ...ask(session),
+      turn: 1,
+      quote: 'forget my divorce hearing is on Monday',
+      scope: { kind: 'phrase', phrase: 'divorce hearing' },
+    });
+    expect(cut).toMatchObject({ status: 'pending', waits: expect.stringMatching(/do not ask/) });
     const elsewhere = await me.gate.requestForget({
       ...ask(session),
       scope: { kind: 'session', session: other },
@@ -179,7 +199,7 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
       ...ask(session),
       scope: { kind: 'phrase', phrase: 'Lund' },
     });
-    expect(notSaid.waits).toMatch(/not in the user's quoted words/);
+    expect(notSaid.waits).toMatch(/not in the words where the user asks/);
     // a turn that is not there: recorded, and it waits, as the owner would find it
     const noTurn = await me.gate.requestForget({
       ...ask(session),

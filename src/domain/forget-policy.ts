@@ -77,40 +77,67 @@ export function readRetainDays(v: unknown): number {
 export const retentionCutoff = (now: Date, days: number): Date =>
   new Date(now.getTime() - days * 86_400_000);
 
-/**
- * Words that ask to forget, not negated ("don't forget" asks the opposite). English only: a
- * request in other words waits for the owner.
- */
+/** Words that ask to forget. English only: a request in other words waits for the owner. */
 const CUE = /\b(forget|erase|delete|wipe|purge|unlearn|stop remembering)\b/gi;
-const NEGATED =
-  /\b(don'?t|do not|never|not|won'?t|can'?t|cannot|shouldn'?t|must not|mustn'?t)\s+(\w+\s+)?$/i;
+/** A word that turns a cue after it, in the same sentence, into its opposite or a report. */
+const NEGATION =
+  /\b(don'?t|do not|doesn'?t|does not|didn'?t|did not|never|not|no|won'?t|will not|can'?t|cannot|shouldn'?t|should not|mustn'?t|must not|wouldn'?t|would not|couldn'?t|could not|dare)\b/i;
+/** A question about something, not a request ("How do I delete my account?"). */
+const ASKS_ABOUT = /^\W*(how|what|why|when|where|who|which|whether)\b/i;
 
-/** Whether the user's words ask to forget something. */
-export function asksToForget(quote: string): boolean {
-  const s = quote.replace(/[\u2018\u2019]/g, "'");
-  for (const m of s.matchAll(CUE)) {
-    if (!NEGATED.test(s.slice(Math.max(0, m.index - 40), m.index))) return true;
+/** Text as the cue reader reads it: NFKC, no format characters, one kind of apostrophe. */
+const plain = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .replace(/[\u2018\u2019\u02BC\u0060\u00B4]/g, "'");
+
+/** A text's sentences (split after . ! ? ; and line breaks), as the cue reader reads them. */
+const sentences = (s: string): string[] =>
+  plain(s)
+    .split(/(?<=[.!?;\n])\s*/)
+    .filter((x) => x.trim() !== '');
+
+/** Whether one sentence asks to forget: a cue with no negation before it, and no wh-question. */
+function sentenceAsks(sentence: string): boolean {
+  if (ASKS_ABOUT.test(sentence)) return false;
+  for (const m of sentence.matchAll(CUE)) {
+    if (!NEGATION.test(sentence.slice(0, m.index))) return true;
   }
   return false;
 }
 
+/** The sentences of the user's words that ask to forget, folded as phrases are. */
+export const askingSentences = (said: string): string[] =>
+  sentences(said)
+    .filter(sentenceAsks)
+    .map((x) => foldPhrase(x));
+
+/** Whether the user's words ask to forget something (some sentence of them does). */
+export const asksToForget = (said: string): boolean => askingSentences(said).length > 0;
+
 /**
- * Why a request may not be honoured at once under the policy, or null when it may: the user's
- * words must ask to forget, and the request reach no further than those words do (a phrase they
- * contain, or a turn or the whole of the conversation they were said in). A fact, everything, or
- * anything beyond waits for the owner.
+ * Why a request may not be honoured at once under the policy, or null when it may. It is read
+ * against the whole turn the user said it in (`said`), not only the quote the agent chose: a
+ * sentence of that turn must ask to forget (not "don't forget…", not "how do I delete…"), the
+ * quote must lie in such a sentence, and the request reach no further than it does: a phrase that
+ * sentence holds, or a turn or the whole of the conversation it was said in. A fact, everything,
+ * or anything beyond waits for the owner.
  */
 export function requestWithinPolicy(
   policy: ForgetPolicy,
-  r: { sessionId: string; quote: string; scope: ForgetScope },
+  r: { sessionId: string; quote: string; said: string; scope: ForgetScope },
 ): string | null {
   if (!policy.honourRequests) return 'the owner has not signed a policy that honours requests';
-  if (!asksToForget(r.quote)) return "the user's quoted words do not ask to forget";
+  const quote = foldPhrase(plain(r.quote));
+  const asking = askingSentences(r.said).filter((x) => x.includes(quote) || quote.includes(x));
+  if (asking.length === 0) return "the user's words quoted do not ask to forget";
   const s = r.scope;
   if (s.kind === 'phrase') {
-    return foldPhrase(r.quote).includes(foldPhrase(s.phrase))
+    const phrase = foldPhrase(plain(s.phrase));
+    return asking.some((x) => x.includes(phrase))
       ? null
-      : "the phrase is not in the user's quoted words";
+      : 'the phrase is not in the words where the user asks to forget';
   }
   if (s.kind === 'turn' || s.kind === 'session') {
     return s.session === r.sessionId

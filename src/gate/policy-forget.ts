@@ -97,7 +97,14 @@ export class PolicyForgets {
         const request = await new ForgetRequestSql(tx).get(subjectId, requestId);
         if (request?.status !== 'pending') throw new Waits('it was answered meanwhile');
         const scope = readForgetScope(request.scope);
-        const why = requestWithinPolicy(policy, { ...request, scope });
+        // read against the whole turn the user said it in, not only the quote
+        const { rows } = await tx.query<{ content: string }>(
+          `SELECT content FROM turns WHERE subject_id = $1 AND session_id = $2 AND seq = $3
+             AND role = 'user' AND forget_id IS NULL`,
+          [subjectId, request.sessionId, request.turn],
+        );
+        const said = rows[0]?.content ?? '';
+        const why = requestWithinPolicy(policy, { ...request, said, scope });
         if (why !== null) throw new Waits(why);
         return { scope, request: requestId };
       });
