@@ -240,6 +240,83 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     expect(await me.history.render(session)).toContain('forgotten by the owner on');
   });
 
+  it('a phrase is matched as words, in values not JSON keys, and answers only the requests it covers', async () => {
+    const me = await subject();
+    await me.owner.setForgetPolicy({ honourRequests: true, signer });
+    const session = (await me.sessions.create()).id;
+    const other = (await me.sessions.create()).id;
+    await say(me, other, [
+      'My colleague Tomas is nice.',
+      'Noted.',
+      'See you tomorrow at the atom lab.',
+    ]);
+    await say(me, session, [
+      'I told Tom about the fact sheet.',
+      'Noted.',
+      'Please forget Tom.',
+      'Sure.',
+      'Forget the fact sheet too.',
+      'Sure.',
+      'Forget that kind of thing.',
+    ]);
+    // a request waiting for the owner (it names a fact, which only the owner forgets)
+    const p = await me.gate.propose({
+      sessionId: other,
+      proposedBy: 'agent',
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user has a colleague called Tomas.',
+          origin: 'saw',
+          evidence: { turn: 1, quote: 'My colleague Tomas' },
+        },
+      ],
+    });
+    const waiting = await me.gate.requestForget({
+      sessionId: session,
+      turn: 5,
+      quote: 'Forget the fact sheet too',
+      scope: { kind: 'fact', fact: p.proposed[0]!.id },
+    });
+    expect(waiting.status).toBe('pending');
+
+    const tom = await me.gate.requestForget({
+      sessionId: session,
+      turn: 3,
+      quote: 'Please forget Tom',
+      scope: { kind: 'phrase', phrase: 'tom' },
+    });
+    expect(tom.status).toBe('honoured');
+    expect(await me.history.render(other)).toContain('Tomas');
+    expect(await me.history.render(other)).toContain('tomorrow at the atom lab');
+    expect(await me.history.render(session)).not.toMatch(/\bTom\b/);
+
+    // "kind" is a key of every request's scope, not a word of it: the waiting request is untouched
+    const kind = await me.gate.requestForget({
+      sessionId: session,
+      turn: 7,
+      quote: 'Forget that kind of thing',
+      scope: { kind: 'phrase', phrase: 'kind' },
+    });
+    expect(kind.status).toBe('honoured');
+    expect(await me.gate.forgetRequests({ status: 'pending' })).toMatchObject([
+      { id: waiting.id, quote: 'Forget the fact sheet too', scope: { kind: 'fact' } },
+    ]);
+    const sheet = await me.gate.requestForget({
+      sessionId: session,
+      turn: 5,
+      quote: 'Forget the fact sheet too',
+      scope: { kind: 'phrase', phrase: 'fact sheet' },
+    });
+    expect(sheet.status).toBe('honoured');
+    // the waiting request's words held the phrase: cleared, but it still waits for the owner
+    const still = (await me.gate.forgetRequests({ status: 'pending' })).find(
+      (r) => r.id === waiting.id,
+    );
+    expect(still).toMatchObject({ quote: '', scope: { kind: 'fact' } });
+    expect(JSON.stringify(await me.gate.forgetRequests())).not.toContain('fact sheet');
+  });
+
   it('a policy link forged by SQL allows nothing: the request waits, and the chain names the break', async () => {
     const me = await subject();
     const session = (await me.sessions.create()).id;

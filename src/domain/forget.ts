@@ -209,6 +209,12 @@ export interface ForgetPlan {
   targets: ForgetTargets;
   /** Live facts the forget would take down that the owner did not name (refused without withFacts). */
   liveFacts: Array<{ id: string; slot: string; text: string }>;
+  /**
+   * Of `targets.requests` (whose words it removes): the pending ones it answers (the request it
+   * honours; one whose own phrase holds the forgotten one; every one, forgetting everything), and
+   * those whose phrase it clears. The others keep their status, their quote cleared.
+   */
+  requests: { answered: string[]; scopesCleared: string[] };
 }
 
 /** A plan in numbers, for a line of output. */

@@ -475,7 +475,9 @@ export class OwnerDecisions {
           input.signer,
           at,
         );
-        await store.apply(subjectId, input.forgetId, plan.targets, new Date(link.decidedAt));
+        await store.apply(subjectId, input.forgetId, plan.targets, new Date(link.decidedAt), {
+          requests: plan.requests,
+        });
         return { plan, link, root: state.rootHash ?? link.hash };
       });
       await held.chain(this.client);

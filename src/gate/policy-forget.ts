@@ -193,7 +193,10 @@ export class PolicyForgets {
         const signed = await this.signedIn(tx, subjectId, chain, plan);
         if (signed !== null) throw signed;
         const at = this.clock();
-        await store.apply(subjectId, forgetId, plan.targets, at, basis);
+        await store.apply(subjectId, forgetId, plan.targets, at, {
+          by: basis,
+          requests: plan.requests,
+        });
         await tx.query(
           `INSERT INTO policy_forgets (subject_id, id, basis, policy_seq, request_id, note, forgotten_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -19,9 +19,21 @@ import { guard } from './store-error.js';
 
 type TurnRef = { session: string; seq: number; id: string };
 
-/** SQL: `col` folded as `foldPhrase` folds, and whether it holds the phrase `$2`. */
+/** SQL: `col` folded as `foldPhrase` folds, and whether it holds `$2` (`phrasePattern`). */
 const holds = (col: string): string =>
-  `strpos(regexp_replace(lower(coalesce(${col}, '')), '\\s+', ' ', 'g'), $2) > 0`;
+  `regexp_replace(lower(coalesce(${col}, '')), '\\s+', ' ', 'g') ~ $2`;
+
+/**
+ * A folded phrase as the pattern `holds` matches: its words as words ("tom" is not in "tomorrow"
+ * or "atom"), every character of it literal.
+ */
+export const phrasePattern = (folded: string): string =>
+  `(^|[^[:alnum:]_])${folded.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&')}([^[:alnum:]_]|$)`;
+
+/** SQL: the string values of a JSON column, joined (its keys and punctuation are not words). */
+const jsonWords = (col: string): string =>
+  `(SELECT string_agg(v #>> '{}', ' ') FROM jsonb_path_query(${col}, 'strict $.**') AS v
+    WHERE jsonb_typeof(v) = 'string')`;
 
 /** The scopes that take everything of a kind, and the phrase the others match by. */
 interface Match {
@@ -42,7 +54,7 @@ export class ForgetSql {
     return guard('planning a forget', async () => {
       const match: Match = {
         all: scope.kind === 'subject',
-        phrase: scope.kind === 'phrase' ? foldPhrase(scope.phrase) : null,
+        phrase: scope.kind === 'phrase' ? phrasePattern(foldPhrase(scope.phrase)) : null,
       };
       const turns = await this.seedTurns(subjectId, scope, match);
       const turnIds = turns.map((t) => t.id);
@@ -75,7 +87,7 @@ export class ForgetSql {
         'procedure',
         'pass_observation',
         'overturn_condition',
-        'probe_spec::text',
+        jsonWords('probe_spec'),
         'settled_outcome',
         'claim_ref',
         'claim_surface',
@@ -124,7 +136,7 @@ export class ForgetSql {
           subjectId,
           'probe_records',
           'id',
-          ['spec::text', 'evidence::text', 'purpose'],
+          [jsonWords('spec'), jsonWords('evidence'), 'purpose'],
           match,
         ),
       );
@@ -140,7 +152,7 @@ export class ForgetSql {
           subjectId,
           'dropped_proposals',
           'id',
-          ['text', 'proposal::text', 'reason', 'slot'],
+          ['text', jsonWords('proposal'), 'reason', 'slot'],
           match,
         ),
       );
@@ -148,9 +160,18 @@ export class ForgetSql {
         dropped.add(id);
 
       // requests whose words it removes: asked in a forgotten turn, or holding the phrase
-      const requests = new Set(
-        await this.matching(subjectId, 'forget_requests', 'id', ['quote', 'scope::text'], match),
+      // a request whose own phrase holds this one is answered by it (all it names goes)
+      const scopeHeld = await this.matching(
+        subjectId,
+        'forget_requests',
+        'id',
+        ["scope->>'phrase'"],
+        match,
       );
+      const requests = new Set([
+        ...scopeHeld,
+        ...(await this.matching(subjectId, 'forget_requests', 'id', ['quote'], match)),
+      ]);
       for (const id of await this.ids(
         `SELECT r.id FROM forget_requests r
          JOIN unnest($2::text[], $3::int[]) AS g(session_id, seq)
@@ -180,10 +201,22 @@ export class ForgetSql {
          ORDER BY recorded_at, id`,
         [subjectId, targets.facts.filter((id) => !named.has(id) && !summaryFacts.has(id))],
       );
+      const { rows: pending } = await this.db.query<{ id: string }>(
+        `SELECT id FROM forget_requests WHERE subject_id = $1 AND id = ANY($2::text[])
+           AND status = 'pending'`,
+        [subjectId, targets.requests],
+      );
+      const answered = new Set(
+        match.all
+          ? pending.map((r) => r.id)
+          : pending.map((r) => r.id).filter((id) => scopeHeld.includes(id)),
+      );
+      if (honouring !== undefined) answered.add(honouring);
       return {
         scope,
         targets,
         liveFacts: live,
+        requests: { answered: [...answered].sort(), scopesCleared: [...new Set(scopeHeld)].sort() },
       };
     });
   }
@@ -351,8 +384,15 @@ export class ForgetSql {
     forgetId: string,
     t: ForgetTargets,
     at: Date,
-    by: 'request' | 'retention' | null = null,
+    opts: {
+      by?: 'request' | 'retention';
+      /** Its plan's `requests`: which it answers, and whose phrase it clears. */
+      requests?: ForgetPlan['requests'];
+    } = {},
   ): Promise<void> {
+    const by = opts.by ?? null;
+    const answered = opts.requests?.answered ?? [];
+    const cleared = [...answered, ...(opts.requests?.scopesCleared ?? [])];
     if (planIsEmpty(t)) return Promise.resolve();
     return guard('forgetting', async () => {
       const db = this.db;
@@ -413,15 +453,21 @@ export class ForgetSql {
          DELETE FROM facts WHERE subject_id = $1 AND id = ANY($2::text[])`,
         [subjectId, t.facts, t.retractions],
       );
-      // a request its forget answers: honoured by it, its words cleared with what it removed
+      // requests whose words it removes: their quote cleared (and their phrase, where it holds
+      // what is forgotten); only those it answers are honoured, the rest keep their status
       if (t.requests.length > 0) {
         await db.query(
-          `UPDATE forget_requests SET quote = '', scope = jsonb_build_object('kind', scope->>'kind'),
-             status = CASE WHEN status = 'declined' THEN 'declined' ELSE 'honoured' END,
-             decided_at = coalesce(decided_at, $3),
-             forget_id = CASE WHEN status = 'declined' THEN NULL ELSE coalesce(forget_id, $4) END
+          `UPDATE forget_requests SET quote = '',
+             scope = CASE WHEN id = ANY($5::text[]) THEN jsonb_build_object('kind', scope->>'kind')
+                          ELSE scope END,
+             status = CASE WHEN id = ANY($6::text[]) AND status = 'pending' THEN 'honoured'
+                           ELSE status END,
+             decided_at = CASE WHEN id = ANY($6::text[]) THEN coalesce(decided_at, $3)
+                               ELSE decided_at END,
+             forget_id = CASE WHEN id = ANY($6::text[]) AND status <> 'declined'
+                              THEN coalesce(forget_id, $4) ELSE forget_id END
            WHERE subject_id = $1 AND id = ANY($2::text[])`,
-          [subjectId, t.requests, at, forgetId],
+          [subjectId, t.requests, at, forgetId, cleared, answered],
         );
       }
       for (const [table, list] of [
