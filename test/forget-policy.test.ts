@@ -377,6 +377,8 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
         },
       ],
     });
+    const diary = (await me.sessions.create({ title: 'tulip diary' })).id;
+    await say(me, diary, ['The tulips came up red.']);
     const [sister, tulips] = p.proposed.map((x) => x.id);
     await me.owner.decide({ proposalId: sister!, decision: 'approve', signer });
     now = start;
@@ -389,13 +391,21 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     // proposal citing one of them; nothing changes
     const { plan, cutoff } = await me.owner.retentionPlan();
     expect(cutoff.toISOString()).toBe(new Date(start.getTime() - 30 * DAY).toISOString());
-    expect(plan.targets.turns).toEqual([[old, 1, 2]]);
+    expect(plan.targets.turns).toEqual(
+      [
+        [old, 1, 2],
+        [diary, 1, 1],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    // a session it empties loses its title; one it leaves a turn in keeps it
+    expect(plan.targets.sessions).toEqual([diary]);
     expect(plan.targets.facts).toEqual([tulips]);
     expect(await me.history.render(old)).toContain('tulips');
 
     const done = await me.owner.applyRetention();
     expect(done).toMatchObject({ basis: 'retention', policySeq: rule.seq });
-    expect(done!.removed).toMatchObject({ turns: 2, facts: 1 });
+    expect(done!.removed).toMatchObject({ turns: 3, facts: 1, sessions: 1 });
+    expect((await me.sessions.get(diary)).title).toBeNull();
     const history = await me.history.render(old);
     expect(history).not.toContain('tulips');
     expect(history).toContain("[turn 1: forgotten under the owner's retention rule on 2026-12-05]");

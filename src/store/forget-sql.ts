@@ -62,6 +62,10 @@ export class ForgetSql {
       if (scope.kind === 'session') sessions.add(scope.session);
       for (const s of await this.matching(subjectId, 'sessions', 'id', ['title'], match))
         sessions.add(s);
+      // a retention that empties a session takes its title too
+      if (scope.kind === 'older') {
+        for (const s of await this.emptied(subjectId, turnIds)) sessions.add(s);
+      }
 
       const facts = new Set<string>();
       if (scope.kind === 'fact') {
@@ -308,6 +312,19 @@ export class ForgetSql {
     return rows.map((r) => ({ session: r.session, seq: Number(r.seq), id: r.id }));
   }
 
+  /** Titled sessions every turn of which is forgotten already or among `turnIds`. */
+  private emptied(subjectId: string, turnIds: readonly string[]): Promise<string[]> {
+    if (turnIds.length === 0) return Promise.resolve([]);
+    return this.ids(
+      `SELECT s.id FROM sessions s WHERE s.subject_id = $1 AND s.title IS NOT NULL
+         AND EXISTS (SELECT 1 FROM turns t WHERE t.subject_id = $1 AND t.session_id = s.id
+                       AND t.id = ANY($2::text[]))
+         AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.subject_id = $1 AND t.session_id = s.id
+                           AND t.forget_id IS NULL AND NOT (t.id = ANY($2::text[])))`,
+      [subjectId, turnIds],
+    );
+  }
+
   /** Facts that cite any of the turns, as evidence or among a summary's citations. */
   private citing(subjectId: string, turnIds: readonly string[]): Promise<string[]> {
     if (turnIds.length === 0) return Promise.resolve([]);
@@ -488,15 +505,27 @@ export class ForgetSql {
 
 /**
  * A retention rule's turns: recorded before $2, not forgotten, and cited by no fact past the pile
- * (one the owner decided, or that went live): the owner's signature holds those.
+ * (one the owner decided, or that went live), nor by a summary such a fact's summary was kept
+ * from: the owner's signature holds those.
  */
 const OLD_TURNS_SQL = `
-WITH held AS (
+WITH RECURSIVE kept(id) AS (
+  -- summaries whose fact is past the pile, and the versions they were kept from
+  SELECT s.id FROM summaries s JOIN facts f ON f.subject_id = s.subject_id AND f.id = s.fact_id
+  WHERE s.subject_id = $1 AND f.status <> 'proposed'
+  UNION
+  SELECT s.previous_id FROM summaries s JOIN kept ON s.id = kept.id
+  WHERE s.subject_id = $1 AND s.previous_id IS NOT NULL),
+held AS (
   SELECT evidence_turn_id AS id FROM facts
   WHERE subject_id = $1 AND status <> 'proposed' AND evidence_turn_id IS NOT NULL
   UNION
   SELECT c->>'turn' FROM facts f, jsonb_array_elements(f.evidence_citations) c
-  WHERE f.subject_id = $1 AND f.status <> 'proposed' AND f.evidence_citations IS NOT NULL)
+  WHERE f.subject_id = $1 AND f.status <> 'proposed' AND f.evidence_citations IS NOT NULL
+  UNION
+  SELECT c->>'turn' FROM summary_sentences x JOIN kept ON x.summary_id = kept.id,
+    jsonb_array_elements(x.citations) c
+  WHERE x.subject_id = $1)
 SELECT session_id AS session, seq, id FROM turns t
 WHERE t.subject_id = $1 AND t.forget_id IS NULL AND t.recorded_at < $2
   AND NOT EXISTS (SELECT 1 FROM held WHERE held.id = t.id)`;
