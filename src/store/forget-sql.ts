@@ -622,10 +622,37 @@ export interface ScrubReport {
  * a new segment, and a checkpoint that deletes old ones instead of recycling them). Where the
  * server does not let this role rewrite the statistics catalog, `statistics` is false.
  */
-export async function scrubForgotten(
-  client: SqlClient,
-  tables: readonly string[] = FORGET_TABLES,
-): Promise<ScrubReport> {
+export function scrubForgotten(client: SqlClient): Promise<ScrubReport> {
+  // one rewrite at a time per store client, and callers that arrive meanwhile share the next one
+  // (it starts after their forgets committed): a burst of forgets costs two rewrites, not one each
+  let st = scrubs.get(client);
+  if (st === undefined) {
+    st = { running: null, queued: null };
+    scrubs.set(client, st);
+  }
+  const s = st;
+  if (s.running === null) {
+    s.running = scrubOnce(client).finally(() => {
+      s.running = null;
+    });
+    return s.running;
+  }
+  s.queued ??= s.running
+    .catch(() => undefined)
+    .then(() => {
+      s.queued = null;
+      return scrubForgotten(client);
+    });
+  return s.queued;
+}
+
+const scrubs = new WeakMap<
+  SqlClient,
+  { running: Promise<ScrubReport> | null; queued: Promise<ScrubReport> | null }
+>();
+
+function scrubOnce(client: SqlClient): Promise<ScrubReport> {
+  const tables = FORGET_TABLES;
   return guard('removing forgotten bytes', async () => {
     const list = tables.join(', ');
     await client.exec(`VACUUM FULL ${list}`);
