@@ -1,11 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Test files whose PostgreSQL half counts the statements a kept trust view sends: a transaction
- * any other file ends on the shared server moves the snapshots those counts depend on, so that
- * half runs in the `quiet` project, one file at a time, after everything else.
+ * Test files whose PostgreSQL half needs the server to itself: two count the statements a kept
+ * trust view sends (a transaction any other file ends on the shared server moves the snapshots
+ * those counts depend on), and the forget test reads the relation files for dead row versions
+ * (a transaction another file holds open keeps them: VACUUM FULL keeps what it might still see).
+ * That half runs in the `quiet` project, one file at a time, after everything else.
  */
-export const QUIET_FILES = ['test/trust-neutral-writes.test.ts', 'test/trust-view-cache.test.ts'];
+export const QUIET_FILES = [
+  'test/trust-neutral-writes.test.ts',
+  'test/trust-view-cache.test.ts',
+  'test/forget.test.ts',
+];
 
 /**
  * The unit and integration tier (`npm test`): in process, on both engines where the engine

@@ -26,7 +26,13 @@ import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
 import { nextLinkFields, sealLink } from '../src/domain/decision-chain.js';
 import { forgetNote, forgetTarget, targetsOf } from '../src/domain/forget.js';
 import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
-import { ENGINES, PG_URL, testStore, type EngineKind, type TestStore } from './support/engines.js';
+import {
+  PG_URL,
+  quietEngines,
+  testStore,
+  type EngineKind,
+  type TestStore,
+} from './support/engines.js';
 import { code } from './support/errors.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
 import { makeOwnerSigner } from './support/tokens.js';
@@ -122,7 +128,7 @@ async function conversation(me: SubjectHandle, sessionId: string, said: readonly
   }
 }
 
-describe.each(ENGINES)('forgetting, signed and complete [%s]', (kind: EngineKind) => {
+describe.each(quietEngines())('forgetting, signed and complete [%s]', (kind: EngineKind) => {
   let fake: FakeLlm;
   let embeddings: FakeEmbeddings;
   let store: TestStore;
