@@ -1,5 +1,6 @@
 import { EngineError } from '../../src/domain/errors.js';
 import {
+  countsLine,
   FORGET_REQUEST_STATUSES,
   planCounts,
   type ForgetPlan,
@@ -17,30 +18,6 @@ import { SUBJECT_OPTION } from '../options.js';
 import type { SubjectHandle } from '../../src/index.js';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-
-const NAMES: Record<string, [string, string]> = {
-  turns: ['turn', 'turns'],
-  sessions: ['session title', 'session titles'],
-  facts: ['fact', 'facts'],
-  retractions: ['retraction', 'retractions'],
-  summaries: ['summary', 'summaries'],
-  dropped: ['dropped proposal', 'dropped proposals'],
-  commitments: ['commitment', 'commitments'],
-  actions: ['action', 'actions'],
-  probeRecords: ['probe record', 'probe records'],
-};
-
-/** "1 turn, 2 facts and 1 summary", or "nothing". */
-export function countsLine(counts: Record<string, number>): string {
-  const parts = Object.entries(counts)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => {
-      const [one, many] = NAMES[k] ?? [k, k];
-      return plural(n, one, many);
-    });
-  if (parts.length === 0) return 'nothing';
-  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
-}
 
 const rangeText = ([s, from, to]: TurnRange): string =>
   `session ${shownInline(s)}: ${from === to ? `turn ${from}` : `turns ${from}–${to}`}`;

@@ -9,12 +9,12 @@ import {
   type ForgetResult,
   type ForgetScope,
 } from '../../src/index.js';
-import { forgetNote, planCounts, readForgetScope } from '../../src/domain/forget.js';
+import { countsLine, forgetNote, planCounts, readForgetScope } from '../../src/domain/forget.js';
 import type { OwnerSession } from './owner-sessions.js';
 import { proposerName } from './review-data.js';
 import { requireYes } from './review-kit.js';
 import type { RouteKit } from './route-kit.js';
-import { countsLine, forgetConfirmView, scopeWords } from './views/forget-view.js';
+import { forgetConfirmView, scopeWords } from './views/forget-view.js';
 import { html, type Markup } from './views/layout.js';
 
 /** How much of a turn the dry run quotes, so the owner knows which one it is. */

@@ -233,6 +233,33 @@ export function planCounts(t: ForgetTargets): Record<string, number> {
   };
 }
 
+/** What each count of a plan counts, in one and many. */
+export const COUNT_NAMES: Readonly<Record<string, readonly [string, string]>> = {
+  turns: ['turn', 'turns'],
+  sessions: ['session title', 'session titles'],
+  facts: ['fact', 'facts'],
+  retractions: ['retraction', 'retractions'],
+  summaries: ['summary', 'summaries'],
+  dropped: ['dropped proposal', 'dropped proposals'],
+  commitments: ['commitment', 'commitments'],
+  actions: ['action', 'actions'],
+  probeRecords: ['probe record', 'probe records'],
+  requests: ['forget request', 'forget requests'],
+};
+
+/** A plan's counts in words: "1 turn, 2 facts and 1 summary", or "nothing". */
+export function countsLine(counts: Record<string, number>): string {
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => {
+      const [one, many] = COUNT_NAMES[k] ?? [k, k];
+      return `${n} ${n === 1 ? one : many}`;
+    });
+  if (parts.length === 0) return 'nothing';
+  if (parts.length === 1) return parts[0] ?? '';
+  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}`;
+}
+
 /** Whether a plan removes nothing. */
 export const planIsEmpty = (t: ForgetTargets): boolean =>
   Object.values(planCounts(t)).every((n) => n === 0);

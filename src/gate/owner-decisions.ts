@@ -34,7 +34,7 @@ import {
   type ForgetPlan,
   type ForgetScope,
 } from '../domain/forget.js';
-import { ForgetSql, scrubForgotten, type ScrubReport } from '../store/forget-sql.js';
+import { ForgetSql, scrubAfterForget, type ScrubReport } from '../store/forget-sql.js';
 import type { Retraction } from '../domain/retraction-record.js';
 import { delegationNote } from '../domain/trust.js';
 import { factContentHash, type ChainState } from '../domain/chain-state.js';
@@ -485,12 +485,7 @@ export class OwnerDecisions {
     });
     // committed: a failure now leaves dead row versions, not a failed forget (the report says so,
     // and the next forget's rewrite removes them)
-    const scrub = await scrubForgotten(this.client).catch((err: unknown): ScrubReport => ({
-      rewritten: [],
-      statistics: false,
-      walCleared: false,
-      failed: err instanceof Error ? err.message : String(err),
-    }));
+    const scrub = await scrubAfterForget(this.client);
     return {
       forgetId: input.forgetId,
       removed: planCounts(result.plan.targets),

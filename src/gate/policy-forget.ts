@@ -17,7 +17,7 @@ import {
 import type { ChainState } from '../domain/chain-state.js';
 import { lockChain } from '../store/decision-sql.js';
 import { ForgetRequestSql } from '../store/forget-request-sql.js';
-import { ForgetSql, scrubForgotten, type ScrubReport } from '../store/forget-sql.js';
+import { ForgetSql, scrubAfterForget, type ScrubReport } from '../store/forget-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import type { Trust } from '../trust/trust-types.js';
 
@@ -205,12 +205,7 @@ export class PolicyForgets {
         return { plan, at, seq: seq as number };
       }),
     );
-    const scrub = await scrubForgotten(this.client).catch((err: unknown): ScrubReport => ({
-      rewritten: [],
-      statistics: false,
-      walCleared: false,
-      failed: err instanceof Error ? err.message : String(err),
-    }));
+    const scrub = await scrubAfterForget(this.client);
     return {
       forgetId,
       basis,

@@ -622,6 +622,20 @@ export interface ScrubReport {
  * a new segment, and a checkpoint that deletes old ones instead of recycling them). Where the
  * server does not let this role rewrite the statistics catalog, `statistics` is false.
  */
+/**
+ * `scrubForgotten` after a forget committed: a failure (a lock, the disk) is the report's
+ * `failed`, not the forget's: its rows are gone, their dead versions are not yet, and the next
+ * forget's rewrite removes them.
+ */
+export function scrubAfterForget(client: SqlClient): Promise<ScrubReport> {
+  return scrubForgotten(client).catch((err: unknown): ScrubReport => ({
+    rewritten: [],
+    statistics: false,
+    walCleared: false,
+    failed: err instanceof Error ? err.message : String(err),
+  }));
+}
+
 export function scrubForgotten(client: SqlClient): Promise<ScrubReport> {
   // one rewrite at a time per store client, and callers that arrive meanwhile share the next one
   // (it starts after their forgets committed): a burst of forgets costs two rewrites, not one each

@@ -1,37 +1,11 @@
 import type { ForgetPlan, ForgetRequest, ForgetScope } from '../../../src/index.js';
-import { planCounts, turnCount } from '../../../src/domain/forget.js';
+import { COUNT_NAMES, countsLine, planCounts, turnCount } from '../../../src/domain/forget.js';
 import { csrfField, html, shownTime, yesField, type Markup } from './layout.js';
 
 /**
  * Forgetting on the page: the agents' requests on the pile, and the dry run the owner reads
  * before typing YES (what the scope comes to, in numbers, and the live facts it would take down).
  */
-
-const NAMES: Record<string, readonly [string, string]> = {
-  turns: ['turn', 'turns'],
-  sessions: ['session title', 'session titles'],
-  facts: ['fact', 'facts'],
-  retractions: ['retraction', 'retractions'],
-  summaries: ['summary', 'summaries'],
-  dropped: ['dropped proposal', 'dropped proposals'],
-  commitments: ['commitment', 'commitments'],
-  actions: ['action', 'actions'],
-  probeRecords: ['probe record', 'probe records'],
-  requests: ['forget request', 'forget requests'],
-};
-
-/** "1 turn, 2 facts and 1 summary", or "nothing". */
-export function countsLine(counts: Record<string, number>): string {
-  const parts = Object.entries(counts)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => {
-      const [one, many] = NAMES[k] ?? [k, k];
-      return `${n} ${n === 1 ? one : many}`;
-    });
-  if (parts.length === 0) return 'nothing';
-  if (parts.length === 1) return parts[0] ?? '';
-  return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}`;
-}
 
 /** A scope in words (a request's once honoured is its kind alone). */
 export function scopeWords(scope: ForgetScope | { kind: ForgetScope['kind'] }): Markup {
@@ -131,7 +105,7 @@ export function forgetConfirmView(v: ForgetConfirm): Markup {
                 .map(
                   ([k, n]) =>
                     html`<tr data-kind="${k}">
-                      <td>${NAMES[k]?.[1] ?? k}</td>
+                      <td>${COUNT_NAMES[k]?.[1] ?? k}</td>
                       <td>${n}</td>
                     </tr>`,
                 )}
