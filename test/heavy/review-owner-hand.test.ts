@@ -151,9 +151,8 @@ describe.runIf(run)("the owner's hand on the review page, in Chromium [pglite]",
     await c.locator('form.edit textarea').fill(EDITED);
     await c.locator('form.edit input.confirm').fill('');
     await c.locator('button.approve-edit').click();
-    await page.waitForFunction(
-      'document.querySelector("#flash").innerText.includes("CONFIRMATION_REQUIRED")',
-    );
+    // a locator, not a page function: the page's CSP refuses code evaluated from a string
+    await page.locator('#flash', { hasText: 'CONFIRMATION_REQUIRED' }).waitFor();
     expect((await me.facts.get(id as FactId)).status).toBe('proposed');
     expect((await me.facts.live()).map((f) => f.text)).not.toContain(EDITED);
   });
