@@ -706,6 +706,7 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
     expect(await cli.ok(['forget', 'policy'])).toEqual({
       policy: { honourRequests: false, retainDays: null },
       seq: null,
+      recent: [],
     });
     expect(await cli.fail(['forget', '--retention', '--dry-run'])).toBe('NO_RETENTION_RULE');
     expect(await cli.fail(['forget', 'policy', '--retain-days', 'soon'])).toBe('INVALID_ARGUMENT');

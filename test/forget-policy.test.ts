@@ -137,7 +137,11 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
 
     const signed = await me.owner.setForgetPolicy({ honourRequests: true, signer });
     expect(signed.policy).toEqual({ honourRequests: true, retainDays: null });
-    expect(await me.owner.forgetPolicy()).toEqual({ policy: signed.policy, seq: signed.seq });
+    expect(await me.owner.forgetPolicy()).toEqual({
+      policy: signed.policy,
+      seq: signed.seq,
+      recent: [],
+    });
 
     const links = (await me.owner.verifyChain()).length;
     const done = await me.gate.requestForget(ask(session));
@@ -153,11 +157,20 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     // nothing signed, and the chain verifies
     const chain = await me.owner.verifyChain();
     expect(chain).toMatchObject({ ok: true, length: links });
-    const { rows } = await storeClient(engine).query<{ basis: string; policy_seq: number }>(
-      'SELECT basis, policy_seq FROM policy_forgets WHERE subject_id = $1',
+    // recorded, ids only, with the policy link that allowed it
+    expect((await me.owner.forgetPolicy()).recent).toMatchObject([
+      {
+        basis: 'request',
+        policySeq: signed.seq,
+        requestId: done.id,
+        removed: { turns: 2, requests: 2 },
+      },
+    ]);
+    const { rows } = await storeClient(engine).query<{ note: string }>(
+      'SELECT note FROM policy_forgets WHERE subject_id = $1',
       [me.id],
     );
-    expect(rows).toEqual([{ basis: 'request', policy_seq: signed.seq }]);
+    expect(rows[0]?.note).not.toContain('divorce');
   });
 
   it('leaves a request pending when its words do not ask, it reaches past them, or it would take down a live fact', async () => {
@@ -343,6 +356,7 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     expect(await me.owner.forgetPolicy()).toEqual({
       policy: { honourRequests: false, retainDays: null },
       seq: null,
+      recent: [],
     });
     expect(await code(me.owner.applyRetention())).toBe('CHAIN_BROKEN');
     expect(await me.history.render(session)).toContain('My divorce was finalised');
@@ -404,6 +418,9 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
 
     const done = await me.owner.applyRetention();
     expect(done).toMatchObject({ basis: 'retention', policySeq: rule.seq });
+    expect((await me.owner.forgetPolicy()).recent).toMatchObject([
+      { id: done!.forgetId, basis: 'retention', requestId: null, removed: { turns: 3 } },
+    ]);
     expect(done!.removed).toMatchObject({ turns: 3, facts: 1, sessions: 1 });
     expect((await me.sessions.get(diary)).title).toBeNull();
     const history = await me.history.render(old);

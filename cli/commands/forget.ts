@@ -321,14 +321,20 @@ export const forgetPolicyCommand = defineCommand({
         signer,
       });
       recordSignedHead(ctx, keyFile, me, signed);
-      return { policy: signed.policy, seq: signed.seq };
+      return { ...(await me.owner.forgetPolicy()), policy: signed.policy, seq: signed.seq };
     });
     const p = out.policy;
-    ctx.print(out, () =>
+    const by = { request: "at the user's request", retention: 'by the retention rule' };
+    ctx.print(shownJson(out), () =>
       [
         out.seq === null ? 'no forget policy is signed:' : `forget policy (decision #${out.seq}):`,
         `  the user's quoted forget requests: ${p.honourRequests ? 'honoured at once, within their words' : 'wait for the owner'}`,
         `  retention: ${p.retainDays === null ? 'turns are kept' : `turns older than ${plural(p.retainDays, 'day')} are forgotten by forget --retention`}`,
+        ...(out.recent.length === 0 ? [] : ['the last forgets under a policy:']),
+        ...out.recent.map(
+          (r) =>
+            `  ${r.forgottenAt.toISOString().slice(0, 10)} ${countsLine(r.removed)} ${by[r.basis]} (policy #${r.policySeq}, forget ${r.id})`,
+        ),
       ].join('\n'),
     );
   },

@@ -196,8 +196,9 @@ export function parseForgetNote(
   ] as const;
   const parsed = Object.fromEntries(lists.map((k) => [k, strings(p[k])]));
   if (turns === null || lists.some((k) => parsed[k] === null)) return null;
-  const scope = (FORGET_SCOPES as readonly unknown[]).includes(p.scope)
-    ? (p.scope as ForgetScope['kind'])
+  // a retention's note (policy_forgets) says `older`; a forget link's, one of FORGET_SCOPES
+  const scope = ([...FORGET_SCOPES, 'older'] as readonly unknown[]).includes(p.scope)
+    ? (p.scope as PlanScope['kind'])
     : null;
   if (scope === null) return null;
   return { scope, turns, ...(parsed as Record<(typeof lists)[number], string[]>) };

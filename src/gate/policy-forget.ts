@@ -8,6 +8,7 @@ import {
 } from '../domain/forget-policy.js';
 import {
   forgetNote,
+  parseForgetNote,
   planCounts,
   planIsEmpty,
   readForgetScope,
@@ -15,6 +16,9 @@ import {
   type PlanScope,
 } from '../domain/forget.js';
 import type { ChainState } from '../domain/chain-state.js';
+import { nodeChainCrypto } from '../crypto/chain-crypto.js';
+
+const sha256Hex = (s: string): string => nodeChainCrypto.sha256Hex(s);
 import { lockChain } from '../store/decision-sql.js';
 import { ForgetRequestSql } from '../store/forget-request-sql.js';
 import { ForgetSql, scrubAfterForget, type ScrubReport } from '../store/forget-sql.js';
@@ -45,7 +49,23 @@ export interface PolicyInEffect {
   policy: ForgetPolicy;
   /** The link that signed it; null when there is none. */
   seq: number | null;
+  /** The last forgets made under a policy (newest first, at most RECENT_SHOWN). */
+  recent: PolicyForgetRecord[];
 }
+
+/** One forget made under a policy, as `policy_forgets` records it (ids only). */
+export interface PolicyForgetRecord {
+  id: string;
+  basis: 'request' | 'retention';
+  policySeq: number;
+  /** The request it honoured (basis `request`). */
+  requestId: string | null;
+  forgottenAt: Date;
+  removed: Record<string, number>;
+}
+
+/** How many of the last forgets under a policy `policy()` lists. */
+const RECENT_SHOWN = 20;
 
 /** Why a forget under the policy is refused (the plan, when it got that far). */
 class Waits extends Error {
@@ -57,7 +77,7 @@ class Waits extends Error {
   }
 }
 
-const policyOf = (chain: ChainState): PolicyInEffect =>
+const policyOf = (chain: ChainState): Omit<PolicyInEffect, 'recent'> =>
   chain.forgetPolicy === null
     ? { policy: NO_FORGET_POLICY, seq: null }
     : {
@@ -78,10 +98,34 @@ export class PolicyForgets {
 
   /** The forget policy the verified chain holds now (none on a broken chain). */
   async policy(subjectId: string): Promise<PolicyInEffect> {
-    return this.trust.withSubject(subjectId, async (held) => {
+    const now = await this.trust.withSubject(subjectId, async (held) => {
       const { chain, problem } = await held.check(this.client);
       return problem === null ? policyOf(chain) : { policy: NO_FORGET_POLICY, seq: null };
     });
+    const { rows } = await this.client.query<{
+      id: string;
+      basis: 'request' | 'retention';
+      policy_seq: number;
+      request_id: string | null;
+      note: string;
+      forgotten_at: Date;
+    }>(
+      `SELECT id, basis, policy_seq, request_id, note, forgotten_at FROM policy_forgets
+       WHERE subject_id = $1 ORDER BY forgotten_at DESC, id LIMIT $2`,
+      [subjectId, RECENT_SHOWN],
+    );
+    const recent = rows.map((r) => {
+      const t = parseForgetNote(r.note, sha256Hex(r.note), sha256Hex);
+      return {
+        id: r.id,
+        basis: r.basis,
+        policySeq: r.policy_seq,
+        requestId: r.request_id,
+        forgottenAt: r.forgotten_at,
+        removed: t === null ? {} : planCounts(t),
+      };
+    });
+    return { ...now, recent };
   }
 
   /**

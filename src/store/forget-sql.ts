@@ -506,16 +506,16 @@ export class ForgetSql {
 /**
  * A retention rule's turns: recorded before $2, not forgotten, and cited by no fact past the pile
  * (one the owner decided, or that went live), nor by a summary such a fact's summary was kept
- * from: the owner's signature holds those.
+ * from (`kept`: the summaries whose fact is past the pile, and the versions they were kept
+ * from): the owner's signature holds those.
  */
 const OLD_TURNS_SQL = `
 WITH RECURSIVE kept(id) AS (
-  -- summaries whose fact is past the pile, and the versions they were kept from
   SELECT s.id FROM summaries s JOIN facts f ON f.subject_id = s.subject_id AND f.id = s.fact_id
   WHERE s.subject_id = $1 AND f.status <> 'proposed'
   UNION
-  SELECT s.previous_id FROM summaries s JOIN kept ON s.id = kept.id
-  WHERE s.subject_id = $1 AND s.previous_id IS NOT NULL),
+  SELECT p.previous_id FROM summaries p JOIN kept ON p.id = kept.id
+  WHERE p.subject_id = $1 AND p.previous_id IS NOT NULL),
 held AS (
   SELECT evidence_turn_id AS id FROM facts
   WHERE subject_id = $1 AND status <> 'proposed' AND evidence_turn_id IS NOT NULL
