@@ -208,7 +208,7 @@ export function createGateModule(deps: GateModuleDeps): GateModule {
     },
   });
   const decisions = new OwnerDecisions(client, deps.crypto, clock, trust);
-  const policies = new PolicyForgets(client, trust, clock, deps.newId);
+  const policies = new PolicyForgets(client, trust, clock, deps.newId, deps.crypto);
 
   /** Slots as declared, auto-live only where a verified delegation link says so. */
   const listSlots = async (subjectId: string) => {

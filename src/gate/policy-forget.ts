@@ -16,9 +16,7 @@ import {
   type PlanScope,
 } from '../domain/forget.js';
 import type { ChainState } from '../domain/chain-state.js';
-import { nodeChainCrypto } from '../crypto/chain-crypto.js';
-
-const sha256Hex = (s: string): string => nodeChainCrypto.sha256Hex(s);
+import type { ChainCrypto } from '../domain/decision-chain.js';
 import { lockChain } from '../store/decision-sql.js';
 import { ForgetRequestSql } from '../store/forget-request-sql.js';
 import { ForgetSql, scrubAfterForget, type ScrubReport } from '../store/forget-sql.js';
@@ -94,6 +92,7 @@ export class PolicyForgets {
     private readonly trust: Trust,
     private readonly clock: () => Date,
     private readonly newId: () => string,
+    private readonly crypto: Pick<ChainCrypto, 'sha256Hex'>,
   ) {}
 
   /** The forget policy the verified chain holds now (none on a broken chain). */
@@ -114,6 +113,7 @@ export class PolicyForgets {
        WHERE subject_id = $1 ORDER BY forgotten_at DESC, id LIMIT $2`,
       [subjectId, RECENT_SHOWN],
     );
+    const sha256Hex = (x: string): string => this.crypto.sha256Hex(x);
     const recent = rows.map((r) => {
       const t = parseForgetNote(r.note, sha256Hex(r.note), sha256Hex);
       return {
