@@ -208,6 +208,17 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     expect(await dumpStore(engine)).toEqual(before);
   });
 
+  it('a forgotten turn is not pending: embedding goes on after a forget, and finishes', async () => {
+    const s = (await me.sessions.create()).id;
+    await me.turns.add({ sessionId: s, role: 'user', content: 'My puppy is called Pretzel.' });
+    await me.turns.add({ sessionId: s, role: 'user', content: 'I drive a small truck.' });
+    await me.owner.forget({ scope: { kind: 'turn', session: s, seq: 1 }, signer });
+    // the tombstone has no text: embedding it failed (a zero vector) and it stayed pending
+    const done = await me.vectors.embedPending();
+    expect(done).toMatchObject({ turns: 1, remaining: false });
+    expect(await me.vectors.embedPending()).toMatchObject({ turns: 0, facts: 0, remaining: false });
+  });
+
   it('pgvector and plain SQL give the same neighbours', async () => {
     const sql = new VectorSql(storeClient(engine), 'owner', MODEL);
     const q = conceptVector('my dog and my car');

@@ -149,7 +149,7 @@ export class VectorSql {
   }
 
   /**
-   * Turns without a vector for this model, in key order, after `after` when given (a caller
+   * Turns without a vector for this model (a forgotten turn has no text to embed), in key order, after `after` when given (a caller
    * walking through them passes the last one it got, so no batch rescans the ones before).
    * "Has no vector" is a scalar sub-select, one primary-key probe per turn, not NOT EXISTS:
    * the planner turns NOT EXISTS into an anti-join, and with statistics taken before a burst of
@@ -164,7 +164,7 @@ export class VectorSql {
         content: string;
       }>(
         `SELECT t.session_id, t.seq, t.speaker, t.content FROM turns t
-         WHERE t.subject_id = $1 AND (t.session_id, t.seq) > ($4, $5) AND (
+         WHERE t.subject_id = $1 AND (t.session_id, t.seq) > ($4, $5) AND t.forget_id IS NULL AND (
            SELECT 1 FROM turn_vectors v WHERE v.subject_id = t.subject_id AND v.model = $2
              AND v.session_id = t.session_id AND v.seq = t.seq) IS NULL
          ORDER BY t.session_id, t.seq LIMIT $3`,
@@ -196,12 +196,13 @@ export class VectorSql {
 
   /**
    * Whether any turn or fact of the subject still has no vector for this model: counts compare,
-   * since each vector belongs to exactly one turn or fact (primary and foreign keys).
+   * since each vector belongs to exactly one turn or fact (primary and foreign keys), and a
+   * forgotten turn's vector is deleted with its text.
    */
   hasPending(): Promise<boolean> {
     return guard('counting vectors', async () => {
       const { rows } = await this.db.query<{ pending: boolean }>(
-        `SELECT (SELECT count(*) FROM turns WHERE subject_id = $1)
+        `SELECT (SELECT count(*) FROM turns WHERE subject_id = $1 AND forget_id IS NULL)
                   > (SELECT count(*) FROM turn_vectors WHERE subject_id = $1 AND model = $2)
              OR (SELECT count(*) FROM facts WHERE subject_id = $1)
                   > (SELECT count(*) FROM fact_vectors WHERE subject_id = $1 AND model = $2)
