@@ -23,6 +23,8 @@ import type { SqlClient } from './store/sql-client.js';
 import { SubjectSql } from './store/subject-sql.js';
 import type { LlmClient } from './reflection/llm-client.js';
 import type { OwnerAnchor } from './domain/anchor.js';
+import { exportSubject } from './transfer/export-subject.js';
+import { importSubject } from './transfer/import-subject.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
 export { DEFAULT_SUBJECT };
@@ -191,6 +193,34 @@ async function assemble(
       async list() {
         ctx.assertOpen();
         return subjects.list();
+      },
+      async export(raw, out, options = {}) {
+        const id = await ctx.requireSubject(raw);
+        if (typeof out !== 'string' || out.length === 0) {
+          throw new EngineError('INVALID_ARGUMENT', 'out must name a folder to write', {
+            data: { field: 'out' },
+          });
+        }
+        return exportSubject(client, id, out, options);
+      },
+      async import(path, options = {}) {
+        ctx.assertOpen();
+        if (typeof path !== 'string' || path.length === 0) {
+          throw new EngineError('INVALID_ARGUMENT', 'path must name an export folder', {
+            data: { field: 'path' },
+          });
+        }
+        if (options.subject !== undefined) requireId(options.subject, 'subject');
+        return importSubject(
+          {
+            client,
+            crypto: modules.crypto,
+            anchor: (subjectId) => modules.trust.anchor(subjectId),
+            auditWithin: (db, subjectId) => modules.trust.auditWithin(db, subjectId),
+          },
+          path,
+          options,
+        );
       },
     },
     tokens: { authenticate: (secret) => modules.tokens.authenticate(secret) },

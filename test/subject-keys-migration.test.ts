@@ -69,7 +69,8 @@ ALTER TABLE decisions DROP CONSTRAINT decisions_decision_check;
 ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
   CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract', 'forget', 'policy'));
 ALTER TABLE turns ADD COLUMN forget_id text, ADD COLUMN forgotten_at timestamptz,
-  ADD COLUMN forgotten_by text;`;
+  ADD COLUMN forgotten_by text;
+ALTER TABLE probe_calibrations ADD COLUMN imported boolean NOT NULL DEFAULT false;`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );

@@ -9,6 +9,8 @@ import type { RecallApi, VectorsApi } from '../recall/recall-types.js';
 import type { ReflectionApi } from '../reflection/reflection-types.js';
 import type { SummariesApi } from '../reflection/summary-types.js';
 import type { OwnerRememberApi } from './remember.js';
+import type { ExportOptions, ExportSummary } from '../transfer/export-subject.js';
+import type { ImportOptions, ImportSummary } from '../transfer/import-subject.js';
 
 /**
  * Everything about one subject (the person the agent serves). No method takes a subject: a
@@ -58,6 +60,20 @@ export interface Engine {
     create(id?: string): Promise<{ id: string; created: boolean }>;
     /** Every subject's id, in order. */
     list(): Promise<string[]>;
+    /**
+     * Writes everything of a subject into a new folder (docs/EXPORT.md): its rows per kind as JSON
+     * Lines and a manifest with their SHA-256 digests. No secret is in it; vectors only with
+     * `withVectors`. The owner's: no server face offers it to a token.
+     */
+    export(id: string, out: string, options?: ExportOptions): Promise<ExportSummary>;
+    /**
+     * Imports an export into this store, as the subject it was taken from, which must be new or
+     * empty here: all or nothing. Refused before anything is written when a byte of it changed
+     * (EXPORT_DIGEST_MISMATCH), a row is malformed (EXPORT_INVALID), the decision chain is cut,
+     * reordered or signed by another key (CHAIN_BROKEN; WRONG_KEY when the engine's anchor holds
+     * another owner key), or the subject holds records here (SUBJECT_NOT_EMPTY).
+     */
+    import(path: string, options?: ImportOptions): Promise<ImportSummary>;
   };
   /**
    * What the servers authenticate a token with. Tokens are made, listed and revoked in their

@@ -80,14 +80,18 @@ export class ProbeSql {
     });
   }
 
-  /** The most recent calibration of this implementation of the instrument, if any. */
+  /**
+   * The most recent calibration of this implementation of the instrument made on this store, if
+   * any: one that came with an imported subject never vouches for a probe run here.
+   */
   latestCalibration(
     instrument: string,
     fingerprint: string,
   ): Promise<{ id: string; passed: boolean } | null> {
     return guard('reading calibrations', async () => {
       const { rows } = await this.db.query<{ id: string; passed: boolean }>(
-        `SELECT id, passed FROM probe_calibrations WHERE instrument = $1 AND fingerprint = $2
+        `SELECT id, passed FROM probe_calibrations
+         WHERE instrument = $1 AND fingerprint = $2 AND NOT imported
          ORDER BY seq DESC LIMIT 1`,
         [instrument, fingerprint],
       );

@@ -56,6 +56,11 @@ export interface Trust extends TrustReader {
    * of them the engine's anchor; then a head this process verified that the store no longer holds.
    */
   audit(subjectId: string, options: AuditOptions): Promise<ChainReport>;
+  /**
+   * The full check from link 1 against the engine's anchor, as `db` sees the store: an import
+   * checks the subject it wrote before it commits.
+   */
+  auditWithin(db: SqlExecutor, subjectId: string): Promise<ChainReport>;
   /** ModuleDeps.wroteNeutral: the engine's writers say here what they wrote. */
   wroteNeutral(xid: string | null | undefined): void;
 }

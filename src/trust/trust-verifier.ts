@@ -24,7 +24,10 @@ import { TrustSql, type ChainProbe } from './trust-sql.js';
 import type { HeldTrust, Trust } from './trust-types.js';
 
 /** The verifier: trust without its full audit (trust.ts adds it). */
-export type TrustVerifier = Omit<Trust, 'audit' | 'wroteNeutral' | 'withSubject'> & {
+export type TrustVerifier = Omit<
+  Trust,
+  'audit' | 'auditWithin' | 'wroteNeutral' | 'withSubject'
+> & {
   withSubject<T>(subjectId: string, fn: (held: Omit<HeldTrust, 'check'>) => Promise<T>): Promise<T>;
 };
 

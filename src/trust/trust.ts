@@ -1,7 +1,7 @@
 import { anchoredHead, anchorKeyMismatch } from '../domain/anchor.js';
 import type { ChainCrypto, ChainReport } from '../domain/decision-chain.js';
 import type { TrustView } from '../domain/trust.js';
-import type { SqlClient } from '../store/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { SubjectSql } from '../store/subject-sql.js';
 import { auditChain, decisionProblem } from './chain-audit.js';
 import { NeutralWrites } from './neutral-writes.js';
@@ -77,6 +77,25 @@ export function createTrust(deps: {
     return report;
   }
 
+  async function auditWithin(db: SqlExecutor, subjectId: string): Promise<ChainReport> {
+    const anchor = verifier.anchor(subjectId);
+    if (anchor !== null) {
+      const stored = await new SubjectSql(db).get(subjectId);
+      const mismatch = anchorKeyMismatch(
+        anchor,
+        { keyId: stored?.ownerKeyId ?? null, publicKeyPem: stored?.ownerPublicKey ?? null },
+        crypto,
+      );
+      if (mismatch !== null) {
+        const { length } = await auditChain(db, subjectId, deps);
+        return { ok: false, length, brokenAt: 1, code: 'KEY_MISMATCH', reason: mismatch };
+      }
+    }
+    return auditChain(db, subjectId, deps, (root) =>
+      anchor === null ? undefined : (anchoredHead(anchor, deps.storeId, root) ?? undefined),
+    );
+  }
+
   const withSubject: Trust['withSubject'] = (subjectId, fn) =>
     verifier.withSubject(subjectId, (held) =>
       fn({
@@ -95,6 +114,7 @@ export function createTrust(deps: {
     ...(remote === undefined ? {} : { view: (subjectId: string) => remote(subjectId) }),
     withSubject,
     audit,
+    auditWithin,
     wroteNeutral: (xid) => neutral.add(xid),
   };
 }

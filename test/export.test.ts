@@ -1,0 +1,486 @@
+// Issue 37, items 1 and 2: a subject exported and imported answers every read as the original,
+// on both engines and across them (PGlite → PostgreSQL → PGlite), and exporting the import gives
+// the same bytes. An export that was changed (a byte of any kind, a removed or reordered decision,
+// a decision re-signed with another key, a chain cut before the owner's recorded head, a fact
+// whose content its signature does not cover) is refused with its code and the target store is
+// left as it was (dump compared). Real engines; the LLM and embeddings are fakes over HTTP.
+import { createHash } from 'node:crypto';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  cpSync,
+  mkdirSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEngine,
+  createLlmClient,
+  generateOwnerKey,
+  keyFileAnchor,
+  loadOwnerKey,
+  openAiEmbedder,
+  recordKeyFileHead,
+  writeOwnerKeyFile,
+  type Engine,
+  type EngineConfig,
+  type OwnerSigner,
+} from '../src/index.js';
+import { nodeChainCrypto } from '../src/crypto/chain-crypto.js';
+import { decisionPayload, type DecisionLink } from '../src/domain/decision-chain.js';
+import { EXPORT_KINDS } from '../src/domain/export-format.js';
+import { storeClient } from '../src/engine/test-access.js';
+import { startFakeLlm, type FakeLlm } from '../eval/fake-llm/fake-llm-server.js';
+import { dumpStore } from './support/dump-store.js';
+import { testStore, type EngineKind, type TestStore } from './support/engines.js';
+import { code } from './support/errors.js';
+import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
+import { buildRichSubject, type RichSubject } from './support/rich-subject.js';
+import { TEST_KEYS } from './support/test-keys.js';
+
+const SUBJECT = 'carol';
+const root = mkdtempSync(join(tmpdir(), 'ml-export-'));
+const probeDir = join(root, 'probes');
+mkdirSync(probeDir);
+const keyFile = join(root, 'owner.key');
+writeOwnerKeyFile(keyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+const signer: OwnerSigner = loadOwnerKey(keyFile, 'pw', TEST_KEYS);
+const otherKeyFile = join(root, 'other.key');
+writeOwnerKeyFile(otherKeyFile, generateOwnerKey('pw', TEST_KEYS).keyFile);
+const other: OwnerSigner = loadOwnerKey(otherKeyFile, 'pw', TEST_KEYS);
+
+let now = new Date('2026-11-02T09:00:00Z');
+let fake: FakeLlm;
+let embeddings: FakeEmbeddings;
+const stores: TestStore[] = [];
+const engines: Engine[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeLlm({ protocol: 'openai', apiKey: 'sk-test', script: [] });
+  embeddings = await startFakeEmbeddings();
+});
+afterAll(async () => {
+  for (const e of engines) await e.close();
+  for (const s of stores) await s.cleanup();
+  await fake.close();
+  await embeddings.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A new store of the kind, and an engine on it as the owner's process opens it. */
+async function open(kind: EngineKind, config: Partial<EngineConfig> = {}): Promise<Engine> {
+  const store = testStore(kind, root);
+  stores.push(store);
+  const engine = await createEngine({
+    db: store.db,
+    clock: () => now,
+    probes: { roots: [probeDir] },
+    embedder: openAiEmbedder({ baseUrl: embeddings.baseUrl, model: 'fake-concepts' }),
+    llm: createLlmClient({
+      provider: 'openai',
+      baseUrl: fake.url,
+      model: 'fake-1',
+      apiKey: 'sk-test',
+      retries: 0,
+      timeoutMs: 5000,
+    }),
+    anchor: (id) => (id === SUBJECT ? keyFileAnchor(keyFile, id) : null),
+    ...config,
+  });
+  engines.push(engine);
+  return engine;
+}
+
+let exports = 0;
+const exportOf = async (engine: Engine, withVectors = false): Promise<string> => {
+  const out = join(root, `export-${++exports}`);
+  await engine.subjects.export(SUBJECT, out, { withVectors });
+  return out;
+};
+
+/** Every file of an export folder, by name. */
+const filesOf = (dir: string): Record<string, string> =>
+  Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+
+/** Every read a face makes of the subject, as data. */
+async function reads(engine: Engine, rich: RichSubject): Promise<Record<string, unknown>> {
+  const me = engine.subject(SUBJECT);
+  const history: Record<string, unknown> = {};
+  for (const s of rich.sessions) {
+    history[s] = {
+      text: await me.history.render(s),
+      messages: await me.history.messages(s),
+      turns: await me.history.turns(s),
+      usage: await me.history.usage(s),
+    };
+  }
+  const recall: Record<string, unknown> = {};
+  for (const q of rich.queries) {
+    recall[q] = (await me.recall.search(q, { k: 10, includeHistory: true })).map((i) => [
+      i.kind,
+      i.id,
+      i.score,
+      i.passport,
+    ]);
+  }
+  return {
+    sessions: await me.sessions.list(),
+    history,
+    live: await me.facts.live(),
+    all: await me.facts.all(),
+    integrity: await me.facts.integrity(),
+    pile: await me.gate.pile(),
+    dropped: await me.gate.dropped(),
+    ledger: await me.ledger.list(),
+    probeLog: await me.probes.log(),
+    commitments: await me.commitments.list(),
+    tools: await me.tools.list(),
+    manifests: await me.arrival.manifests(),
+    reflections: await me.reflection.list(),
+    summaries: await me.summaries.list(),
+    forgetRequests: await me.gate.forgetRequests(),
+    policy: await me.owner.forgetPolicy(),
+    tokens: await me.owner.tokens(),
+    slots: await me.slots.list(),
+    timeZone: await me.arrival.timeZone(),
+    recall,
+    chain: await me.owner.verifyChain(),
+  };
+}
+
+/** What an arrival shows, without its manifest's id (each arrival records a new one). */
+async function arrivalOf(engine: Engine, rich: RichSubject) {
+  const a = await engine.subject(SUBJECT).arrival.assemble({
+    surface: 'chat',
+    sessionId: rich.sessions[0]!,
+    message: 'Where do I live?',
+  });
+  const m = (await engine.subject(SUBJECT).arrival.manifests({ limit: 1 })).manifests[0]!;
+  return { text: a.text, blocks: a.blocks, digests: m.blocks.map((b) => [b.name, b.sha256]) };
+}
+
+/** The subject's rows in every table but the store's own, as a dump compares them. */
+async function subjectTables(engine: Engine): Promise<Record<string, string>> {
+  const dump = await dumpStore(engine);
+  delete dump.store_meta;
+  delete dump.schema_migrations;
+  // calibrations: an imported one is marked so and takes the next place in this store's order
+  const { rows } = await storeClient(engine).query<{ d: string }>(
+    `SELECT md5(string_agg(row_to_json(c)::text, E'\\n' ORDER BY id)) AS d FROM (
+       SELECT id, instrument, kind, fingerprint, passed, positive_verdict, negative_verdict, detail,
+         ran_at FROM probe_calibrations) c`,
+  );
+  dump.probe_calibrations = rows[0]!.d;
+  return dump;
+}
+
+describe.each<[string, EngineKind, EngineKind[]]>([
+  ['PGlite → PostgreSQL → PGlite [pglite]', 'pglite', ['postgres', 'pglite']],
+  ['PostgreSQL → PostgreSQL [postgres]', 'postgres', ['postgres']],
+])('a subject carried %s', (_name, from, hops) => {
+  let source: Engine;
+  let rich: RichSubject;
+  let first: string;
+
+  beforeAll(async () => {
+    now = new Date('2026-11-02T09:00:00Z');
+    source = await open(from);
+    await source.subjects.create(SUBJECT);
+    rich = await buildRichSubject(source.subject(SUBJECT), signer, probeDir, (ms) => {
+      now = new Date(now.getTime() + ms);
+    });
+    first = await exportOf(source, true);
+  });
+
+  it('holds a record of every kind, and every table of a subject is a kind or made from one', async () => {
+    const m = JSON.parse(readFileSync(join(first, 'manifest.json'), 'utf8')) as {
+      files: Array<{ kind: string; rows: number }>;
+    };
+    for (const f of m.files) expect([f.kind, f.rows > 0]).toEqual([f.kind, true]);
+    const { rows } = await storeClient(source).query<{ t: string }>(
+      `SELECT table_name AS t FROM information_schema.tables
+       WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1`,
+    );
+    // made again on import from the turns (the recall index), or the store's own
+    const notKinds = [
+      'turn_postings',
+      'term_stats',
+      'session_terms',
+      'recall_corpus',
+      'recall_index',
+      'store_meta',
+      'schema_migrations',
+    ];
+    expect(rows.map((r) => r.t).sort()).toEqual(
+      [...EXPORT_KINDS.map((k) => k.name), ...notKinds].sort(),
+    );
+    // no secret: the owner's private key and the tokens' secrets are nowhere in it
+    const all = Object.values(filesOf(first)).join('\n');
+    expect(all).not.toMatch(/PRIVATE KEY|mlt_[A-Za-z0-9]{20,}/);
+  });
+
+  it('imports into a fresh store on each hop and answers every read as the original did', async () => {
+    const expected = await reads(source, rich);
+    const expectedTables = await subjectTables(source);
+    const expectedArrival = await arrivalOf(source, rich);
+    let from = first;
+    for (const kind of hops) {
+      const target = await open(kind);
+      const done = await target.subjects.import(from);
+      expect(done.subject).toBe(SUBJECT);
+      expect(await reads(target, rich)).toEqual(expected);
+      expect(await subjectTables(target)).toEqual(expectedTables);
+      // exporting the import gives the same files, byte for byte
+      const again = await exportOf(target, true);
+      expect(filesOf(again)).toEqual(filesOf(first));
+      expect(await arrivalOf(target, rich)).toEqual(expectedArrival);
+      from = again;
+    }
+    expect((expected.chain as { ok: boolean }).ok).toBe(true);
+  });
+
+  it('goes on as a store of its own: new turns, decisions and arrivals follow the imported ones', async () => {
+    const target = await open(hops[0]!);
+    await target.subjects.import(first);
+    const me = target.subject(SUBJECT);
+    const s = rich.sessions[1]!;
+    const added = await me.turns.add({
+      sessionId: s,
+      role: 'user',
+      content: 'I also grow chillies.',
+    });
+    expect(added.recorded && added.turn.seq).toBe(3);
+    const p = await me.gate.propose({
+      sessionId: s,
+      proposals: [
+        {
+          slot: 'what_i_know_about_user',
+          text: 'The user grows chillies.',
+          origin: 'saw',
+          evidence: { turn: 3, quote: 'I also grow chillies' },
+        },
+      ],
+    });
+    await me.owner.decide({ proposalId: p.proposed[0]!.id, decision: 'approve', signer });
+    expect((await me.facts.live()).map((f) => f.text)).toContain('The user grows chillies.');
+    expect(await me.owner.verifyChain()).toMatchObject({ ok: true });
+    const before = (await me.arrival.manifests({ limit: 1 })).manifests[0]!;
+    await me.arrival.assemble({ surface: 'wake' });
+    const after = (await me.arrival.manifests({ limit: 1 })).manifests[0]!;
+    expect(after.id).not.toBe(before.id);
+    // a probe run here is never trusted on a calibration that came with the import
+    expect(await me.probes.isCalibrated('file')).toBe(false);
+  });
+
+  it('refuses a subject that holds records here, and another subject name', async () => {
+    const target = await open(hops[0]!);
+    await target.subjects.import(first);
+    const dump = await dumpStore(target);
+    expect(await code(target.subjects.import(first))).toBe('SUBJECT_NOT_EMPTY');
+    expect(await code(target.subjects.import(first, { subject: 'dave' }))).toBe('INVALID_ARGUMENT');
+    expect(await dumpStore(target)).toEqual(dump);
+  });
+});
+
+describe('a changed export is refused, and the store is left as it was [pglite]', () => {
+  let source: Engine;
+  let target: Engine;
+  let original: string;
+  let dump: Record<string, string>;
+  let tampered = 0;
+
+  beforeAll(async () => {
+    now = new Date('2026-11-02T09:00:00Z');
+    source = await open('pglite');
+    await source.subjects.create(SUBJECT);
+    await buildRichSubject(source.subject(SUBJECT), signer, probeDir, (ms) => {
+      now = new Date(now.getTime() + ms);
+    });
+    original = await exportOf(source, true);
+    target = await open('pglite');
+    // the target holds another subject, whose rows must not move either
+    await target.subjects.create('dave');
+    await target.subject('dave').sessions.create({ id: 'x' });
+    dump = await dumpStore(target);
+  });
+
+  /** A copy of the export, changed by `change` (the manifest's digests kept unless `redigest`). */
+  function copy(change: (dir: string) => void): string {
+    const dir = join(root, `tampered-${++tampered}`);
+    cpSync(original, dir, { recursive: true });
+    change(dir);
+    return dir;
+  }
+
+  /** Rewrites a kind's file and its manifest entry (digest, bytes, rows): a careful forger's copy. */
+  function rewrite(dir: string, kind: string, lines: (rows: string[]) => string[]): void {
+    const file = join(dir, `${kind}.jsonl`);
+    const text = `${lines(readFileSync(file, 'utf8').slice(0, -1).split('\n')).join('\n')}\n`;
+    writeFileSync(file, text);
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      files: Array<{ kind: string; rows: number; bytes: number; sha256: string }>;
+      chain: { length: number; head: string | null };
+    };
+    const entry = m.files.find((f) => f.kind === kind)!;
+    entry.rows = text.split('\n').length - 1;
+    entry.bytes = Buffer.byteLength(text);
+    entry.sha256 = createHash('sha256').update(text).digest('hex');
+    if (kind === 'decisions') {
+      const last = JSON.parse(text.slice(0, -1).split('\n').at(-1)!) as {
+        seq: number;
+        hash: string;
+      };
+      m.chain.length = entry.rows;
+      m.chain.head = last.hash;
+    }
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
+  }
+
+  async function refused(dir: string): Promise<{ code: string; data: unknown }> {
+    const err = (await target.subjects.import(dir).then(
+      () => null,
+      (e: unknown) => e,
+    )) as { code: string; data: unknown } | null;
+    expect(err).not.toBeNull();
+    expect(await dumpStore(target)).toEqual(dump);
+    return { code: err!.code, data: err!.data };
+  }
+
+  it('one changed byte in the file of each kind: EXPORT_DIGEST_MISMATCH naming the file', async () => {
+    const kinds = EXPORT_KINDS.map((k) => k.name);
+    for (const kind of kinds) {
+      const dir = copy((d) => {
+        const f = join(d, `${kind}.jsonl`);
+        const bytes = readFileSync(f);
+        const at = bytes.indexOf(':') + 2; // the first value's first byte
+        bytes[at] = bytes[at]! ^ 0x01;
+        writeFileSync(f, bytes);
+      });
+      expect(await refused(dir)).toEqual({
+        code: 'EXPORT_DIGEST_MISMATCH',
+        data: { file: `${kind}.jsonl` },
+      });
+    }
+  });
+
+  it('a changed manifest, a missing file, and a row of another subject', async () => {
+    const digest = copy((d) => {
+      const m = readFileSync(join(d, 'manifest.json'), 'utf8');
+      writeFileSync(
+        join(d, 'manifest.json'),
+        m.replace(/"sha256": "(.)/, (_, c: string) => `"sha256": "${c === 'a' ? 'b' : 'a'}`),
+      );
+    });
+    expect((await refused(digest)).code).toBe('EXPORT_DIGEST_MISMATCH');
+    const missing = copy((d) => rmSync(join(d, 'facts.jsonl')));
+    expect((await refused(missing)).code).toBe('EXPORT_UNREADABLE');
+    const notJson = copy((d) => writeFileSync(join(d, 'manifest.json'), '{"format":'));
+    expect((await refused(notJson)).code).toBe('EXPORT_UNREADABLE');
+    const foreign = copy((d) =>
+      rewrite(d, 'commitments', (rows) =>
+        rows.map((r) => r.replace(`"subject_id":"${SUBJECT}"`, '"subject_id":"dave"')),
+      ),
+    );
+    expect((await refused(foreign)).code).toBe('EXPORT_INVALID');
+  });
+
+  it('a removed decision, a reordered chain, a decision re-signed with another key: CHAIN_BROKEN', async () => {
+    const removed = copy((d) => rewrite(d, 'decisions', (rows) => rows.filter((_, i) => i !== 2)));
+    expect(await refused(removed)).toMatchObject({ code: 'CHAIN_BROKEN', data: { seq: 4 } });
+    const reordered = copy((d) =>
+      rewrite(d, 'decisions', (rows) => [rows[0]!, rows[2]!, rows[1]!, ...rows.slice(3)]),
+    );
+    expect(await refused(reordered)).toMatchObject({ code: 'CHAIN_BROKEN', data: { seq: 3 } });
+    const resigned = copy((d) =>
+      rewrite(d, 'decisions', (rows) =>
+        rows.map((r, i) => {
+          if (i !== 1) return r;
+          const row = JSON.parse(r) as Record<string, unknown>;
+          const link = {
+            subjectId: row.subject_id,
+            seq: row.seq,
+            prevHash: row.prev_hash,
+            proposalId: row.proposal_id,
+            contentHash: row.content_hash,
+            decision: row.decision,
+            decidedAt: row.decided_at,
+            note: row.note,
+            keyId: other.keyId,
+            format: row.format,
+          } as DecisionLink;
+          const payload = decisionPayload(link);
+          return JSON.stringify({
+            ...row,
+            key_id: other.keyId,
+            hash: nodeChainCrypto.sha256Hex(payload),
+            signature: other.sign(payload),
+          });
+        }),
+      ),
+    );
+    expect(await refused(resigned)).toMatchObject({
+      code: 'CHAIN_BROKEN',
+      data: { seq: 2, code: 'KEY_MISMATCH' },
+    });
+  });
+
+  it("a whole chain signed by another key, under another owner key: WRONG_KEY (the owner's key file)", async () => {
+    const swapped = copy((d) =>
+      rewrite(d, 'subjects', (rows) =>
+        rows.map((r) => {
+          const row = JSON.parse(r) as Record<string, unknown>;
+          return JSON.stringify({
+            ...row,
+            owner_public_key: other.publicKeyPem,
+            owner_key_id: other.keyId,
+          });
+        }),
+      ),
+    );
+    const m = JSON.parse(readFileSync(join(swapped, 'manifest.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(
+      join(swapped, 'manifest.json'),
+      JSON.stringify({ ...m, ownerKeyId: other.keyId }),
+    );
+    expect((await refused(swapped)).code).toBe('WRONG_KEY');
+  });
+
+  it("a chain cut before the head the owner's head file records: CHAIN_BROKEN (HEAD_CUT)", async () => {
+    const links = readFileSync(join(original, 'decisions.jsonl'), 'utf8').slice(0, -1).split('\n');
+    const last = JSON.parse(links.at(-1)!) as { seq: number; hash: string };
+    const root = (JSON.parse(links[0]!) as { hash: string }).hash;
+    recordKeyFileHead(keyFile, source.storeId, SUBJECT, { seq: last.seq, hash: last.hash, root });
+    const cut = copy((d) => rewrite(d, 'decisions', (rows) => rows.slice(0, -1)));
+    expect(await refused(cut)).toMatchObject({ code: 'CHAIN_BROKEN', data: { code: 'HEAD_CUT' } });
+  });
+
+  it('a fact whose text its signed decision does not cover: refused before the commit', async () => {
+    const changed = copy((d) =>
+      rewrite(d, 'facts', (rows) =>
+        rows.map((r) =>
+          r.replace(
+            'The user is moving to Porto next month.',
+            'The user is moving to Braga next month.',
+          ),
+        ),
+      ),
+    );
+    expect(await refused(changed)).toMatchObject({
+      code: 'CHAIN_BROKEN',
+      data: { code: 'CONTENT_CHANGED' },
+    });
+  });
+
+  it('the untouched export imports into the same store afterwards', async () => {
+    const done = await target.subjects.import(original);
+    expect(done.rows.turns).toBeGreaterThan(0);
+    expect(await target.subject(SUBJECT).owner.verifyChain()).toMatchObject({ ok: true });
+  });
+});
