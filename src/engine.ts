@@ -23,7 +23,9 @@ import type { SqlClient } from './store/sql-client.js';
 import { SubjectSql } from './store/subject-sql.js';
 import type { LlmClient } from './reflection/llm-client.js';
 import type { OwnerAnchor } from './domain/anchor.js';
+import { backupStore, restoreStore, type RestoreSummary } from './transfer/backup-store.js';
 import { exportSubject } from './transfer/export-subject.js';
+import type { TransferProgress } from './transfer/jsonl-folder.js';
 import { importSubject } from './transfer/import-subject.js';
 
 /** The subject a handle acts on when `engine.subject()` is given none. */
@@ -224,6 +226,15 @@ async function assemble(
       },
     },
     tokens: { authenticate: (secret) => modules.tokens.authenticate(secret) },
+    async backup(out, options = {}) {
+      ctx.assertOpen();
+      if (typeof out !== 'string' || out.length === 0) {
+        throw new EngineError('INVALID_ARGUMENT', 'out must name a folder to write', {
+          data: { field: 'out' },
+        });
+      }
+      return backupStore(client, out, options);
+    },
     addArrivalBlock(def) {
       ctx.assertOpen();
       modules.arrival.addBlock(def);
@@ -236,4 +247,32 @@ async function assemble(
   };
   registerStoreClient(engine, client);
   return engine;
+}
+
+/**
+ * Restores a backup (`engine.backup`) into a new store at `db` (made when missing; a store that was
+ * used is refused with STORE_NOT_EMPTY), with the backed-up store's identity. Every file is checked
+ * against the backup's digests before anything is written; one transaction. The store is closed
+ * after: open it with `createEngine`, and check each subject with `owner.verifyChain()`.
+ */
+export async function restoreBackup(input: {
+  from: string;
+  db: string;
+  onProgress?: (p: TransferProgress) => void;
+}): Promise<RestoreSummary> {
+  if (typeof input.from !== 'string' || input.from.length === 0) {
+    throw new EngineError('INVALID_ARGUMENT', 'from must name a backup folder', {
+      data: { field: 'from' },
+    });
+  }
+  const client = await openSqlClient({ db: input.db, create: true });
+  try {
+    return await restoreStore(
+      client,
+      input.from,
+      input.onProgress === undefined ? {} : { onProgress: input.onProgress },
+    );
+  } finally {
+    await client.close();
+  }
 }

@@ -3,8 +3,13 @@
 // rules a host may want on their own are under `memledger/rules` (src/rules.ts).
 
 // The engine and its handles.
-export { createEngine, DEFAULT_SUBJECT } from './engine.js';
+export { createEngine, DEFAULT_SUBJECT, restoreBackup } from './engine.js';
 export type { EngineConfig } from './engine.js';
+export type { ExportOptions, ExportSummary } from './transfer/export-subject.js';
+export type { ImportOptions, ImportSummary } from './transfer/import-subject.js';
+export type { BackupManifest, BackupSummary, RestoreSummary } from './transfer/backup-store.js';
+export type { TransferProgress } from './transfer/jsonl-folder.js';
+export type { ExportManifest, ManifestFile } from './domain/export-format.js';
 export type { Engine, SubjectHandle } from './engine/handle-types.js';
 export { DEFAULT_DB } from './store/open-store.js';
 export type {

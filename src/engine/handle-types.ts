@@ -11,6 +11,8 @@ import type { SummariesApi } from '../reflection/summary-types.js';
 import type { OwnerRememberApi } from './remember.js';
 import type { ExportOptions, ExportSummary } from '../transfer/export-subject.js';
 import type { ImportOptions, ImportSummary } from '../transfer/import-subject.js';
+import type { BackupSummary } from '../transfer/backup-store.js';
+import type { TransferProgress } from '../transfer/jsonl-folder.js';
 
 /**
  * Everything about one subject (the person the agent serves). No method takes a subject: a
@@ -81,6 +83,15 @@ export interface Engine {
    * subject's owner key (docs/SERVER.md).
    */
   readonly tokens: TokensApi;
+  /**
+   * Writes a backup of the whole store into a new folder (docs/EXPORT.md, "Backup and restore"):
+   * every table, read in one snapshot while other processes go on writing. `restoreBackup` puts
+   * it into a new store.
+   */
+  backup(
+    out: string,
+    options?: { onProgress?: (p: TransferProgress) => void },
+  ): Promise<BackupSummary>;
   /** Adds a host block to every arrival (read-only SQL inside a read-only transaction). */
   addArrivalBlock(def: HostBlockDef): void;
   /** Closes the store; every method rejects with ENGINE_CLOSED afterwards. */

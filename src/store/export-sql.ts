@@ -163,4 +163,98 @@ export class ExportSql {
       );
     });
   }
+
+  // A whole store, for a backup and its restore (the tables are BACKUP_TABLES, constants).
+
+  /** Every column of a table, in table order. */
+  tableColumns(table: string): Promise<string[]> {
+    return guard('reading the schema', async () => {
+      const { rows } = await this.db.query<{ name: string }>(
+        `SELECT column_name AS name FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+        [table],
+      );
+      return rows.map((r) => r.name);
+    });
+  }
+
+  /** How many rows a table holds. */
+  countAll(table: string): Promise<number> {
+    return guard('backing up', async () => {
+      const { rows } = await this.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${q(table)}`,
+      );
+      return rows[0]?.n ?? 0;
+    });
+  }
+
+  /** Every row of a table as JSON text, in its primary key's order, `batch` at a time. */
+  async *allRows(
+    table: string,
+    columns: readonly string[],
+    batch = 5000,
+  ): AsyncGenerator<string[]> {
+    const { rows: key } = await guard('reading the schema', () =>
+      this.db.query<{ name: string }>(
+        `SELECT a.attname AS name FROM pg_index i
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey::int2[])
+         WHERE i.indrelid = $1::regclass AND i.indisprimary
+         ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+        [q(table)],
+      ),
+    );
+    const order = key.length === 0 ? '' : `ORDER BY ${key.map((k) => q(k.name)).join(', ')}`;
+    await guard('backing up', () =>
+      this.db.exec(
+        `DECLARE memledger_backup NO SCROLL CURSOR FOR SELECT row_to_json(x)::text AS j FROM (
+           SELECT ${columns.map(q).join(', ')} FROM ${q(table)} ${order}) x`,
+      ),
+    );
+    try {
+      for (;;) {
+        const { rows } = await guard('backing up', () =>
+          this.db.query<{ j: string }>(`FETCH ${batch} FROM memledger_backup`),
+        );
+        if (rows.length > 0) yield rows.map((r) => r.j);
+        if (rows.length < batch) break;
+      }
+    } finally {
+      await guard('backing up', () => this.db.exec('CLOSE memledger_backup'));
+    }
+  }
+
+  /** Whether the store was used: it has an identity or a subject. */
+  used(): Promise<boolean> {
+    return guard('checking the store is new', async () => {
+      const { rows } = await this.db.query<{ used: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM store_meta) OR EXISTS (SELECT 1 FROM subjects) AS used`,
+      );
+      return rows[0]?.used === true;
+    });
+  }
+
+  /** Empties the one-row analyzer record, for a restore to write the backup's. */
+  clearRecallIndex(): Promise<void> {
+    return guard('restoring', () => this.db.exec('DELETE FROM recall_index'));
+  }
+
+  /** Writes rows given as JSON text (a backup's lines) into a table, `columns` as given. */
+  insertLines(table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return Promise.resolve();
+    const cols = columns.map(q).join(', ');
+    return guard('restoring', async () => {
+      await this.db.query(
+        `INSERT INTO ${q(table)} (${cols}) OVERRIDING SYSTEM VALUE
+         SELECT ${cols} FROM json_populate_recordset(NULL::${q(table)}, $1::json)`,
+        [`[${lines.join(',')}]`],
+      );
+    });
+  }
+
+  /** Moves every identity sequence past the rows its table holds. */
+  async moveSequences(): Promise<void> {
+    for (const k of EXPORT_KINDS) {
+      if (k.sequence === true || k.name === 'probe_calibrations') await this.moveSequence(k);
+    }
+  }
 }

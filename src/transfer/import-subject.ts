@@ -1,12 +1,8 @@
-import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { anchorKeyMismatch, type OwnerAnchor } from '../domain/anchor.js';
 import { verifyChain, type ChainCrypto, type ChainReport } from '../domain/decision-chain.js';
 import { EngineError } from '../domain/errors.js';
 import {
   EXPORT_KINDS,
-  MANIFEST_FILE,
   parseManifest,
   parseRows,
   type ExportManifest,
@@ -17,7 +13,7 @@ import { lockChain, toLink, type DecisionDbRow } from '../store/decision-sql.js'
 import { ExportSql } from '../store/export-sql.js';
 import { pgErrorCode } from '../store/store-error.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
-import type { TransferProgress } from './export-subject.js';
+import { openFolder, type TransferProgress } from './jsonl-folder.js';
 
 export interface ImportOptions {
   /** The subject to import into: the export's own (its decisions are signed for it). */
@@ -52,16 +48,6 @@ interface ReadKind {
 
 const BATCH = 2000;
 
-function readFile(dir: string, name: string): Buffer {
-  try {
-    return readFileSync(join(dir, name));
-  } catch {
-    throw new EngineError('EXPORT_UNREADABLE', `the export cannot be read: ${name} is missing`, {
-      data: { file: name },
-    });
-  }
-}
-
 /**
  * Reads and checks an export folder before anything is written: its manifest, every file against
  * its digest, every row's shape, and the decision chain against the owner's key (the anchor's,
@@ -72,21 +58,9 @@ export async function readExport(
   path: string,
   options: ImportOptions,
 ): Promise<{ manifest: ExportManifest; kinds: ReadKind[] }> {
-  const dir = resolve(path);
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    // reported below
-  }
-  if (!isDir) {
-    throw new EngineError('EXPORT_UNREADABLE', `the export cannot be read: ${dir} is not a folder`);
-  }
+  const folder = openFolder(path);
   const sql = new ExportSql(deps.client);
-  const manifest = parseManifest(
-    readFile(dir, MANIFEST_FILE).toString('utf8'),
-    await sql.schemaVersion(),
-  );
+  const manifest = parseManifest(folder.manifestText, await sql.schemaVersion());
   if (options.subject !== undefined && options.subject !== manifest.subject) {
     throw new EngineError(
       'INVALID_ARGUMENT',
@@ -96,15 +70,7 @@ export async function readExport(
   }
   const kinds: ReadKind[] = [];
   for (const file of manifest.files) {
-    const bytes = readFile(dir, file.file);
-    const digest = createHash('sha256').update(bytes).digest('hex');
-    if (digest !== file.sha256 || bytes.length !== file.bytes) {
-      throw new EngineError(
-        'EXPORT_DIGEST_MISMATCH',
-        `${file.file} is not the file the export wrote: its SHA-256 (or its length) is not the manifest's; a byte of it changed`,
-        { data: { file: file.file } },
-      );
-    }
+    const bytes = folder.read(file);
     const kind = EXPORT_KINDS.find((k) => k.name === file.kind)!;
     const known = new Set((await sql.columns(kind)).columns);
     const unknown = file.columns.filter((c) => !known.has(c));

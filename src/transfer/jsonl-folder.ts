@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { EngineError } from '../domain/errors.js';
+import { MANIFEST_FILE, type ManifestFile } from '../domain/export-format.js';
+
+/**
+ * The folder an export or a backup is (docs/EXPORT.md): one JSON Lines file per kind, written with
+ * its SHA-256 as it goes, and `manifest.json` last. It is written beside its place and renamed into
+ * it once whole, so the place never holds a partial one; a reader checks every file's bytes against
+ * the manifest before it parses a line.
+ */
+
+/** Progress of a long export, import, backup or restore: rows done of all rows, and the kind. */
+export interface TransferProgress {
+  kind: string;
+  done: number;
+  total: number;
+}
+
+/** A place a folder may be written: absent (its parent present), or an empty folder. */
+function requireFreeFolder(path: string): void {
+  const refuse = (why: string): EngineError =>
+    new EngineError('INVALID_ARGUMENT', why, { data: { field: 'out' } });
+  if (!existsSync(path)) {
+    if (!existsSync(dirname(path))) throw refuse(`the folder ${dirname(path)} does not exist`);
+    return;
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync(path);
+  } catch {
+    throw refuse(`${path} exists and is not a folder`);
+  }
+  if (entries.length > 0) {
+    throw refuse(`${path} is not empty: this is written into a new folder, never over another`);
+  }
+}
+
+/** Where a writer puts one kind's lines. */
+export interface KindSink {
+  write(lines: readonly string[]): void;
+}
+
+/**
+ * Writes a folder at `out`: `fill` writes each kind through `kind(name, columns)` (in the order it
+ * calls it) and returns the manifest without its `files`, which this adds. Returns the manifest
+ * and the bytes written.
+ */
+export async function writeFolder<M extends object>(
+  out: string,
+  fill: (kind: (name: string, columns: string[]) => KindSink) => Promise<M>,
+): Promise<{ path: string; manifest: M & { files: ManifestFile[] }; bytes: number }> {
+  const path = resolve(out);
+  requireFreeFolder(path);
+  const partial = `${path}.partial-${process.pid}`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial);
+  const files: ManifestFile[] = [];
+  const open: Array<() => void> = [];
+  try {
+    const head = await fill((name, columns) => {
+      const file = `${name}.jsonl`;
+      const fd = openSync(join(partial, file), 'wx', 0o600);
+      const hash = createHash('sha256');
+      const entry: ManifestFile = { kind: name, file, columns, rows: 0, bytes: 0, sha256: '' };
+      files.push(entry);
+      let closed = false;
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        closeSync(fd);
+        entry.sha256 = hash.digest('hex');
+      };
+      open.push(close);
+      // each kind is written whole before the next: the one before is closed now
+      for (const c of open.slice(0, -1)) c();
+      return {
+        write(lines) {
+          if (lines.length === 0) return;
+          const chunk = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+          writeSync(fd, chunk);
+          hash.update(chunk);
+          entry.bytes += chunk.length;
+          entry.rows += lines.length;
+        },
+      };
+    });
+    for (const c of open) c();
+    const manifest = { ...head, files };
+    const text = `${JSON.stringify(manifest, null, 2)}\n`;
+    const fd = openSync(join(partial, MANIFEST_FILE), 'wx', 0o600);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    // the empty folder the caller named (rmdir refuses one that filled up meanwhile)
+    if (existsSync(path)) rmdirSync(path);
+    renameSync(partial, path);
+    const bytes = files.reduce((a, f) => a + f.bytes, 0) + Buffer.byteLength(text, 'utf8');
+    return { path, manifest, bytes };
+  } catch (err) {
+    for (const c of open) {
+      try {
+        c();
+      } catch {
+        // closing what is being removed
+      }
+    }
+    rmSync(partial, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** A folder's manifest text, and its files' bytes, each checked against the manifest. */
+export interface FolderReader {
+  dir: string;
+  manifestText: string;
+  /** The bytes of a file the manifest lists: EXPORT_DIGEST_MISMATCH when they are not its. */
+  read(file: ManifestFile): Buffer;
+}
+
+function readFile(dir: string, name: string): Buffer {
+  try {
+    return readFileSync(join(dir, name));
+  } catch {
+    throw new EngineError('EXPORT_UNREADABLE', `the folder cannot be read: ${name} is missing`, {
+      data: { file: name },
+    });
+  }
+}
+
+/** Opens a folder written by `writeFolder`: EXPORT_UNREADABLE when it is not one. */
+export function openFolder(path: string): FolderReader {
+  const dir = resolve(path);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) {
+    throw new EngineError('EXPORT_UNREADABLE', `the folder cannot be read: ${dir} is not a folder`);
+  }
+  return {
+    dir,
+    manifestText: readFile(dir, MANIFEST_FILE).toString('utf8'),
+    read(file) {
+      const bytes = readFile(dir, file.file);
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      if (digest !== file.sha256 || bytes.length !== file.bytes) {
+        throw new EngineError(
+          'EXPORT_DIGEST_MISMATCH',
+          `${file.file} is not the file that was written: its SHA-256 (or its length) is not the manifest's; a byte of it changed`,
+          { data: { file: file.file } },
+        );
+      }
+      return bytes;
+    },
+  };
+}
