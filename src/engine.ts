@@ -4,6 +4,8 @@ import { DEFAULT_SUBJECT } from './domain/defaults.js';
 import { EngineError } from './domain/errors.js';
 import { requireId } from './domain/turn.js';
 import { createEngineContext } from './engine/context.js';
+import { nodeChainCrypto } from './crypto/chain-crypto.js';
+import { createTrust } from './trust/trust.js';
 import type { Engine } from './engine/handle-types.js';
 import { createModules } from './engine/modules.js';
 import { createSubjectHandle } from './engine/subject-handle.js';
@@ -258,6 +260,8 @@ async function assemble(
 export async function restoreBackup(input: {
   from: string;
   db: string;
+  /** The owner's anchor per subject (`keyFileAnchor`): each chain is checked against it. */
+  anchor?: (subjectId: string) => OwnerAnchor | null;
   onProgress?: (p: TransferProgress) => void;
 }): Promise<RestoreSummary> {
   if (typeof input.from !== 'string' || input.from.length === 0) {
@@ -267,11 +271,20 @@ export async function restoreBackup(input: {
   }
   const client = await openSqlClient({ db: input.db, create: true });
   try {
-    return await restoreStore(
-      client,
-      input.from,
-      input.onProgress === undefined ? {} : { onProgress: input.onProgress },
-    );
+    const clock = (): Date => new Date();
+    // every subject's chain checked as `chain verify` would, before the restore commits
+    const audit = (storeId: string) =>
+      createTrust({
+        client,
+        crypto: nodeChainCrypto,
+        clock,
+        storeId,
+        ...(input.anchor === undefined ? {} : { anchor: input.anchor }),
+      }).auditWithin;
+    return await restoreStore(client, input.from, {
+      audit,
+      ...(input.onProgress === undefined ? {} : { onProgress: input.onProgress }),
+    });
   } finally {
     await client.close();
   }

@@ -180,6 +180,30 @@ async function subjectTables(engine: Engine): Promise<Record<string, string>> {
   return dump;
 }
 
+/** Rewrites a kind's file and its manifest entry (digest, bytes, rows): a careful forger's copy. */
+function rewrite(dir: string, kind: string, lines: (rows: string[]) => string[]): void {
+  const file = join(dir, `${kind}.jsonl`);
+  const text = `${lines(readFileSync(file, 'utf8').slice(0, -1).split('\n')).join('\n')}\n`;
+  writeFileSync(file, text);
+  const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    files: Array<{ kind: string; rows: number; bytes: number; sha256: string }>;
+    chain: { length: number; head: string | null };
+  };
+  const entry = m.files.find((f) => f.kind === kind)!;
+  entry.rows = text.split('\n').length - 1;
+  entry.bytes = Buffer.byteLength(text);
+  entry.sha256 = createHash('sha256').update(text).digest('hex');
+  if (kind === 'decisions' && m.chain !== undefined) {
+    const last = JSON.parse(text.slice(0, -1).split('\n').at(-1)!) as {
+      seq: number;
+      hash: string;
+    };
+    m.chain.length = entry.rows;
+    m.chain.head = last.hash;
+  }
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
+}
+
 describe.each<[string, EngineKind, EngineKind[]]>([
   ['PGlite → PostgreSQL → PGlite [pglite]', 'pglite', ['postgres', 'pglite']],
   ['PostgreSQL → PostgreSQL [postgres]', 'postgres', ['postgres']],
@@ -316,30 +340,6 @@ describe('a changed export is refused, and the store is left as it was [pglite]'
     cpSync(original, dir, { recursive: true });
     change(dir);
     return dir;
-  }
-
-  /** Rewrites a kind's file and its manifest entry (digest, bytes, rows): a careful forger's copy. */
-  function rewrite(dir: string, kind: string, lines: (rows: string[]) => string[]): void {
-    const file = join(dir, `${kind}.jsonl`);
-    const text = `${lines(readFileSync(file, 'utf8').slice(0, -1).split('\n')).join('\n')}\n`;
-    writeFileSync(file, text);
-    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
-      files: Array<{ kind: string; rows: number; bytes: number; sha256: string }>;
-      chain: { length: number; head: string | null };
-    };
-    const entry = m.files.find((f) => f.kind === kind)!;
-    entry.rows = text.split('\n').length - 1;
-    entry.bytes = Buffer.byteLength(text);
-    entry.sha256 = createHash('sha256').update(text).digest('hex');
-    if (kind === 'decisions') {
-      const last = JSON.parse(text.slice(0, -1).split('\n').at(-1)!) as {
-        seq: number;
-        hash: string;
-      };
-      m.chain.length = entry.rows;
-      m.chain.head = last.hash;
-    }
-    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
   }
 
   async function refused(dir: string): Promise<{ code: string; data: unknown }> {
@@ -520,7 +520,11 @@ describe('a store backed up while in use, and restored [pglite]', () => {
     async (kind) => {
       const store = testStore(kind, root);
       stores.push(store);
-      const restored = await restoreBackup({ from: backup, db: store.db });
+      const restored = await restoreBackup({
+        from: backup,
+        db: store.db,
+        anchor: config().anchor!,
+      });
       expect(restored).toMatchObject({ storeId: source.storeId, subjects: ['carol', 'dave'] });
       const engine = await createEngine({ ...config(), db: store.db });
       engines.push(engine);
@@ -551,6 +555,18 @@ describe('a store backed up while in use, and restored [pglite]', () => {
     expect(await code(restoreBackup({ from: changed, db: fresh.db }))).toBe(
       'EXPORT_DIGEST_MISMATCH',
     );
+    // a forger's backup: a decision's note changed, the digests made again
+    const forged = join(root, 'backup-forged');
+    cpSync(backup, forged, { recursive: true });
+    rewrite(forged, 'decisions', (rows) =>
+      rows.map((r, i) => (i === 1 ? r.replace('"note":"', '"note":"forged ') : r)),
+    );
+    const blank = testStore('pglite', root);
+    stores.push(blank);
+    expect(await code(restoreBackup({ from: forged, db: blank.db }))).toBe('CHAIN_BROKEN');
+    const untouched = await createEngine({ db: blank.db });
+    engines.push(untouched);
+    expect(await untouched.subjects.list()).toEqual([]);
     const again = await createEngine({ db: usedDb });
     engines.push(again);
     expect(await dumpStore(again)).toEqual(before);

@@ -1,7 +1,8 @@
 import { EngineError } from '../domain/errors.js';
 import { EXPORT_KINDS, type ManifestFile } from '../domain/export-format.js';
 import { ExportSql } from '../store/export-sql.js';
-import type { SqlClient } from '../store/sql-client.js';
+import type { ChainReport } from '../domain/decision-chain.js';
+import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 import { openFolder, writeFolder, type TransferProgress } from './jsonl-folder.js';
 
 /**
@@ -126,7 +127,14 @@ function parseBackupManifest(text: string, schema: number): BackupManifest {
 export async function restoreStore(
   client: SqlClient,
   from: string,
-  options: { onProgress?: (p: TransferProgress) => void } = {},
+  options: {
+    onProgress?: (p: TransferProgress) => void;
+    /**
+     * The full chain check of a subject as `db` sees the store, for a store of this id
+     * (`Trust.auditWithin`): every subject's chain is checked before the restore commits.
+     */
+    audit?: (storeId: string) => (db: SqlExecutor, subjectId: string) => Promise<ChainReport>;
+  } = {},
 ): Promise<RestoreSummary> {
   const folder = openFolder(from);
   const schema = await new ExportSql(client).schemaVersion();
@@ -145,6 +153,9 @@ export async function restoreStore(
     }
     return { file, rows: lines };
   });
+  const subjects = tables
+    .find((t) => t.file.kind === 'subjects')!
+    .rows.map((r) => (JSON.parse(r) as { id: string }).id);
   const total = tables.reduce((a, t) => a + t.rows.length, 0);
   let done = 0;
   await client.transaction(async (tx) => {
@@ -166,10 +177,18 @@ export async function restoreStore(
       }
     }
     await sql.moveSequences();
+    const audit = options.audit?.(manifest.storeId);
+    for (const subjectId of subjects) {
+      const report = await audit?.(tx, subjectId);
+      if (report !== undefined && !report.ok) {
+        throw new EngineError(
+          'CHAIN_BROKEN',
+          `the backup's decision chain of subject "${subjectId}" is refused at link ${report.brokenAt}: ${report.reason}`,
+          { data: { subject: subjectId, seq: report.brokenAt, code: report.code } },
+        );
+      }
+    }
   });
-  const subjects = tables
-    .find((t) => t.file.kind === 'subjects')!
-    .rows.map((r) => (JSON.parse(r) as { id: string }).id);
   return {
     storeId: manifest.storeId,
     subjects,
