@@ -51,6 +51,13 @@ import { summarizeCommand, summarizeListCommand } from './commands/summarize.js'
 import { sessionListCommand, sessionNewCommand } from './commands/session.js';
 import { slotDeclareCommand, slotDelegateCommand, slotListCommand } from './commands/slot.js';
 import { tokenCreateCommand, tokenListCommand, tokenRevokeCommand } from './commands/token.js';
+import {
+  backupCommand,
+  exportCommand,
+  importCommand,
+  moveCommand,
+  restoreCommand,
+} from './commands/transfer.js';
 import { turnAddCommand } from './commands/turn.js';
 import { usageCommand } from './commands/usage.js';
 import { makeContext } from './context.js';
@@ -112,6 +119,11 @@ const COMMANDS: readonly Command[] = [
   recallCommand,
   embedCommand,
   reindexCommand,
+  exportCommand,
+  importCommand,
+  backupCommand,
+  restoreCommand,
+  moveCommand,
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,

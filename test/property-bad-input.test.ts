@@ -1,4 +1,5 @@
 // Generated bad input (>= 10,000 items) across recording turns, proposing, retracting, probe specs and the CLI's flags: each is refused with its own specific code, never STORE_ERROR or INTERNAL, and the store is unchanged (real processes: test/heavy/cli-bad-input-processes.test.ts).
+import { exportCommand, importCommand, moveCommand } from '../cli/commands/transfer.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Command } from '../cli/command.js';
@@ -343,6 +344,9 @@ const COMMANDS: readonly Command[] = [
   recallCommand,
   commitmentAddCommand,
   actionRecordCommand,
+  exportCommand,
+  importCommand,
+  moveCommand,
 ];
 
 it(`refuses ${PURE_RUNS.cli} bad command lines in the option parser with their own code`, () => {
