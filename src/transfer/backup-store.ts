@@ -55,7 +55,9 @@ export async function backupStore(
       await tx.exec(`SET LOCAL TimeZone = 'UTC'`);
       const sql = new ExportSql(tx);
       const schema = await sql.schemaVersion();
-      const totals = await Promise.all(BACKUP_TABLES.map((t) => sql.countAll(t)));
+      // one statement at a time: a transaction is one connection
+      const totals: number[] = [];
+      for (const t of BACKUP_TABLES) totals.push(await sql.countAll(t));
       const total = totals.reduce((a, b) => a + b, 0);
       let done = 0;
       let storeId = '';

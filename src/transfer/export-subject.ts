@@ -47,7 +47,9 @@ export async function exportSubject(
       const sql = new ExportSql(tx);
       const schema = await sql.schemaVersion();
       const kinds = exportedKinds(withVectors);
-      const totals = await Promise.all(kinds.map((k) => sql.count(k, subjectId)));
+      // one statement at a time: a transaction is one connection
+      const totals: number[] = [];
+      for (const k of kinds) totals.push(await sql.count(k, subjectId));
       if (totals[0] !== 1) {
         throw new EngineError('SUBJECT_NOT_FOUND', `subject "${subjectId}" does not exist`);
       }
