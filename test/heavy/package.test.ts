@@ -80,6 +80,10 @@ describe('the packed package', () => {
     expect(files).toContain('package/dist/src/index.js');
     expect(files).toContain('package/dist/src/rules.d.ts');
     expect(files).toContain('package/dist/cli/main.js');
+    // the README links into docs/, and package.json says MIT: both ship
+    expect(files).toContain('package/LICENSE');
+    expect(files).toContain('package/docs/EXPORT.md');
+    expect(files).toContain('package/docs/TRUST.md');
     expect(files).toContain('package/dist/eval/run-locomo.js');
     expect(files.filter((f) => /\/(test|bench)\//.test(f) || f.endsWith('.ts.map'))).toEqual([]);
     // the bundled command and its chunks (rolldown.config.mjs), the store host's program with them
