@@ -16,6 +16,7 @@ import {
   toolRegisterCommand,
 } from './commands/ground-truth.js';
 import { historyCommand } from './commands/history.js';
+import { importHistoryCommand } from './commands/import-history.js';
 import { hookSessionStartCommand, hookStopCommand } from './commands/hook.js';
 import { initCommand } from './commands/init.js';
 import { mcpCommand } from './commands/mcp.js';
@@ -124,6 +125,7 @@ const COMMANDS: readonly Command[] = [
   backupCommand,
   restoreCommand,
   moveCommand,
+  importHistoryCommand,
   tokenCreateCommand,
   tokenListCommand,
   tokenRevokeCommand,

@@ -23,6 +23,7 @@ export const HANDLE_ARGS: {
     render: ['value', 'options'],
     messages: ['value', 'options'],
     usage: ['value'],
+    importConversations: ['value', 'options'],
   },
   gate: {
     propose: ['input'],

@@ -6,6 +6,7 @@ import { SessionSql } from '../store/session-sql.js';
 import { TurnSql } from '../store/turn-sql.js';
 import { UsageSql } from '../store/usage-sql.js';
 import type { HistoryApi, HistoryOptions, SessionsApi, TurnsApi } from './history-types.js';
+import { createHistoryImporter } from './history-import.js';
 import { historyMessages, renderHistory } from './render-history.js';
 import { TurnRecorder } from './turn-recorder.js';
 
@@ -39,6 +40,7 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
     ...(deps.afterInsert === undefined ? {} : { afterInsert: deps.afterInsert }),
     ...(deps.wroteNeutral === undefined ? {} : { wroteNeutral: deps.wroteNeutral }),
   });
+  const importer = createHistoryImporter(deps);
   const sessionOf = async (subjectId: string, id: unknown): Promise<Session> => {
     const sessionId = requireId(id, 'session');
     const session = await sessionSql.ofSubject(subjectId, sessionId);
@@ -111,6 +113,8 @@ export function createHistoryModule(deps: HistoryModuleDeps): HistoryModule {
       async usage(id) {
         return usageSql.bySession(subjectId, (await sessionOf(subjectId, id)).id);
       },
+      importConversations: (conversations, options = {}) =>
+        importer.importConversations(subjectId, conversations, options),
     }),
   };
 }

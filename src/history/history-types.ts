@@ -6,6 +6,10 @@ import type { HostReceiptReport } from '../domain/receipt.js';
 import type { HistoryMessage, RenderHistoryOptions } from './render-history.js';
 import type { ResponseBlock } from './text-join.js';
 import type { UtilityUsage } from '../domain/utility-usage.js';
+import type {
+  ImportedConversation,
+  SkippedConversation,
+} from '../domain/history-import/imported-conversation.js';
 
 /** What `turns.add` records. The subject is the handle's; the session must be one of its own. */
 export interface AddTurnInput {
@@ -43,6 +47,31 @@ export interface HistoryOptions {
   to?: number;
 }
 
+export interface ImportProgress {
+  /** Conversations handled so far, of `total`. */
+  done: number;
+  total: number;
+  /** The session the last one went to. */
+  sessionId: string;
+}
+
+export interface ImportConversationsOptions {
+  onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportConversationsResult {
+  /** Sessions created. */
+  sessions: number;
+  /** Sessions that existed and had the conversation's later turns appended. */
+  grown: number;
+  /** Turns recorded. */
+  turns: number;
+  /** Conversations whose session already held every turn: nothing recorded. */
+  unchanged: number;
+  /** Conversations not recorded, each with why (nothing of one is half-recorded). */
+  skipped: SkippedConversation[];
+}
+
 /** Sessions: the conversations of the handle's subject. */
 export interface SessionsApi {
   /** Starts a session; `id` when the host names it (SESSION_EXISTS if taken). */
@@ -71,4 +100,14 @@ export interface HistoryApi {
   messages(sessionId: string, options?: HistoryOptions): Promise<HistoryMessage[]>;
   /** Utility generations counted in the session (titles, insights), never recorded as turns. */
   usage(sessionId: string): Promise<UtilityUsage[]>;
+  /**
+   * Records exported conversations (`memledger import-history`, docs/HISTORY-IMPORT.md) as
+   * sessions, one per conversation keyed by its `key`, and turns: history, never memory. A
+   * conversation already held records nothing; one that grew gets only its new turns; one whose
+   * turn fails validation is skipped whole, with the reason.
+   */
+  importConversations(
+    conversations: readonly ImportedConversation[],
+    options?: ImportConversationsOptions,
+  ): Promise<ImportConversationsResult>;
 }
