@@ -489,6 +489,36 @@ describe('a changed export is refused, and the store is left as it was [pglite]'
     });
   });
 
+  it('an export as one tar file imports as its folder does; a damaged or hostile archive is refused', async () => {
+    const tar = join(root, 'carol.tar');
+    await source.subjects.export(SUBJECT, tar, { withVectors: true });
+    // the same bytes inside: the archive holds the folder's files
+    const fresh = await open('pglite');
+    const done = await fresh.subjects.import(tar);
+    const again = join(root, 'carol-again');
+    await fresh.subjects.export(SUBJECT, again, { withVectors: true });
+    expect(filesOf(again)).toEqual(filesOf(original));
+    expect(done.subject).toBe(SUBJECT);
+
+    const bytes = readFileSync(tar);
+    const badSum = Buffer.from(bytes);
+    badSum[0] = badSum[0]! ^ 0x01; // a byte of the first header's name: its checksum no longer holds
+    writeFileSync(join(root, 'bad-sum.tar'), badSum);
+    expect(await refused(join(root, 'bad-sum.tar'))).toMatchObject({ code: 'EXPORT_UNREADABLE' });
+    // a member named out of its folder, its checksum made right: never written
+    const escape = Buffer.from(bytes);
+    escape.write('../../escape.jsonl\0', 0, 'utf8');
+    escape.write('        ', 148, 'ascii');
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += escape[i]!;
+    escape.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    writeFileSync(join(root, 'escape.tar'), escape);
+    expect(await refused(join(root, 'escape.tar'))).toMatchObject({ code: 'EXPORT_UNREADABLE' });
+    expect(readdirSync(join(root, '..')).filter((f) => f === 'escape.jsonl')).toEqual([]);
+    writeFileSync(join(root, 'not-a-tar.tar'), 'hello');
+    expect(await refused(join(root, 'not-a-tar.tar'))).toMatchObject({ code: 'EXPORT_UNREADABLE' });
+  });
+
   it('the untouched export imports into the same store afterwards', async () => {
     const done = await target.subjects.import(original);
     expect(done.rows.turns).toBeGreaterThan(0);
@@ -570,5 +600,18 @@ describe('a store backed up while in use, and restored [pglite]', () => {
     const again = await createEngine({ db: usedDb });
     engines.push(again);
     expect(await dumpStore(again)).toEqual(before);
+  });
+});
+
+describe('no token reaches an export, an import or a backup', () => {
+  it('no operation of any face exports, imports, backs up, restores or moves', async () => {
+    const { OPERATION_TABLE } = await import('../server/operations/table.js');
+    const faces = OPERATION_TABLE.flatMap((op) => [
+      op.name,
+      'http' in op ? op.http.path : '',
+      ...('mcp' in op && 'tools' in op.mcp ? op.mcp.tools : []),
+    ]);
+    expect(faces.length).toBeGreaterThan(20);
+    expect(faces.filter((f) => /export|import|backup|restore|move/i.test(f))).toEqual([]);
   });
 });

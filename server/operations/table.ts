@@ -21,8 +21,9 @@ import type { FactId, RetractionId } from '../../src/index.js';
  * face reaches it: the one table. The HTTP routes and the OpenAPI document, the MCP tools, prompt
  * and resource, the role table in docs/SERVER.md and the reference in docs/API.md are made from it
  * (`npm run docs:operations` writes the two docs; a test fails when they differ). The owner's powers
- * (decide, delegate, declare slots, tokens, the owner key, tool registration, a settle by verdict)
- * are not operations: no token can reach them through any face.
+ * (decide, delegate, declare slots, tokens, the owner key, tool registration, a settle by verdict,
+ * export, import, backup, restore and move) are not operations: no token can reach them through
+ * any face.
  */
 export const OPERATION_TABLE = [
   // reading

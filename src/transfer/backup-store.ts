@@ -3,7 +3,12 @@ import { EXPORT_KINDS, type ManifestFile } from '../domain/export-format.js';
 import { ExportSql } from '../store/export-sql.js';
 import type { ChainReport } from '../domain/decision-chain.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
-import { openFolder, writeFolder, type TransferProgress } from './jsonl-folder.js';
+import {
+  openFolder,
+  writeFolder,
+  type FolderReader,
+  type TransferProgress,
+} from './jsonl-folder.js';
 
 /**
  * A backup of a whole store (docs/EXPORT.md, "Backup and restore"): every table's rows as they
@@ -121,6 +126,27 @@ function parseBackupManifest(text: string, schema: number): BackupManifest {
   return m as BackupManifest;
 }
 
+/** Every table's lines, each file checked against its digest and its row count. */
+function readTables(
+  folder: FolderReader,
+  manifest: BackupManifest,
+): Array<{ file: ManifestFile; rows: string[] }> {
+  return manifest.files.map((file) => {
+    const text = folder.read(file).toString('utf8');
+    const lines = text.length === 0 ? [] : text.slice(0, -1).split('\n');
+    if (lines.length !== file.rows) {
+      throw new EngineError(
+        'EXPORT_INVALID',
+        `${file.file} holds ${lines.length} rows; the manifest says ${file.rows}`,
+        {
+          data: { file: file.file },
+        },
+      );
+    }
+    return { file, rows: lines };
+  });
+}
+
 /**
  * Restores a backup into the new store `client` opened (migrated, never used: no identity, no
  * subject), in one transaction. Every file is checked against its digest before anything is
@@ -139,22 +165,17 @@ export async function restoreStore(
   } = {},
 ): Promise<RestoreSummary> {
   const folder = openFolder(from);
-  const schema = await new ExportSql(client).schemaVersion();
-  const manifest = parseBackupManifest(folder.manifestText, schema);
-  const tables = manifest.files.map((file) => {
-    const text = folder.read(file).toString('utf8');
-    const lines = text.length === 0 ? [] : text.slice(0, -1).split('\n');
-    if (lines.length !== file.rows) {
-      throw new EngineError(
-        'EXPORT_INVALID',
-        `${file.file} holds ${lines.length} rows; the manifest says ${file.rows}`,
-        {
-          data: { file: file.file },
-        },
-      );
-    }
-    return { file, rows: lines };
-  });
+  let manifest: BackupManifest;
+  let tables: Array<{ file: ManifestFile; rows: string[] }>;
+  try {
+    manifest = parseBackupManifest(
+      folder.manifestText,
+      await new ExportSql(client).schemaVersion(),
+    );
+    tables = readTables(folder, manifest);
+  } finally {
+    folder.close();
+  }
   const subjects = tables
     .find((t) => t.file.kind === 'subjects')!
     .rows.map((r) => (JSON.parse(r) as { id: string }).id);

@@ -13,7 +13,7 @@ import { lockChain, toLink, type DecisionDbRow } from '../store/decision-sql.js'
 import { ExportSql } from '../store/export-sql.js';
 import { pgErrorCode } from '../store/store-error.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
-import { openFolder, type TransferProgress } from './jsonl-folder.js';
+import { openFolder, type FolderReader, type TransferProgress } from './jsonl-folder.js';
 
 export interface ImportOptions {
   /** The subject to import into: the export's own (its decisions are signed for it). */
@@ -59,6 +59,18 @@ export async function readExport(
   options: ImportOptions,
 ): Promise<{ manifest: ExportManifest; kinds: ReadKind[] }> {
   const folder = openFolder(path);
+  try {
+    return await readOpened(deps, folder, options);
+  } finally {
+    folder.close();
+  }
+}
+
+async function readOpened(
+  deps: ImportDeps,
+  folder: FolderReader,
+  options: ImportOptions,
+): Promise<{ manifest: ExportManifest; kinds: ReadKind[] }> {
   const sql = new ExportSql(deps.client);
   const manifest = parseManifest(folder.manifestText, await sql.schemaVersion());
   if (options.subject !== undefined && options.subject !== manifest.subject) {

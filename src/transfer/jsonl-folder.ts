@@ -3,6 +3,7 @@ import {
   closeSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -12,9 +13,11 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { EngineError } from '../domain/errors.js';
 import { MANIFEST_FILE, type ManifestFile } from '../domain/export-format.js';
+import { isTar, packFolder, unpackTar } from './tar.js';
 
 /**
  * The folder an export or a backup is (docs/EXPORT.md): one JSON Lines file per kind, written with
@@ -64,6 +67,35 @@ export async function writeFolder<M extends object>(
   fill: (kind: (name: string, columns: string[]) => KindSink) => Promise<M>,
 ): Promise<{ path: string; manifest: M & { files: ManifestFile[] }; bytes: number }> {
   const path = resolve(out);
+  // `F.tar`: the folder written beside it, then packed into one file
+  const tar = path.endsWith('.tar');
+  if (tar) {
+    if (existsSync(path)) {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        `${path} exists: an archive is never written over`,
+        {
+          data: { field: 'out' },
+        },
+      );
+    }
+    const folder = `${path}.folder-${process.pid}`;
+    rmSync(folder, { recursive: true, force: true });
+    try {
+      const written = await writeFolder(folder, fill);
+      // the folder inside is named like the archive (`tar xf carol.tar` gives carol/)
+      const top =
+        basename(path, '.tar')
+          .replace(/[^A-Za-z0-9_.-]/g, '_')
+          .slice(0, 80) || 'export';
+      packFolder(folder, top, `${path}.partial-${process.pid}`);
+      renameSync(`${path}.partial-${process.pid}`, path);
+      return { ...written, path };
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(`${path}.partial-${process.pid}`, { force: true });
+    }
+  }
   requireFreeFolder(path);
   const partial = `${path}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
@@ -131,6 +163,8 @@ export interface FolderReader {
   manifestText: string;
   /** The bytes of a file the manifest lists: EXPORT_DIGEST_MISMATCH when they are not its. */
   read(file: ManifestFile): Buffer;
+  /** Removes what opening an archive unpacked. */
+  close(): void;
 }
 
 function readFile(dir: string, name: string): Buffer {
@@ -143,21 +177,55 @@ function readFile(dir: string, name: string): Buffer {
   }
 }
 
-/** Opens a folder written by `writeFolder`: EXPORT_UNREADABLE when it is not one. */
+/**
+ * Opens a folder written by `writeFolder`, or an archive of one (`F.tar`, unpacked into a
+ * temporary folder that `close` removes): EXPORT_UNREADABLE when it is neither.
+ */
 export function openFolder(path: string): FolderReader {
-  const dir = resolve(path);
-  let isDir = false;
+  const given = resolve(path);
+  let kind: 'dir' | 'file' | null = null;
   try {
-    isDir = statSync(dir).isDirectory();
+    const st = statSync(given);
+    kind = st.isDirectory() ? 'dir' : st.isFile() ? 'file' : null;
   } catch {
     // reported below
   }
-  if (!isDir) {
-    throw new EngineError('EXPORT_UNREADABLE', `the folder cannot be read: ${dir} is not a folder`);
+  if (kind === null) {
+    throw new EngineError('EXPORT_UNREADABLE', `the folder cannot be read: ${given} is not there`);
+  }
+  let dir = given;
+  let unpacked: string | null = null;
+  if (kind === 'file') {
+    const bytes = readFileSync(given);
+    if (!isTar(bytes)) {
+      throw new EngineError(
+        'EXPORT_UNREADABLE',
+        `the folder cannot be read: ${given} is neither a folder nor a tar archive of one`,
+      );
+    }
+    unpacked = mkdtempSync(join(tmpdir(), 'memledger-unpacked-'));
+    try {
+      unpackTar(bytes, unpacked);
+    } catch (err) {
+      rmSync(unpacked, { recursive: true, force: true });
+      throw err;
+    }
+    dir = unpacked;
+  }
+  const close = (): void => {
+    if (unpacked !== null) rmSync(unpacked, { recursive: true, force: true });
+  };
+  let manifestText: string;
+  try {
+    manifestText = readFile(dir, MANIFEST_FILE).toString('utf8');
+  } catch (err) {
+    close();
+    throw err;
   }
   return {
     dir,
-    manifestText: readFile(dir, MANIFEST_FILE).toString('utf8'),
+    close,
+    manifestText,
     read(file) {
       const bytes = readFile(dir, file.file);
       const digest = createHash('sha256').update(bytes).digest('hex');

@@ -107,8 +107,18 @@ describe.each([
     expect(contents.length).toBeLessThan(600);
     const v = cli(['chain', 'verify', '--db', restored]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
+    // the same backup as one file: a tar archive the system's tar reads, restored as the folder is
+    const tar = join(tmp, `backup-${Math.random().toString(16).slice(2)}.tar`);
+    expect(cli(['backup', '--db', db, '--out', tar]).code).toBe(0);
+    const listed = spawnSync('tar', ['-tf', tar], { encoding: 'utf8' });
+    expect(listed.status, listed.stderr).toBe(0);
+    const top = tar.slice(tar.lastIndexOf('/') + 1, -'.tar'.length);
+    expect(listed.stdout.split('\n')).toContain(`${top}/manifest.json`);
+    const fromTar = join(tmp, `restored-${Math.random().toString(16).slice(2)}`);
+    const rt = cli(['restore', tar, '--db', fromTar]);
+    expect(rt.code, rt.stderr).toBe(0);
     // the writer went on after the backup began: the source holds all it acknowledged
     const all = cli(['history', '--db', db, '--session', 'w', '--format', 'json', '--json']);
     expect((JSON.parse(all.stdout) as { turns: unknown[] }).turns).toHaveLength(600);
-  });
+  }, 240_000);
 });
