@@ -338,4 +338,57 @@ describe.each(ENGINES)('forgetting on the review page [%s]', (kind) => {
       await small.close();
     }
   });
+
+  it('History offers the owner a download of everything: a tar export that imports elsewhere; locked, forged or with a token it gives nothing', async () => {
+    const history = await owner.get('/history');
+    expect(history.html).toContain('action="/export"');
+    const post = (
+      fields: Record<string, string>,
+      who: Visitor,
+      headers: Record<string, string> = {},
+    ) =>
+      fetch(new URL('/export', serve.url), {
+        method: 'POST',
+        headers: {
+          'content-type': FORM,
+          ...(who.cookie === null ? {} : { cookie: `memledger_review=${who.cookie}` }),
+          ...headers,
+        },
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      });
+    const res = await post({ _csrf: csrf }, owner);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/x-tar');
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="memledger-owner-\d{4}-\d{2}-\d{2}\.tar"$/,
+    );
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'ml-review-export-'));
+    const other = await openTestEngine(kind);
+    try {
+      const tar = join(dir, 'download.tar');
+      writeFileSync(tar, Buffer.from(await res.arrayBuffer()));
+      const done = await other.engine.subjects.import(tar);
+      expect(done.subject).toBe('owner');
+      expect((await other.engine.subject('owner').facts.live()).map((f) => f.id)).toEqual(
+        (await me.facts.live()).map((f) => f.id),
+      );
+    } finally {
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // a page that never unlocked, a form without this page's token, a token: no tar
+    const stranger = new Visitor(serve.url);
+    const locked = await post({ _csrf: await stranger.csrf() }, stranger);
+    expect(locked.headers.get('content-type')).not.toBe('application/x-tar');
+    expect(flashOf(await locked.text())).toMatch(/^REVIEW_LOCKED:/);
+    const forged = await post({ _csrf: 'x' }, owner);
+    expect(flashOf(await forged.text())).toMatch(/^CSRF_INVALID:/);
+    const token = await post({ _csrf: csrf }, owner, { authorization: 'Bearer mlt_x' });
+    expect(token.headers.get('content-type')).not.toBe('application/x-tar');
+    expect(await token.text()).toContain('ROLE_FORBIDDEN');
+  });
 });

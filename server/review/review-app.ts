@@ -23,6 +23,7 @@ import {
   unanchoredChain,
 } from './review-data.js';
 import { forgetRoutes } from './forget-routes.js';
+import { exportRoutes } from './export-routes.js';
 import { historyRoutes } from './history-routes.js';
 import { ownerWordRoutes } from './owner-word-routes.js';
 import { pileRoutes } from './pile-routes.js';
@@ -340,6 +341,7 @@ export function createReviewApp(
   ownerWordRoutes(kit);
   forgetRoutes(kit);
   historyRoutes(kit);
+  exportRoutes(kit, engine);
 
   const serveAsset = (path: string, load: () => Asset) =>
     app.get(path, (c) => {

@@ -52,6 +52,22 @@ function phraseForm(csrf: string): Markup {
   </section>`;
 }
 
+/** The owner's download of everything, as an export (a post: it needs the open key). */
+function exportForm(csrf: string): Markup {
+  return html`<section class="card export" aria-label="download an export">
+    <h3>Take everything with you</h3>
+    <form method="post" action="/export" class="inline">
+      ${csrfField(csrf)}
+      <button type="submit" class="download-export">Download an export (.tar)</button>
+    </form>
+    <p class="meta">
+      Every session, turn, fact, decision and record of this subject, as JSON Lines with a manifest
+      of their SHA-256 digests; no secret is in it. <code>memledger import</code> reads it into any
+      store, after checking every byte and the signed chain.
+    </p>
+  </section>`;
+}
+
 /** The sessions, newest first. */
 export function sessionsView(input: {
   sessions: Session[];
@@ -62,7 +78,7 @@ export function sessionsView(input: {
 }): Markup {
   const { sessions, timeZone } = input;
   return html`<h2>History</h2>
-    ${phraseForm(input.csrf)}
+    ${phraseForm(input.csrf)} ${exportForm(input.csrf)}
     ${
       sessions.length === 0
         ? html`<p>No sessions${input.page > 1 ? ' on this page' : ''}.</p>`
