@@ -10,6 +10,17 @@ export type { ImportOptions, ImportSummary } from './transfer/import-subject.js'
 export type { BackupManifest, BackupSummary, RestoreSummary } from './transfer/backup-store.js';
 export type { TransferProgress } from './transfer/jsonl-folder.js';
 export type { ExportManifest, ManifestFile } from './domain/export-format.js';
+export { HISTORY_FORMATS } from './domain/history-import/imported-conversation.js';
+export type {
+  HistoryFormat,
+  HistoryParse,
+  ImportedConversation,
+  ImportedTurn,
+  SkippedConversation,
+} from './domain/history-import/imported-conversation.js';
+export { parseChatGptExport } from './domain/history-import/chatgpt-export.js';
+export { parseClaudeExport } from './domain/history-import/claude-export.js';
+export { parseOpenAiMessages } from './domain/history-import/openai-messages.js';
 export type { Engine, SubjectHandle } from './engine/handle-types.js';
 export { DEFAULT_DB } from './store/open-store.js';
 export type {
