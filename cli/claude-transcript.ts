@@ -2,6 +2,7 @@ import type { HostReceiptReport, ResponseBlock } from '../src/index.js';
 import { EngineError } from '../src/domain/errors.js';
 import { requireId } from '../src/domain/turn.js';
 import { detectUtility } from '../src/domain/utility.js';
+import { collectUrls, receiptItem } from '../src/domain/history-import/imported-conversation.js';
 import { joinTextBlocks, stripImitatedReceipts } from '../src/faces.js';
 
 /**
@@ -104,7 +105,6 @@ export interface TranscriptParse {
 
 /** docs/API.md, Input limits: a turn's text and a receipt's entries. */
 const MAX_TURN_TEXT = 1_000_000;
-const MAX_RECEIPT_ITEM = 2_048;
 const MAX_RECEIPT_ITEMS = 1_000;
 const TRUNCATED = '\n[… cut by memledger: the turn was longer than 1,000,000 characters]';
 /** The text of an assistant turn whose reply ran tools but said nothing (a turn needs text). */
@@ -149,37 +149,12 @@ function storable(text: string): string {
   return cut.replace(LONE_SURROGATES, '\uFFFD');
 }
 
-/** A receipt entry the store accepts (one line, no "]]", within the limit), or null. */
-function receiptItem(value: string): string | null {
-  const v = value.trim();
-  if (v.length === 0 || v.length > MAX_RECEIPT_ITEM || /[\r\n]|\]\]/.test(v)) return null;
-  return v.includes(NUL) || LONE_SURROGATE.test(v) ? null : v;
-}
-
 function timestamp(entry: Entry): Date | undefined {
   const raw = entry.timestamp;
   if (typeof raw !== 'string') return undefined;
   const at = new Date(raw);
   const year = at.getUTCFullYear();
   return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? undefined : at;
-}
-
-/** http(s) URLs under `url` fields, at most `depth` levels down (tool results, citations). */
-function collectUrls(value: unknown, out: Set<string>, depth = 8): void {
-  if (depth < 0 || out.size >= MAX_RECEIPT_ITEMS) return;
-  if (Array.isArray(value)) {
-    for (const item of value) collectUrls(item, out, depth - 1);
-    return;
-  }
-  if (!isObject(value)) return;
-  for (const [key, v] of Object.entries(value)) {
-    if (key === 'url' && typeof v === 'string' && /^https?:\/\//i.test(v)) {
-      const item = receiptItem(v);
-      if (item !== null) out.add(item);
-    } else if (typeof v === 'object') {
-      collectUrls(v, out, depth - 1);
-    }
-  }
 }
 
 function blocksOf(message: Entry): ResponseBlock[] {

@@ -145,6 +145,52 @@ describe('the parsers', () => {
     expect(p.conversations[1]!.title).toBe('Claude conversation');
   });
 
+  it('pair each Claude tool result with its call: one failed call of a tool that also ran does not mark both', () => {
+    const doc = [
+      {
+        uuid: 'c-pair',
+        name: 'twice',
+        created_at: '2026-03-01T10:00:00Z',
+        chat_messages: [
+          {
+            uuid: 'h',
+            sender: 'human',
+            text: 'Look it up twice.',
+            created_at: '2026-03-01T10:00:00Z',
+          },
+          {
+            uuid: 'a',
+            sender: 'assistant',
+            created_at: '2026-03-01T10:00:05Z',
+            content: [
+              { type: 'tool_use', id: 'u1', name: 'web_search', input: { query: 'x' } },
+              {
+                type: 'tool_result',
+                tool_use_id: 'u1',
+                name: 'web_search',
+                is_error: true,
+                content: [],
+              },
+              { type: 'tool_use', id: 'u2', name: 'web_search', input: { query: 'y' } },
+              {
+                type: 'tool_result',
+                tool_use_id: 'u2',
+                name: 'web_search',
+                content: [{ type: 'knowledge', url: 'https://ok.example/a' }],
+              },
+              { type: 'text', text: 'Found it.' },
+            ],
+          },
+        ],
+      },
+    ];
+    const reply = parseClaudeExport(doc).conversations[0]!.turns[1]!;
+    expect(reply.receipt).toEqual({
+      tools: ['web_search (error)', 'web_search'],
+      sources: ['https://ok.example/a'],
+    });
+  });
+
   it('read OpenAI messages as one list or as JSON Lines of conversations', () => {
     const one = parseOpenAiMessages(fixture('openai-messages.json'), 'openai-messages');
     expect(keys(one)).toEqual(['openai:openai-messages']);
@@ -415,7 +461,7 @@ describe('memledger import-history [pglite]', () => {
     expect(openai.json()).toMatchObject({
       sessions: 2,
       turns: 4,
-      skipped: [{ conversation: 'openai-messages:2' }],
+      skipped: [{ conversation: 'openai-messages.jsonl:2' }],
     });
     const cc = await run(
       'import-history',

@@ -41,7 +41,8 @@ async function parseFile(
 ): Promise<HistoryParse> {
   const text = await readText(ctx, path);
   if (from === 'openai-messages') {
-    return parseOpenAiMessages(text, basename(path).replace(/\.(jsonl?|ndjson)$/i, ''));
+    // the whole file name: chat.json and chat.jsonl are two conversations, not one
+    return parseOpenAiMessages(text, basename(path));
   }
   let doc: unknown;
   try {

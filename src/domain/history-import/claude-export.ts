@@ -77,11 +77,18 @@ function assistantRound(message: Json): Round {
     if (typeof message.text === 'string') round.text(message.text);
     return round;
   }
-  const failed = new Set<string>();
+  // each result answers one call: by its tool_use_id, else the first unanswered call of its name
+  const uses = blocks.filter((b) => b.type === 'tool_use');
+  const failed = new Set<Json>();
+  const answered = new Set<Json>();
   for (const b of blocks) {
-    if (b.type === 'tool_result' && b.is_error === true && typeof b.name === 'string') {
-      failed.add(b.name);
-    }
+    if (b.type !== 'tool_result') continue;
+    const use =
+      uses.find((u) => typeof b.tool_use_id === 'string' && u.id === b.tool_use_id) ??
+      uses.find((u) => !answered.has(u) && (typeof b.name !== 'string' || u.name === b.name));
+    if (use === undefined) continue;
+    answered.add(use);
+    if (b.is_error === true) failed.add(use);
   }
   for (const b of blocks) {
     if (b.type === 'text' && typeof b.text === 'string') {
@@ -89,7 +96,7 @@ function assistantRound(message: Json): Round {
       collectUrls(b.citations, round.sources);
     } else if (b.type === 'tool_use') {
       const name = typeof b.name === 'string' ? b.name : undefined;
-      round.tool(name !== undefined && failed.has(name) ? `${name} (error)` : name);
+      round.tool(name !== undefined && failed.has(b) ? `${name} (error)` : name);
     } else if (b.type === 'tool_result' && b.is_error !== true) {
       collectUrls(b.content, round.sources);
     }

@@ -97,10 +97,16 @@ export function dateOf(value: unknown): Date | undefined {
 const MAX_ITEM = 2_048;
 const MAX_ITEMS = 1_000;
 
-/** A receipt entry the engine accepts (one line, no "]]", within its limit), or null. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A receipt entry the engine accepts (one line, no "]]", no NUL or lone surrogate, within its
+ * limit), or null. Claude Code's transcript reader (cli/claude-transcript.ts) uses it too.
+ */
 export function receiptItem(value: string): string | null {
   const v = value.trim();
-  return v.length === 0 || v.length > MAX_ITEM || /[\r\n]|\]\]/.test(v) ? null : v;
+  if (v.length === 0 || v.length > MAX_ITEM || /[\r\n]|\]\]/.test(v)) return null;
+  return v.includes('\u0000') || LONE_SURROGATE.test(v) ? null : v;
 }
 
 /** Every http(s) URL under a `url` key, at most `depth` levels down, into `out`. */
