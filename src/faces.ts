@@ -28,6 +28,7 @@ export {
   recordKeyFileRevocation,
 } from './crypto/owner-anchor.js';
 export { createLlmClient } from './reflection/llm-providers.js';
+export { exportSubjectOf } from './transfer/jsonl-folder.js';
 export { LLM_PROVIDERS } from './reflection/llm-client.js';
 export { joinTextBlocks } from './history/text-join.js';
 export { stripImitatedReceipts } from './history/receipt-strip.js';

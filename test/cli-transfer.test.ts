@@ -136,4 +136,38 @@ describe('export, import, backup, restore and move at the CLI [pglite]', () => {
     const self = await run('move', '--db', source, '--to', source);
     expect([self.code, self.errorCode()]).toEqual([2, 'INVALID_ARGUMENT']);
   });
+
+  it("refuses a forger's export as a .tar as it does as a folder: the owner's key file is the export's subject's", async () => {
+    const forger = join(root, 'forger.key');
+    const fdb = join(root, 'forged-store');
+    expect((await run('init', '--db', fdb, '--subject', 'carol', '--key', forger)).code).toBe(0);
+    await run('session', 'new', '--db', fdb, '--subject', 'carol', '--key', forger, '--id', 's');
+    const tar = join(root, 'carol.tar');
+    expect(
+      (await run('export', '--db', fdb, '--subject', 'carol', '--key', forger, '--out', tar)).code,
+    ).toBe(0);
+    const heads = existsSync(`${keyFile}.heads.json`)
+      ? readFileSync(`${keyFile}.heads.json`, 'utf8')
+      : null;
+    for (const from of [tar, join(root, 'carol-folder')]) {
+      if (from !== tar) {
+        expect(
+          (await run('export', '--db', fdb, '--subject', 'carol', '--key', forger, '--out', from))
+            .code,
+        ).toBe(0);
+      }
+      // MEMLEDGER_OWNER_KEY names the owner's real key file
+      const r = await run(
+        'import',
+        from,
+        '--db',
+        join(root, `into-${from === tar ? 'tar' : 'dir'}`),
+      );
+      expect([r.code, r.errorCode()]).toEqual([1, 'WRONG_KEY']);
+    }
+    const after = existsSync(`${keyFile}.heads.json`)
+      ? readFileSync(`${keyFile}.heads.json`, 'utf8')
+      : null;
+    expect(after).toBe(heads);
+  });
 });

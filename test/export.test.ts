@@ -519,6 +519,32 @@ describe('a changed export is refused, and the store is left as it was [pglite]'
     expect(await refused(join(root, 'not-a-tar.tar'))).toMatchObject({ code: 'EXPORT_UNREADABLE' });
   });
 
+  it("a row carrying the store's own order (seq) is refused, and no sequence moves to what it says", async () => {
+    const seqs = async () =>
+      (
+        await storeClient(target).query<{ a: string | null; p: string | null }>(
+          `SELECT pg_sequence_last_value(pg_get_serial_sequence('arrival_manifests', 'seq'))::text AS a,
+                  pg_sequence_last_value(pg_get_serial_sequence('probe_records', 'seq'))::text AS p`,
+        )
+      ).rows[0];
+    const before = await seqs();
+    const hostile = copy((d) => {
+      rewrite(d, 'arrival_manifests', (rows) =>
+        rows.map((r) => r.replace('{', '{"seq":9223372036854775000,')),
+      );
+      const m = JSON.parse(readFileSync(join(d, 'manifest.json'), 'utf8')) as {
+        files: Array<{ kind: string; columns: string[] }>;
+      };
+      m.files.find((f) => f.kind === 'arrival_manifests')!.columns.unshift('seq');
+      writeFileSync(join(d, 'manifest.json'), JSON.stringify(m));
+    });
+    expect(await refused(hostile)).toMatchObject({
+      code: 'EXPORT_INVALID',
+      data: { file: 'arrival_manifests.jsonl' },
+    });
+    expect(await seqs()).toEqual(before);
+  });
+
   it('the untouched export imports into the same store afterwards', async () => {
     const done = await target.subjects.import(original);
     expect(done.rows.turns).toBeGreaterThan(0);

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_SUBJECT } from '../../src/domain/defaults.js';
 import { EngineError } from '../../src/domain/errors.js';
 import { shownInline } from '../../src/domain/shown-text.js';
 import type { TransferProgress } from '../../src/index.js';
+import { exportSubjectOf } from '../../src/faces.js';
 import { anchorKeyFile, cliAnchor } from '../anchor.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
@@ -65,18 +66,6 @@ export const exportCommand = defineCommand({
   },
 });
 
-/** The subject an export folder's manifest names, for choosing its anchor; null when unreadable. */
-function manifestSubject(folder: string): string | null {
-  try {
-    const m = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as {
-      subject?: unknown;
-    };
-    return typeof m.subject === 'string' ? m.subject : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `import`: an export folder into a new or empty subject of this store. */
 export const importCommand = defineCommand({
   path: ['import'],
@@ -95,14 +84,15 @@ export const importCommand = defineCommand({
       );
     }
     // the export's subject is checked against its owner's key file, as a read of it would be
-    const subject = ctx.values.subject ?? manifestSubject(folder) ?? DEFAULT_SUBJECT;
+    const subject = ctx.values.subject ?? exportSubjectOf(folder) ?? DEFAULT_SUBJECT;
     const values = { ...ctx.values, subject };
     const keyFile = anchorKeyFile({ io: ctx.io, values }, subject);
     const { done, storeId } = await ctx.withEngine(
       true,
       async (engine) => ({
+        // the subject the key file was chosen for: an export that names another is refused
         done: await engine.subjects.import(folder, {
-          ...(ctx.values.subject === undefined ? {} : { subject: ctx.values.subject }),
+          subject,
           ...withProgress(progress(ctx, 'importing')),
         }),
         storeId: engine.storeId,

@@ -28,7 +28,11 @@ export interface ExportKind {
   vectors?: true;
   /** Rows several subjects may share: one already in the store is kept (calibrations). */
   shared?: true;
-  /** Its `seq` is an identity column: kept as exported, the store's sequence moved past it. */
+  /**
+   * Its `seq` is the store's own order (an identity column every subject shares): not exported;
+   * an import writes the rows in the file's order and the store numbers them, so they keep their
+   * order and follow every row the store holds.
+   */
   sequence?: true;
 }
 
@@ -54,14 +58,26 @@ export const EXPORT_KINDS: readonly ExportKind[] = [
     omit: ['seq', 'imported'],
     shared: true,
   },
-  { name: 'probe_records', order: 'seq', where: SUBJECT_ROWS, sequence: true },
+  {
+    name: 'probe_records',
+    order: 'seq',
+    where: SUBJECT_ROWS,
+    omit: ['seq'],
+    sequence: true,
+  },
   { name: 'facts', order: 'id', where: SUBJECT_ROWS, omit: ['terms'] },
   { name: 'retractions', order: 'id', where: SUBJECT_ROWS },
   { name: 'decisions', order: 'seq', where: SUBJECT_ROWS },
   { name: 'commitments', order: 'id', where: SUBJECT_ROWS },
   { name: 'actions', order: 'id', where: SUBJECT_ROWS },
   { name: 'tools', order: 'name', where: SUBJECT_ROWS },
-  { name: 'arrival_manifests', order: 'seq', where: SUBJECT_ROWS, sequence: true },
+  {
+    name: 'arrival_manifests',
+    order: 'seq',
+    where: SUBJECT_ROWS,
+    omit: ['seq'],
+    sequence: true,
+  },
   { name: 'reflections', order: 'id', where: SUBJECT_ROWS },
   { name: 'reflection_items', order: 'reflection_id, position', where: SUBJECT_ROWS },
   { name: 'summaries', order: 'id', where: SUBJECT_ROWS },

@@ -132,7 +132,7 @@ function readTables(
   manifest: BackupManifest,
 ): Array<{ file: ManifestFile; rows: string[] }> {
   return manifest.files.map((file) => {
-    const text = folder.read(file).toString('utf8');
+    const text = folder.readText(file);
     const lines = text.length === 0 ? [] : text.slice(0, -1).split('\n');
     if (lines.length !== file.rows) {
       throw new EngineError(
@@ -176,9 +176,25 @@ export async function restoreStore(
   } finally {
     folder.close();
   }
-  const subjects = tables
-    .find((t) => t.file.kind === 'subjects')!
-    .rows.map((r) => (JSON.parse(r) as { id: string }).id);
+  const field = <T>(table: string, line: string, name: string): T => {
+    try {
+      return (JSON.parse(line) as Record<string, T>)[name] as T;
+    } catch {
+      throw new EngineError('EXPORT_INVALID', `${table}.jsonl holds a line that is not JSON`, {
+        data: { file: `${table}.jsonl` },
+      });
+    }
+  };
+  const rowsOf = (table: string) => tables.find((t) => t.file.kind === table)!.rows;
+  const subjects = rowsOf('subjects').map((r) => field<string>('subjects', r, 'id'));
+  const meta = rowsOf('store_meta');
+  if (meta.length !== 1 || field<string>('store_meta', meta[0]!, 'store_id') !== manifest.storeId) {
+    throw new EngineError(
+      'EXPORT_INVALID',
+      'store_meta.jsonl does not hold the one identity the manifest names',
+      { data: { file: 'store_meta.jsonl' } },
+    );
+  }
   const total = tables.reduce((a, t) => a + t.rows.length, 0);
   let done = 0;
   await client.transaction(async (tx) => {
@@ -199,7 +215,6 @@ export async function restoreStore(
         options.onProgress?.({ kind: file.kind, done, total });
       }
     }
-    await sql.moveSequences();
     const audit = options.audit?.(manifest.storeId);
     for (const subjectId of subjects) {
       const report = await audit?.(tx, subjectId);
@@ -211,6 +226,8 @@ export async function restoreStore(
         );
       }
     }
+    // last, once every check passed (a sequence moved is not rolled back)
+    await sql.moveSequences();
   });
   return {
     storeId: manifest.storeId,

@@ -82,7 +82,7 @@ async function readOpened(
   }
   const kinds: ReadKind[] = [];
   for (const file of manifest.files) {
-    const bytes = folder.read(file);
+    const text = folder.readText(file);
     const kind = EXPORT_KINDS.find((k) => k.name === file.kind)!;
     const known = new Set((await sql.columns(kind)).columns);
     const unknown = file.columns.filter((c) => !known.has(c));
@@ -96,7 +96,7 @@ async function readOpened(
     kinds.push({
       kind,
       columns: file.columns,
-      rows: parseRows(file, bytes.toString('utf8'), manifest.subject),
+      rows: parseRows(file, text, manifest.subject),
     });
   }
   checkChain(deps, manifest, kinds);
@@ -262,7 +262,6 @@ export async function importSubject(
           code: report.code,
         });
       }
-      for (const { kind } of kinds) if (kind.sequence === true) await sql.moveSequence(kind);
     });
   } catch (err) {
     throw conflict(err) ?? err;
@@ -274,16 +273,21 @@ export async function importSubject(
   };
 }
 
-/** A row the store holds already under another subject (a token, a calibration's key). */
+/**
+ * What the database refused of a row the checks let through: a key the store holds already (a
+ * token's), a reference to nothing, a value its column does not take.
+ */
 function conflict(err: unknown): EngineError | null {
   const cause = err instanceof EngineError ? err.cause : err;
   const code = pgErrorCode(cause);
-  if (code !== '23505' && code !== '23503') return null;
-  return new EngineError(
-    'EXPORT_INVALID',
+  const why =
     code === '23505'
-      ? `a row of the export is in this store already: ${(cause as Error).message}`
-      : `a row of the export cites one it does not hold: ${(cause as Error).message}`,
-    { cause },
-  );
+      ? 'a row of the export is in this store already'
+      : code === '23503'
+        ? 'a row of the export cites one that is not there'
+        : code !== undefined && /^(23|22)/.test(code)
+          ? 'a row of the export does not fit its table (a value missing, out of range or of the wrong kind)'
+          : null;
+  if (why === null) return null;
+  return new EngineError('EXPORT_INVALID', `${why}: ${(cause as Error).message}`, { cause });
 }

@@ -161,16 +161,20 @@ export async function writeFolder<M extends object>(
 export interface FolderReader {
   dir: string;
   manifestText: string;
-  /** The bytes of a file the manifest lists: EXPORT_DIGEST_MISMATCH when they are not its. */
-  read(file: ManifestFile): Buffer;
+  /**
+   * The text of a file the manifest lists: EXPORT_DIGEST_MISMATCH when its bytes are not the
+   * manifest's; EXPORT_UNREADABLE when it is too large to hold as one string.
+   */
+  readText(file: ManifestFile): string;
   /** Removes what opening an archive unpacked. */
   close(): void;
 }
 
 function readFile(dir: string, name: string): Buffer {
   try {
-    return readFileSync(join(dir, name));
-  } catch {
+    return tooLarge(name, () => readFileSync(join(dir, name)));
+  } catch (err) {
+    if (err instanceof EngineError) throw err;
     throw new EngineError('EXPORT_UNREADABLE', `the folder cannot be read: ${name} is missing`, {
       data: { file: name },
     });
@@ -196,7 +200,7 @@ export function openFolder(path: string): FolderReader {
   let dir = given;
   let unpacked: string | null = null;
   if (kind === 'file') {
-    const bytes = readFileSync(given);
+    const bytes = tooLarge(basename(given), () => readFileSync(given));
     if (!isTar(bytes)) {
       throw new EngineError(
         'EXPORT_UNREADABLE',
@@ -226,7 +230,7 @@ export function openFolder(path: string): FolderReader {
     dir,
     close,
     manifestText,
-    read(file) {
+    readText(file) {
       const bytes = readFile(dir, file.file);
       const digest = createHash('sha256').update(bytes).digest('hex');
       if (digest !== file.sha256 || bytes.length !== file.bytes) {
@@ -236,7 +240,53 @@ export function openFolder(path: string): FolderReader {
           { data: { file: file.file } },
         );
       }
-      return bytes;
+      return tooLarge(file.file, () => bytes.toString('utf8'));
     },
   };
+}
+
+/**
+ * An import holds each file (and an archive) whole while it checks it: past what Node holds at
+ * once (a string of 512 MiB, a file of 2 GiB) it says so, as EXPORT_UNREADABLE.
+ */
+function tooLarge<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (
+      code === 'ERR_STRING_TOO_LONG' ||
+      code === 'ERR_FS_FILE_TOO_LARGE' ||
+      err instanceof RangeError
+    ) {
+      throw new EngineError(
+        'EXPORT_UNREADABLE',
+        `${what} is too large to import at once (this memledger reads a file of up to 512 MiB of text, an archive of up to 2 GiB): import the folder, or export without --with-vectors`,
+        { data: { file: what } },
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * The subject an export (a folder or its `.tar`) names in its manifest, or null when it names none
+ * or cannot be read: the CLI chooses the owner key file an import is checked against by it, before
+ * it opens the store. The import itself reads and checks the manifest again.
+ */
+export function exportSubjectOf(path: string): string | null {
+  let folder: FolderReader;
+  try {
+    folder = openFolder(path);
+  } catch {
+    return null;
+  }
+  try {
+    const m = JSON.parse(folder.manifestText) as { subject?: unknown };
+    return typeof m.subject === 'string' ? m.subject : null;
+  } catch {
+    return null;
+  } finally {
+    folder.close();
+  }
 }
