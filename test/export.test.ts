@@ -556,6 +556,7 @@ describe('a store backed up while in use, and restored [pglite]', () => {
   let source: Engine;
   let rich: RichSubject;
   let backup: string;
+  let secret: string;
 
   beforeAll(async () => {
     now = new Date('2026-11-02T09:00:00Z');
@@ -566,6 +567,7 @@ describe('a store backed up while in use, and restored [pglite]', () => {
     });
     await source.subjects.create('dave');
     await source.subject('dave').sessions.create({ id: 'x' });
+    secret = (await source.subject(SUBJECT).owner.createToken({ role: 'agent', signer })).token;
     backup = join(root, 'backup-1');
     const done = await source.backup(backup);
     expect(done.manifest.storeId).toBe(source.storeId);
@@ -591,8 +593,21 @@ describe('a store backed up while in use, and restored [pglite]', () => {
       delete theirs.schema_migrations;
       expect(mine).toEqual(theirs);
       expect(await reads(engine, rich)).toEqual(await reads(source, rich));
+      // the same identity: a token made there authenticates here
+      expect(await engine.tokens.authenticate(secret)).toMatchObject({ subject: SUBJECT });
     },
   );
+
+  it("an export's tokens are listed in another store, and none authenticates there", async () => {
+    const out = join(root, 'with-token');
+    await source.subjects.export(SUBJECT, out);
+    const other = await open('pglite');
+    await other.subjects.import(out);
+    expect((await other.subject(SUBJECT).owner.tokens()).length).toBeGreaterThan(0);
+    expect(await code(other.tokens.authenticate(secret))).toBe('TOKEN_INVALID');
+    // and in the store it was made in, it does
+    expect(await source.tokens.authenticate(secret)).toMatchObject({ subject: SUBJECT });
+  });
 
   it('refuses a used store, and a backup with a changed byte, writing nothing', async () => {
     const used = await open('pglite');
