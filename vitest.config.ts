@@ -14,6 +14,17 @@ export const QUIET_FILES = [
 ];
 
 /**
+ * Test files that replace a module (`vi.mock`, `vi.doMock`, `vi.resetModules`): they run in the
+ * `isolated` project, each in a module graph of its own. Every other file of this tier shares its
+ * worker's modules with the files that worker ran before (`isolate: false`): src, PGlite's
+ * compiled WebAssembly and the test support are loaded once per worker, not once per file.
+ */
+export const ISOLATED_FILES = [
+  'test/subject-keys-migration.test.ts',
+  'test/local-embedder.test.ts',
+];
+
+/**
  * The unit and integration tier (`npm test`): in process, on both engines where the engine
  * matters. What spawns processes or browsers is in test/heavy/ (`npm run test:heavy`).
  */
@@ -38,7 +49,16 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/heavy/**'],
+          exclude: [...configDefaults.exclude, 'test/heavy/**', ...ISOLATED_FILES],
+          env: { MEMLEDGER_TEST_QUIET: '' },
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ISOLATED_FILES,
           env: { MEMLEDGER_TEST_QUIET: '' },
         },
       },

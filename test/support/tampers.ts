@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { nodeChainCrypto } from '../../src/crypto/chain-crypto.js';
 import { nextLinkFields, sealLink } from '../../src/domain/decision-chain.js';
 import { tokenGrantPayload } from '../../src/domain/token.js';
@@ -203,12 +203,17 @@ export async function rekey(
   expect((await f.me.facts.live()).map((x) => x.text)).toContain(TEXTS.sister);
 }
 
-const keyDir = mkdtempSync(join(tmpdir(), 'memledger-forger-'));
-let forgers = 0;
+/**
+ * A key another than the owner's, loaded from a key file of its own (removed once loaded: this
+ * module registers no hook, as a module a worker keeps across test files runs its top level once).
+ */
 export function forgerKey() {
-  const file = join(keyDir, `forger-${++forgers}.key`);
-  writeOwnerKeyFile(file, generateOwnerKey('x', TEST_KEYS).keyFile);
-  return loadOwnerKey(file, 'x', TEST_KEYS);
+  const keyDir = mkdtempSync(join(tmpdir(), 'memledger-forger-'));
+  try {
+    const file = join(keyDir, 'forger.key');
+    writeOwnerKeyFile(file, generateOwnerKey('x', TEST_KEYS).keyFile);
+    return loadOwnerKey(file, 'x', TEST_KEYS);
+  } finally {
+    rmSync(keyDir, { recursive: true, force: true });
+  }
 }
-
-afterAll(() => rmSync(keyDir, { recursive: true, force: true }));
