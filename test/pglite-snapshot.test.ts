@@ -5,13 +5,19 @@ import { PgliteClient } from '../src/pglite/pglite-client.js';
 import { boundedSql } from '../src/store/bounded-sql.js';
 import type { SqlClient } from '../src/store/sql-client.js';
 import { ONE_ENGINE } from './support/engines.js';
+import { emptyTemplate } from './support/store-template.js';
 
 const ENDLESS = 'SELECT count(*)::int AS n FROM generate_series(1, 1000000000)';
 
 describe.each(ONE_ENGINE)('a snapshot of the embedded store [%s]', () => {
   let store: PgliteClient;
   beforeAll(async () => {
-    store = await PgliteClient.open({ location: 'memory://', create: true });
+    // no migrations, as from initdb, but started from the run's dump of such a store
+    store = await PgliteClient.open({
+      location: 'memory://',
+      create: true,
+      template: emptyTemplate(),
+    });
     await store.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (1), (2)');
   });
   afterAll(() => store.close());
