@@ -306,7 +306,10 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         ['ge', 3, 'verified'],
         ['ge', 4, 'falsified'],
       ];
-      for (const [op, expected, verdict] of cases) {
+      // The operator is applied to the value the query read, outside the database: the whole
+      // table runs on PostgreSQL; on PGlite, where each probe boots a snapshot of its own (about
+      // a second), one operator's two sides run, the same query read the same way.
+      for (const [op, expected, verdict] of kind === 'postgres' ? cases : cases.slice(0, 2)) {
         const r = await sql(q, op, expected);
         expect({ op, expected, verdict: r.verdict }).toEqual({ op, expected, verdict });
         expect(r.evidence).toEqual({ query: q, op, expect: expected, value: 3 });
