@@ -1,5 +1,6 @@
 import type { ExportKind } from '../domain/export-format.js';
 import { EXPORT_KINDS } from '../domain/export-format.js';
+import { BULK_INDEX_SQL } from './recall-index-sql.js';
 import { guard } from './store-error.js';
 import type { SqlExecutor } from './sql-client.js';
 
@@ -123,9 +124,23 @@ export class ExportSql {
     });
   }
 
-  /** Defers the foreign keys to the commit (an import writes facts and retractions that cite each other). */
-  deferChecks(): Promise<void> {
-    return guard('importing', () => this.db.exec('SET CONSTRAINTS ALL DEFERRED'));
+  /**
+   * Readies the transaction for writing whole subjects: foreign keys checked at its commit (facts
+   * and retractions cite each other), and turns indexed by `indexSubject` once written, not one by
+   * one (migration 0023).
+   */
+  bulkMode(): Promise<void> {
+    return guard('importing', async () => {
+      await this.db.exec('SET CONSTRAINTS ALL DEFERRED');
+      await this.db.exec(`SET LOCAL memledger.bulk_index = 'on'`);
+    });
+  }
+
+  /** Makes a subject's recall index from its turns, written in bulk mode (it had none). */
+  indexSubject(subjectId: string): Promise<void> {
+    return guard('indexing the imported turns', async () => {
+      for (const statement of BULK_INDEX_SQL) await this.db.query(statement, [subjectId]);
+    });
   }
 
   /**

@@ -82,3 +82,51 @@ BEGIN
 END;
 $$;
 `;
+
+/**
+ * `memledger_index_turn()` as migration 0023 replaces it: 0015's, except inside a transaction that
+ * sets `memledger.bulk_index` locally (an import or a restore writing whole subjects), which
+ * indexes the turns it wrote afterwards in a few set-wise statements (`BULK_INDEX_SQL`): one
+ * transaction updating one statistics row per turn keeps every version of that row until it
+ * ends, and each update walks them all (an import of 100,000 turns did not finish in 8 minutes).
+ */
+export const INDEX_TURN_FUNCTION_V3_SQL = `
+CREATE OR REPLACE FUNCTION memledger_index_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.terms IS NULL OR current_setting('memledger.bulk_index', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
+  IF cardinality(NEW.terms) > 0 THEN
+    ${INSERT_POSTINGS};
+    ${UPSERT_TERM_STATS};
+    ${UPSERT_SESSION_TERMS};
+  END IF;
+  ${UPSERT_CORPUS};
+  RETURN NULL;
+END;
+$$;
+`;
+
+/**
+ * A subject's recall index made from its turns at once, as the insert trigger would have made it
+ * turn by turn (the subject had none: an import or a restore wrote its turns with
+ * `memledger.bulk_index` on). Postings per turn and term; per term, its turns and sessions; per
+ * session and term, the sum; the subject's totals over the turns with terms (a turn of no terms
+ * left, a tombstone, is a document of length 0).
+ */
+export const BULK_INDEX_SQL = [
+  `INSERT INTO turn_postings (subject_id, term, session_id, seq, tf, len)
+   SELECT t.subject_id, u.term, t.session_id, t.seq, count(*), cardinality(t.terms)
+   FROM turns t CROSS JOIN LATERAL unnest(t.terms) AS u(term)
+   WHERE t.subject_id = $1
+   GROUP BY t.subject_id, u.term, t.session_id, t.seq, cardinality(t.terms)`,
+  `INSERT INTO term_stats (subject_id, term, df, sdf)
+   SELECT p.subject_id, p.term, count(*), count(DISTINCT p.session_id) FROM turn_postings p
+   WHERE p.subject_id = $1 GROUP BY p.subject_id, p.term`,
+  `INSERT INTO session_terms (subject_id, term, session_id, tf)
+   SELECT p.subject_id, p.term, p.session_id, sum(p.tf) FROM turn_postings p
+   WHERE p.subject_id = $1 GROUP BY p.subject_id, p.term, p.session_id`,
+  `INSERT INTO recall_corpus (subject_id, turns, sessions, term_len)
+   SELECT t.subject_id, count(*), count(DISTINCT t.session_id), sum(cardinality(t.terms))
+   FROM turns t WHERE t.subject_id = $1 AND t.terms IS NOT NULL GROUP BY t.subject_id`,
+] as const;

@@ -205,7 +205,7 @@ export async function restoreStore(
         'a backup is restored into a new store only, and this one has been used (it has an identity or a subject)',
       );
     }
-    await sql.deferChecks();
+    await sql.bulkMode();
     for (const { file, rows } of tables) {
       if (file.kind === 'recall_index') await sql.clearRecallIndex();
       for (let i = 0; i < rows.length; i += 2000) {
@@ -215,6 +215,7 @@ export async function restoreStore(
         options.onProgress?.({ kind: file.kind, done, total });
       }
     }
+    for (const subjectId of subjects) await sql.indexSubject(subjectId);
     const audit = options.audit?.(manifest.storeId);
     for (const subjectId of subjects) {
       const report = await audit?.(tx, subjectId);

@@ -244,7 +244,7 @@ export async function importSubject(
         );
       }
       if (had !== undefined) await sql.clearEmpty(subjectId);
-      await sql.deferChecks();
+      await sql.bulkMode();
       for (const { kind, columns, rows } of kinds) {
         const derived = DERIVED[kind.name];
         const cols = derived === undefined ? columns : [...columns, derived];
@@ -255,6 +255,7 @@ export async function importSubject(
           options.onProgress?.({ kind: kind.name, done, total });
         }
       }
+      await sql.indexSubject(subjectId);
       const report = await deps.auditWithin(tx, subjectId);
       if (!report.ok) {
         throw chainBroken(`as written, link ${report.brokenAt}: ${report.reason}`, {

@@ -20,6 +20,7 @@ import { sql as signedRetraction } from './0019-signed-retraction.js';
 import { sql as forget } from './0020-forget.js';
 import { sql as forgetPolicy } from './0021-forget-policy.js';
 import { sql as portable } from './0022-portable.js';
+import { sql as bulkIndex } from './0023-bulk-index.js';
 import type { SqlExecutor } from '../sql-client.js';
 
 /** One schema step: SQL (its checksum is checked forever after) and an optional backfill. */
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 20, name: 'forget', sql: forget },
   { version: 21, name: 'forget-policy', sql: forgetPolicy },
   { version: 22, name: 'portable', sql: portable },
+  { version: 23, name: 'bulk-index', sql: bulkIndex },
 ];
