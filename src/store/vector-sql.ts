@@ -149,8 +149,9 @@ export class VectorSql {
   }
 
   /**
-   * Turns without a vector for this model (a forgotten turn has no text to embed), in key order, after `after` when given (a caller
-   * walking through them passes the last one it got, so no batch rescans the ones before).
+   * Turns without a vector for this model (a forgotten turn has no text to embed), in key order,
+   * after `after` when given (a caller walking through them passes the last one it got, so no
+   * batch rescans the ones before).
    * "Has no vector" is a scalar sub-select, one primary-key probe per turn, not NOT EXISTS:
    * the planner turns NOT EXISTS into an anti-join, and with statistics taken before a burst of
    * vectors it chose a nested loop over all of them per turn (minutes on 100,000 turns).
