@@ -103,8 +103,9 @@ export function createHistoryImporter(deps: HistoryImportDeps) {
         `session ${id} holds other turns from turn ${held[differs]!.seq} on; nothing recorded`,
       );
     }
-    const todo = planned.slice(held.length);
-    if (todo.length === 0) {
+    // the conversation's turns the session does not hold yet
+    const missing = planned.slice(held.length);
+    if (missing.length === 0) {
       result.unchanged += 1;
       return;
     }
@@ -131,7 +132,7 @@ export function createHistoryImporter(deps: HistoryImportDeps) {
         ...(deps.wroteNeutral === undefined ? {} : { wroteNeutral: deps.wroteNeutral }),
       });
       let count = 0;
-      for (const [i, p] of todo.entries()) {
+      for (const [i, p] of missing.entries()) {
         const seq = held.length + i + 1;
         let added;
         try {
