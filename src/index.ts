@@ -93,6 +93,7 @@ export { parseChoice } from './domain/vocabulary.js';
 export { TURN_ROLES } from './domain/turn.js';
 export type { Turn, TurnRole } from './domain/turn.js';
 export type { Session } from './domain/session.js';
+export type { ShownMemory } from './domain/manifest.js';
 export { RECEIPT_KINDS } from './domain/receipt.js';
 export type { HostReceiptReport, Receipt, ReceiptKind } from './domain/receipt.js';
 export { UTILITY_KINDS } from './domain/utility.js';

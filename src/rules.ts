@@ -23,6 +23,15 @@ export {
 } from './domain/shown-text.js';
 export type { ShownLayout } from './domain/shown-text.js';
 
+// What memledger's tools tell a model (MCP and the framework adapters say the same).
+export {
+  renderForgetAnswer,
+  renderProposeAnswer,
+  renderRecallAnswer,
+  renderRecallLine,
+} from './domain/tool-answers.js';
+export type { ProposeAnswer, RecallAnswerItem } from './domain/tool-answers.js';
+
 // Ids: what a subject or session id may look like (INVALID_ARGUMENT otherwise).
 export { requireId } from './domain/turn.js';
 

@@ -22,6 +22,7 @@ import {
 import { storeClient } from '../src/engine/test-access.js';
 import { runBlocks } from '../src/arrival/blocks.js';
 import { builtinBlocks, type ArrivalReader } from '../src/arrival/builtin-blocks.js';
+import type { ShownLine } from '../src/domain/manifest.js';
 import { formatRelevant, RELEVANT_FALLBACK } from '../src/arrival/relevant-memories.js';
 import { createHttpApp } from '../server/http/app.js';
 import { callerForToken } from '../server/access.js';
@@ -673,7 +674,7 @@ describe('the relevant block degraded', () => {
     // and a block that outlives its timeout shows the same fallback
     const slow = {
       ...reader,
-      relevantLines: () => new Promise<string[]>(() => undefined),
+      relevantLines: () => new Promise<ShownLine[]>(() => undefined),
     } as ArrivalReader;
     const timedOut = await runBlocks(
       builtinBlocks(slow, { identity: null, timeoutMs: 50 }),

@@ -31,6 +31,7 @@ type Layer =
   | 'eval'
   | 'cli'
   | 'server'
+  | 'adapters'
   | 'bench';
 
 interface LayerRule {
@@ -99,8 +100,12 @@ const RULES: Readonly<Record<Layer, LayerRule>> = {
   // `memledger serve` and `memledger mcp` start the servers; the servers never call the CLI.
   // Besides the root, the faces import domain/'s pure modules (an error class, a vocabulary, a
   // renderer): a command that never opens the engine, or not yet, does not load it.
-  cli: { paths: ['cli/'], imports: ['domain', 'root', 'server', 'eval'] },
+  cli: { paths: ['cli/'], imports: ['domain', 'root', 'server', 'eval', 'adapters'] },
   server: { paths: ['server/'], imports: ['domain', 'root'] },
+  // the framework adapters (`memledger/ai-sdk`, …) and the hooks reach memory as the agent, by a
+  // subject handle or a server's HTTP API (whose error class they answer with); the servers and
+  // the CLI's commands are not theirs to call
+  adapters: { paths: ['adapters/'], imports: ['domain', 'root', 'server'] },
   // benchmarks load stores in bulk and make (and drop) their own PostgreSQL schemas
   bench: {
     paths: ['bench/'],
@@ -231,14 +236,23 @@ function sourceFiles(dir: string): string[] {
 }
 
 const tree = new Map(
-  ['src', 'eval', 'cli', 'server', 'bench']
+  ['src', 'eval', 'cli', 'server', 'bench', 'adapters']
     .flatMap(sourceFiles)
     .map((f) => [f, readFileSync(join(ROOT, f), 'utf8')] as const),
 );
 
 describe('layering', () => {
   it('sees the tree (a checker gone blind would pass)', () => {
-    for (const layer of ['domain', 'store', 'gate', 'recall', 'engine', 'root', 'cli'] as const) {
+    for (const layer of [
+      'domain',
+      'store',
+      'gate',
+      'recall',
+      'engine',
+      'root',
+      'cli',
+      'adapters',
+    ] as const) {
       expect([...tree.keys()].some((f) => layerOf(f) === layer)).toBe(true);
     }
     expect([...tree.values()].flatMap(importsOf).length).toBeGreaterThan(300);
@@ -339,8 +353,8 @@ export const use = (t: Thing) => rank + t.id.length;
       'eval/up.ts': "import { a } from '../cli/ok.js';\nexport const e = a;\n",
     });
     expect(checkLayering(tree)).toEqual([
-      'cli/deep.ts imports src/engine.ts (cli may import domain, root, server, eval)',
-      'cli/store.ts imports src/store/open-store.ts (cli may import domain, root, server, eval)',
+      'cli/deep.ts imports src/engine.ts (cli may import domain, root, server, eval, adapters)',
+      'cli/store.ts imports src/store/open-store.ts (cli may import domain, root, server, eval, adapters)',
       'server/lazy.ts imports src/engine.ts (server may import domain, root)',
       'bench/borrow.ts imports cli/ok.ts (bench may import domain, store, trust, gate, ledger, probes, arrival, recall, history, access, reflection, transfer, crypto, pglite, postgres, engine, root, eval)',
       'eval/run.ts imports src/engine.ts (eval may import root)',

@@ -7,8 +7,8 @@ import {
 } from '../claude-transcript.js';
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
-import { renderError } from '../errors.js';
-import { handleMemory, httpMemory, type HookMemory } from '../hook-memory.js';
+import { CliError, renderError } from '../errors.js';
+import { handleMemory, httpMemory, type AgentMemory } from '../../adapters/agent-memory.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { readTokenFile } from '../token-file.js';
 
@@ -33,7 +33,7 @@ const INPUT_OPTION = {
 type HookContext = CommandContext<typeof INPUT_OPTION & typeof SUBJECT_OPTION>;
 
 /** The store a hook works on: the local one (--db, --subject), or a server's (--url, --token-file). */
-async function withMemory<T>(ctx: HookContext, fn: (m: HookMemory) => Promise<T>): Promise<T> {
+async function withMemory<T>(ctx: HookContext, fn: (m: AgentMemory) => Promise<T>): Promise<T> {
   const { url, subject } = ctx.values;
   const file = ctx.values['token-file'];
   if (url === undefined) {
@@ -62,7 +62,11 @@ async function withMemory<T>(ctx: HookContext, fn: (m: HookMemory) => Promise<T>
       data: { field: 'url' },
     });
   }
-  return fn(httpMemory(parsed.href, await readTokenFile(ctx.io, file)));
+  return fn(
+    httpMemory(parsed.href, await readTokenFile(ctx.io, file), {
+      unreachable: (message) => new CliError('SERVER_UNREACHABLE', message),
+    }),
+  );
 }
 
 /** The hook's JSON arrives on standard input (a pipe or a socket: never reopened by path). */
@@ -115,7 +119,7 @@ async function asHook(
 
 /** The Claude session is the memledger session: made on first sight, never another's. */
 async function ensureSession(
-  me: HookMemory,
+  me: AgentMemory,
   input: HookInput,
 ): Promise<{ id: string; turnCount: number }> {
   const found = await me.session(input.sessionId);
@@ -168,7 +172,7 @@ interface StopOutcome {
  * session that holds someone else's turns is refused rather than extended out of step.
  */
 async function recordNewTurns(
-  me: HookMemory,
+  me: AgentMemory,
   input: HookInput,
   parsed: TranscriptParse,
 ): Promise<StopOutcome> {
@@ -181,7 +185,7 @@ async function recordNewTurns(
     );
   }
   if (held > 0) {
-    checkAlignment(session.id, parsed, await me.lastTurns(session.id, 2));
+    checkAlignment(session.id, parsed, await me.turns(session.id, 2));
   }
   const now = Date.now();
   let seq = held;
@@ -269,7 +273,7 @@ export const hookSessionStartCommand = defineCommand({
       const surface = ctx.values.surface ?? 'code';
       const text = await withMemory(ctx, async (me) => {
         const session = await ensureSession(me, input);
-        return me.arrivalText({ surface, sessionId: session.id });
+        return (await me.arrival({ surface, sessionId: session.id })).text;
       });
       ctx.print(
         {

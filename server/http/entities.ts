@@ -342,6 +342,25 @@ export const Arrival = z
     ),
     tools: z.array(z.string()),
     text: z.string(),
+    /** Every live fact and recalled turn the text shows, with its line and passport. */
+    memories: z.array(
+      z.object({
+        block: z.string(),
+        kind: z.enum(['fact', 'turn']),
+        id: z.string(),
+        line: z.string(),
+        passport: z.object({
+          origin: z.enum(['turn', ...FACT_ORIGINS]),
+          date: z.string(),
+          sessionId: z.string().nullable(),
+          turn: z.number().int().nullable(),
+          slot: z.string().optional(),
+          role: z.string().optional(),
+          quote: z.string().nullable().optional(),
+          tool: z.string().nullable().optional(),
+        }),
+      }),
+    ),
   })
   .openapi('Arrival');
 

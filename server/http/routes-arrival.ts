@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ACTION_STATUSES, COMMITMENT_STATUSES, type Engine } from '../../src/index.js';
-import { shownText } from '../../src/rules.js';
+import { shownJson, shownText } from '../../src/rules.js';
 import { ActionRecord, Arrival, Commitment, ManifestDiff, RegisteredTool } from './entities.js';
 import {
   apiRoute,
@@ -78,7 +78,12 @@ export function registerArrivalRoutes(app: HttpApp, engine: Engine): void {
       // the blocks are rendered; the surface and tool names are stored strings, shown here
       const tools = arrival.tools.map((tool) => shownText(tool, 'lines'));
       const surface = shownText(arrival.surface, 'lines');
-      return c.json(sendRendered(Arrival, { ...arrival, surface, tools, blocks }), 200);
+      // a memory's line is rendered; its passport's stored strings (slot, quote, tool) are shown
+      const memories = arrival.memories.map((m) => ({
+        ...m,
+        passport: shownJson(m.passport),
+      }));
+      return c.json(sendRendered(Arrival, { ...arrival, surface, tools, blocks, memories }), 200);
     },
   );
 

@@ -1,12 +1,11 @@
 import { z } from 'zod';
+import { FACT_ORIGINS, RECALL_KINDS, type SubjectHandle } from '../../src/index.js';
 import {
-  FACT_ORIGINS,
-  RECALL_KINDS,
-  type ProposeResult,
-  type RecallItem,
-  type SubjectHandle,
-} from '../../src/index.js';
-import { renderFactLine, renderReceiptLine, shownInline, shownText } from '../../src/rules.js';
+  renderFactLine,
+  renderProposeAnswer,
+  renderRecallAnswer,
+  shownText,
+} from '../../src/rules.js';
 import {
   Attestation as AttestationShape,
   Fact as FactEntity,
@@ -33,31 +32,6 @@ const proposalInput = z.strictObject({
   validFrom: isoDate.optional(),
   validTo: isoDate.optional(),
 });
-
-function renderPropose(r: ProposeResult): string {
-  const lines = [
-    `Proposed ${r.proposed.length}, dropped ${r.dropped.length}.`,
-    ...r.proposed.map(
-      (p) =>
-        `PROPOSED ${p.id} ${shownInline(p.slot)}: ${shownInline(p.text)}${p.status === 'active' ? ' [live by the owner’s signed delegation of this slot]' : ''}${p.attested ? '' : ` [UNATTESTED${p.attestation === null ? '' : ` (${p.attestation.verdict}): ${shownInline(p.attestation.reason)}`}]`}`,
-    ),
-    ...r.dropped.map(
-      (d) =>
-        `DROPPED ${d.code} ${shownInline(d.slot)}: ${shownInline(d.text)}\n  why: ${shownInline(d.reason)}`,
-    ),
-  ];
-  if (r.proposed.some((p) => p.status !== 'active')) {
-    lines.push(
-      'Nothing proposed is live: each proposal waits in the pile until the owner approves or rejects it, and no tool can do that.',
-    );
-  }
-  if (r.dropped.length > 0) {
-    lines.push(
-      'Dropped items are logged and never stored as memory. Evidence is the user’s own words from a numbered user turn (or a tool receipt for origin did); your own replies are never evidence, and a correction needs a turn where the user corrected you.',
-    );
-  }
-  return lines.join('\n');
-}
 
 const proposeMemories = defineTool({
   name: 'propose_memories',
@@ -91,30 +65,13 @@ const proposeMemories = defineTool({
     });
     return {
       structured: { proposed: result.proposed, dropped: result.dropped },
-      text: renderPropose(result),
+      text: renderProposeAnswer(result),
     };
   },
 });
 
 // one schema for a recall item on both faces: the HTTP API's, from its OpenAPI entities
 const recallItemSchema = RecallItemEntity;
-
-/**
- * One recall item on one line (its receipt, written by memledger, on the next): the text, which
- * memledger did not write, has its line breaks and controls flattened and its receipt markers
- * defanged, so it can neither start a numbered item nor read as a receipt.
- */
-function recallLine(item: RecallItem, rank: number): string {
-  const p = item.passport;
-  const where =
-    item.kind === 'turn'
-      ? `turn ${shownInline(p.sessionId ?? '?')}#${p.turn ?? '?'} ${shownInline(p.role ?? '')}`
-      : `fact ${shownInline(p.slot ?? '')} (${p.origin}, ${p.status}${p.primary ? '' : ', not primary evidence'})`;
-  const flat = shownInline(item.text).replace(/\s+/g, ' ');
-  const body = flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
-  const receipt = p.receipt ? `\n   ${renderReceiptLine(p.receipt)}` : '';
-  return `${rank}. [${p.date.slice(0, 10)}] ${where}: ${body}${receipt}`;
-}
 
 const recall = defineTool({
   name: 'recall',
@@ -139,10 +96,7 @@ const recall = defineTool({
     });
     return {
       structured: { items },
-      text:
-        items.length === 0
-          ? 'No record matches this query. "I have no record of that" is the correct answer.'
-          : items.map((it, i) => recallLine(it, i + 1)).join('\n'),
+      text: renderRecallAnswer(items),
     };
   },
 });

@@ -1,5 +1,6 @@
 import { ServerError } from '../server-errors.js';
 import type { TokenRole } from '../../src/index.js';
+import { renderForgetAnswer } from '../../src/rules.js';
 import { z } from '@hono/zod-openapi';
 import {
   Fact,
@@ -267,10 +268,7 @@ export const OPERATION_TABLE = [
       }),
       readOnly: false,
       run: (me, input) => me.gate.requestForget({ ...input, requestedBy: 'agent' }),
-      text: (r) =>
-        r.status === 'honoured'
-          ? `Forget request ${r.id} was honoured at once under the owner's policy: it is forgotten. Tell the user it is forgotten, and never repeat what it held.`
-          : `Forget request ${r.id} is recorded; nothing is forgotten yet${r.waits === undefined ? '' : ` (${r.waits})`}. Tell the user it is requested, and forgotten once the owner honours it.`,
+      text: (r) => renderForgetAnswer(r),
     }),
   },
   {

@@ -3,7 +3,7 @@ import { EngineError } from '../domain/errors.js';
 import { pageOf } from '../domain/input.js';
 import { byPassport, renderFactLine, storedVerdictDiffers } from '../domain/fact-render.js';
 import { shownId } from '../domain/shown-text.js';
-import type { ArrivalManifest } from '../domain/manifest.js';
+import { shownFact, type ArrivalManifest, type ShownLine } from '../domain/manifest.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId } from '../domain/turn.js';
 import { readOnlySql } from '../store/read-only-sql.js';
@@ -198,7 +198,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
   // Made once per kept trust view, which serves many arrivals: the live_facts block's lines (by
   // limit and zone), and the standing retractions (the verifier keeps a view only while the
   // subject's ledger rows are the row versions it was built from: TrustSql's ledger mark).
-  const factLines = new WeakMap<TrustView, Map<string, readonly string[]>>();
+  const factLines = new WeakMap<TrustView, Map<string, readonly ShownLine[]>>();
   const claimsOf = new WeakMap<TrustView, Promise<readonly StandingClaim[]>>();
   const reader: ArrivalReader = {
     async liveFactLines(ctx, limit) {
@@ -215,7 +215,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         lines = byPassport(view.live.slice(-limit)).map((f) => {
           const by = disputed.get(f.id);
           const line = renderFactLine(f, ctx.timeZone);
-          return by === undefined ? line : `${line} ${disputedMark(by)}`;
+          return shownFact(f, by === undefined ? line : `${line} ${disputedMark(by)}`);
         });
         byZone.set(key, lines);
       }
@@ -359,6 +359,7 @@ export function createArrivalApi(deps: ArrivalApiDeps): ArrivalAssembler {
         blocks: rendered,
         tools: bound,
         text,
+        memories: rendered.flatMap((b) => b.shown),
       };
     },
     async diff(input) {

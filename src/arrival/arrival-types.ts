@@ -1,7 +1,7 @@
 import type { PageOptions } from '../domain/input.js';
 import type { ActionRecord, ActionStatus } from '../domain/action.js';
 import type { Commitment, CommitmentStatus } from '../domain/commitment.js';
-import type { ArrivalManifest, ManifestDiff } from '../domain/manifest.js';
+import type { ArrivalManifest, ManifestDiff, ShownMemory } from '../domain/manifest.js';
 import type { RegisteredTool } from '../domain/tool.js';
 import type { RenderedBlock } from './blocks.js';
 import type { HostBlockDef } from './host-blocks.js';
@@ -43,6 +43,11 @@ export interface Arrival {
   tools: string[];
   /** The prompt text, tiers in order. */
   text: string;
+  /**
+   * Every live fact and recalled turn the text shows, in the order shown, each with its line
+   * and passport (what a host cites beside the model's answer).
+   */
+  memories: ShownMemory[];
 }
 
 /** Which manifests `arrival.manifests` reads. */

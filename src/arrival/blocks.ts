@@ -1,5 +1,5 @@
 import { EngineError } from '../domain/errors.js';
-import { TIERS, type Tier } from '../domain/manifest.js';
+import { TIERS, type ShownMemory, type Tier } from '../domain/manifest.js';
 
 /** What a block renders from: the arrival's subject, session, surface, message, time and tools. */
 export interface BlockContext {
@@ -25,7 +25,14 @@ export interface ArrivalBlock {
   tier: Tier;
   timeoutMs: number;
   fallback: string;
-  render(ctx: BlockContext): Promise<string>;
+  /** The block's text; memledger's own blocks also name the memories it shows. */
+  render(ctx: BlockContext): Promise<string | BlockOutput>;
+}
+
+/** A block's text and the memories it shows. */
+export interface BlockOutput {
+  text: string;
+  shown: ShownMemory[];
 }
 
 /** A block as it was given: its text (or fallback) and the text's SHA-256. */
@@ -38,6 +45,8 @@ export interface RenderedBlock {
   degraded: boolean;
   /** Why it degraded: 'timeout' or the error message. */
   reason: string | null;
+  /** The memories its text shows (none for a fallback). */
+  shown: ShownMemory[];
 }
 
 /** How long a block may take before its fallback stands in. */
@@ -53,19 +62,21 @@ export function blockExists(name: string): EngineError {
 function withTimeout(
   block: ArrivalBlock,
   ctx: BlockContext,
-): Promise<{ text: string } | { failed: string }> {
+): Promise<BlockOutput | { failed: string }> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ failed: 'timeout' }), block.timeoutMs);
-    let pending: Promise<string>;
+    let pending: Promise<string | BlockOutput>;
     try {
       pending = block.render(ctx);
     } catch (err) {
       pending = Promise.reject(err);
     }
     pending.then(
-      (text) => {
+      (out) => {
         clearTimeout(timer);
-        resolve(typeof text === 'string' ? { text } : { failed: 'the block returned no text' });
+        if (typeof out === 'string') resolve({ text: out, shown: [] });
+        else if (typeof out?.text === 'string') resolve({ text: out.text, shown: out.shown });
+        else resolve({ failed: 'the block returned no text' });
       },
       (err: unknown) => {
         clearTimeout(timer);
@@ -100,6 +111,7 @@ export async function runBlocks(
       sha256: sha256Hex(text),
       degraded: !('text' in o),
       reason: 'failed' in o ? o.failed : null,
+      shown: 'shown' in o ? o.shown : [],
     };
   });
   return TIERS.flatMap((tier) => rendered.filter((r) => r.tier === tier));

@@ -1,8 +1,8 @@
-import type { Tier } from '../domain/manifest.js';
+import type { ShownLine, Tier } from '../domain/manifest.js';
 import type { SettledSnapshot } from '../domain/settled-snapshot.js';
 import type { RecentSession } from '../store/arrival-sql.js';
 import { shownInline } from '../domain/shown-text.js';
-import type { ArrivalBlock, BlockContext } from './blocks.js';
+import type { ArrivalBlock, BlockContext, BlockOutput } from './blocks.js';
 import { formatRelevant, RELEVANT_FALLBACK, RELEVANT_K } from './relevant-memories.js';
 import { formatSettledFacts } from './settled-facts.js';
 
@@ -12,7 +12,7 @@ import { formatSettledFacts } from './settled-facts.js';
  */
 export interface ArrivalReader {
   /** The newest `limit` verified live facts, rendered, and how many verify in all. */
-  liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: string[]; total: number }>;
+  liveFactLines(ctx: BlockContext, limit: number): Promise<{ lines: ShownLine[]; total: number }>;
   /**
    * One line per integrity problem (a broken or cut chain, withheld facts), and the line saying the
    * read was not anchored; none when clean and anchored. `problem`: whether anything failed.
@@ -22,7 +22,7 @@ export interface ArrivalReader {
    * The lines of the `limit` memories (turns and verified live facts) recall ranks highest for
    * the message, each with its passport; turns of the arrival's own session left out.
    */
-  relevantLines(ctx: BlockContext, message: string, limit: number): Promise<string[]>;
+  relevantLines(ctx: BlockContext, message: string, limit: number): Promise<ShownLine[]>;
   /** The RECENT_SESSIONS most recently active sessions other than the arrival's, newest first. */
   recentSessions(ctx: BlockContext): Promise<RecentSession[]>;
   /** How many turns the arrival's session holds (null without a session). */
@@ -53,7 +53,7 @@ export function builtinBlocks(
     name: string,
     tier: Tier,
     fallback: string,
-    render: (ctx: BlockContext) => Promise<string>,
+    render: (ctx: BlockContext) => Promise<string | BlockOutput>,
   ): ArrivalBlock => ({
     name,
     tier,
@@ -86,7 +86,10 @@ export function builtinBlocks(
           total > lines.length
             ? `\n…and ${total - lines.length} more live facts (ask recall).`
             : '';
-        return `[What I know (live memory, ${total} ${total === 1 ? 'fact' : 'facts'}; each line: origin, date)]\n${lines.join('\n')}${more}`;
+        return {
+          text: `[What I know (live memory, ${total} ${total === 1 ? 'fact' : 'facts'}; each line: origin, date)]\n${lines.map((l) => l.line).join('\n')}${more}`,
+          shown: lines.map((l) => ({ block: 'live_facts', ...l })),
+        };
       },
     ),
     block(
@@ -110,7 +113,14 @@ export function builtinBlocks(
     block('relevant', 'session', RELEVANT_FALLBACK, async (ctx) => {
       if (ctx.message === null) return '';
       const lines = await reader.relevantLines(ctx, ctx.message, RELEVANT_K);
-      return formatRelevant(lines, ctx.sessionId !== null, ctx.message);
+      return {
+        text: formatRelevant(
+          lines.map((l) => l.line),
+          ctx.sessionId !== null,
+          ctx.message,
+        ),
+        shown: lines.map((l) => ({ block: 'relevant', ...l })),
+      };
     }),
     // Only when something failed verification; its fallback is loud too.
     block(

@@ -56,5 +56,17 @@ export function hostBlock(
       },
     };
   }
-  return { name: def.name, tier: def.tier, timeoutMs, fallback, render: def.render };
+  const { render } = def;
+  return {
+    name: def.name,
+    tier: def.tier,
+    timeoutMs,
+    fallback,
+    // a host block's text only: it names no memory as shown (only memledger's blocks do)
+    async render(ctx) {
+      const text: unknown = await render(ctx);
+      if (typeof text !== 'string') throw new Error('the block returned no text');
+      return text;
+    },
+  };
 }

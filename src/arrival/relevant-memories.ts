@@ -1,6 +1,7 @@
 import { analyze } from '../domain/text/analyze.js';
 import { isoDay, passportDate, renderFactLine } from '../domain/fact-render.js';
 import { claimMatcher } from '../domain/text/compare.js';
+import { shownFact, type ShownLine } from '../domain/manifest.js';
 import { optionalString } from '../domain/input.js';
 import type { Receipt } from '../domain/receipt.js';
 import { collapseWhitespace, shownInline } from '../domain/shown-text.js';
@@ -181,7 +182,7 @@ export async function relevantLines(
   message: string,
   k: number,
   reads: RelevantReads,
-): Promise<string[]> {
+): Promise<ShownLine[]> {
   const here = ctx.sessionId;
   const [found, claims] = await Promise.all([
     reads.recall(ctx.subjectId, message, { k, exceptSession: here, view: reads.view }),
@@ -204,18 +205,31 @@ export async function relevantLines(
     if (m.kind === 'turn') {
       restates ??= matcherOf(claims);
       const claim = claims[restates(m.text.slice(0, TURN_CHARS * 4))];
+      const line = renderTurnLine(
+        m,
+        // recall brings each turn's session title with it (no read of its own here)
+        m.passport.sessionTitle ?? null,
+        ctx.timeZone,
+        claim === undefined ? null : isoDay(claim.retractedAt, ctx.timeZone),
+      );
+      const p = m.passport;
       return [
-        renderTurnLine(
-          m,
-          // recall brings each turn's session title with it (no read of its own here)
-          m.passport.sessionTitle ?? null,
-          ctx.timeZone,
-          claim === undefined ? null : isoDay(claim.retractedAt, ctx.timeZone),
-        ),
+        {
+          kind: 'turn' as const,
+          id: m.id,
+          line,
+          passport: {
+            origin: 'turn' as const,
+            date: p.date,
+            sessionId: p.sessionId,
+            turn: p.turn,
+            ...(p.role === undefined ? {} : { role: p.role }),
+          },
+        },
       ];
     }
     const fact = live.get(m.id);
-    return fact === undefined ? [] : [renderFactLine(fact, ctx.timeZone)];
+    return fact === undefined ? [] : [shownFact(fact, renderFactLine(fact, ctx.timeZone))];
   });
 }
 

@@ -35,6 +35,72 @@ export interface ArrivalManifest {
   chain?: { length: number; head: string } | null;
 }
 
+/**
+ * One memory an arrival's text shows (a live fact, or a recalled turn), with the line it shows
+ * and its passport: what a host cites beside the model's answer (a source per memory shown).
+ */
+export interface ShownMemory {
+  /** The block that shows it (`live_facts`, `relevant`). */
+  block: string;
+  kind: 'fact' | 'turn';
+  id: string;
+  /** The line as the arrival shows it, passport first. */
+  line: string;
+  passport: {
+    /** `turn` for a recorded turn; a fact's origin otherwise. */
+    origin: 'turn' | 'did' | 'saw' | 'inferred' | 'summarized';
+    /** When the turn was said, or when the fact holds from (else was recorded), ISO 8601. */
+    date: string;
+    /** The turn's session, or the session of the fact's evidence turn. */
+    sessionId: string | null;
+    /** The turn's seq, or the seq of the fact's evidence turn. */
+    turn: number | null;
+    /** A fact's slot. */
+    slot?: string;
+    /** A turn's role. */
+    role?: string;
+    /** A fact's evidence: the user's quoted words, or the tool on a receipt. */
+    quote?: string | null;
+    tool?: string | null;
+  };
+}
+
+/** A shown memory before its block names it. */
+export type ShownLine = Omit<ShownMemory, 'block'>;
+
+/** A live fact as a block shows it: its line and its passport. */
+export function shownFact(
+  f: {
+    id: string;
+    slot: string;
+    origin: ShownMemory['passport']['origin'];
+    validFrom: Date | null;
+    recordedAt: Date;
+    evidence: {
+      sessionId: string | null;
+      seq: number | null;
+      quote: string | null;
+      tool: string | null;
+    };
+  },
+  line: string,
+): ShownLine {
+  return {
+    kind: 'fact',
+    id: f.id,
+    line,
+    passport: {
+      origin: f.origin,
+      date: (f.validFrom ?? f.recordedAt).toISOString(),
+      sessionId: f.evidence.sessionId,
+      turn: f.evidence.seq,
+      slot: f.slot,
+      quote: f.evidence.quote,
+      tool: f.evidence.tool,
+    },
+  };
+}
+
 /** What changed between an arrival and the previous one on its surface. */
 export interface ManifestDiff {
   /** The previous arrival's id; null when this was the surface's first. */
