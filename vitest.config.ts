@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -28,7 +29,18 @@ export const ISOLATED_FILES = [
  * The unit and integration tier (`npm test`): in process, on both engines where the engine
  * matters. What spawns processes or browsers is in test/heavy/ (`npm run test:heavy`).
  */
+/** The package by name, as examples/ import it (a user's project does), resolved to its sources. */
+export const PACKAGE_ALIAS = [
+  { find: /^memledger$/, replacement: resolve(import.meta.dirname, 'src/index.ts') },
+  { find: /^memledger\/rules$/, replacement: resolve(import.meta.dirname, 'src/rules.ts') },
+  {
+    find: /^memledger\/(ai-sdk|openai-agents|langgraph|claude)$/,
+    replacement: `${resolve(import.meta.dirname, 'adapters')}/$1.ts`,
+  },
+];
+
 export default defineConfig({
+  resolve: { alias: PACKAGE_ALIAS },
   test: {
     // Worker threads on both cores: a file waits on PostgreSQL or PGlite as often as it
     // computes, and a thread starts a test file for less than a process (7 min to 5.7 here)

@@ -283,3 +283,26 @@ export function httpMemory(
     },
   };
 }
+
+/** What an adapter is given: a subject handle, or a running `memledger serve` and a token. */
+export type MemoryTarget = SubjectHandle | { url: string; token: string };
+
+/** The agent's side of memory for what an adapter was given. */
+export function agentMemoryOf(target: MemoryTarget): AgentMemory {
+  if ('url' in target && 'token' in target) {
+    if (typeof target.url !== 'string' || typeof target.token !== 'string') {
+      throw new EngineError(
+        'INVALID_ARGUMENT',
+        'a server is named by its url and a token (strings)',
+      );
+    }
+    return httpMemory(target.url, target.token);
+  }
+  if (typeof (target as Partial<SubjectHandle>).gate?.propose !== 'function') {
+    throw new EngineError(
+      'INVALID_ARGUMENT',
+      'memory is a subject handle (engine.subject(id)) or { url, token } of a memledger serve',
+    );
+  }
+  return handleMemory(target);
+}
