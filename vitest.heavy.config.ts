@@ -10,7 +10,7 @@ delete shared.projects;
  * processes or Chromium, or installs the packed package.
  */
 export default defineConfig({
-  resolve: unit.resolve,
+  resolve: { alias: PACKAGE_ALIAS },
   // a process per file: these tests start, signal and kill processes of their own
   test: { ...shared, pool: 'forks', include: ['test/heavy/**/*.test.ts'] },
 });
