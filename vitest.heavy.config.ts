@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import unit from './vitest.config.js';
+import unit, { PACKAGE_ALIAS } from './vitest.config.js';
 
 // the unit tier's settings, without its projects
 const shared = { ...unit.test };
