@@ -31,6 +31,9 @@ const USAGE_CODES: ReadonlySet<string> = new Set(['INVALID_ARGUMENT', 'UNKNOWN_C
 const HINTS: Partial<Record<string, string>> = {
   SUBJECT_NOT_FOUND: ' (name the subject with --subject, or create it: memledger init --subject S)',
   SESSION_NOT_FOUND: ' (a session belongs to one subject: pass the --subject it was made under)',
+  // only reflect and summarize call a model here (bench confabulation runs the fake without one)
+  LLM_NOT_CONFIGURED:
+    '; or try it without a model: add --rehearse (the scripted fake model answers, nothing is stored)',
 };
 
 /** The one place the CLI turns a failure into `{"error":{"code","message"}}` and an exit code. */

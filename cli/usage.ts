@@ -68,6 +68,9 @@ const FOOTER = `embedder: --embedder-url URL --embedder-model M (an OpenAI-compa
 key from $MEMLEDGER_EMBEDDER_API_KEY) or --embedder-path DIR (a local ONNX model directory); else
 $MEMLEDGER_EMBEDDER_URL, $MEMLEDGER_EMBEDDER_MODEL, $MEMLEDGER_EMBEDDER_PATH. With an embedder,
 recall also ranks by the vectors \`embed\` stored; --lexical ranks by words only.
+model (reflect, summarize, serve, bench confabulation): --llm-url URL --llm-model M, else
+$MEMLEDGER_LLM_URL and $MEMLEDGER_LLM_MODEL (its key only in $MEMLEDGER_LLM_API_KEY). reflect and
+summarize --rehearse try it without one: the scripted fake model answers and nothing is stored.
 --db defaults to $MEMLEDGER_DB, then ./.memledger (embedded: every process shares it through a
 background host, which stops after $MEMLEDGER_HOST_IDLE_SECONDS idle, default 300). With --json,
 stdout is one JSON document; errors are {"error":{"code","message"}} on stderr with a non-zero

@@ -182,7 +182,8 @@ describe.each(ENGINES)('reflection over HTTP [%s]', (kind) => {
         aspect: 'life_lately',
         sessionId: who.sessionId,
       });
-      expect(theirs.json.error?.code).toBe('SLOT_NOT_FOUND');
+      // bob declares life_lately too (every subject starts with it): the session is not his
+      expect(theirs.json.error?.code).toBe('SESSION_NOT_FOUND');
       expect(requestsSeen()).toBe(seen);
       const res = await call(app, 'POST', '/v1/summaries', who.agent, { aspect: 'life_lately' });
       expect(res.status, JSON.stringify(res.json)).toBe(200);

@@ -1,8 +1,15 @@
 import { verdictLine } from '../fact-json.js';
-import type { ReflectionOutcome, ReflectionRun } from '../../src/index.js';
+import type {
+  LlmClient,
+  ReflectionOutcome,
+  ReflectionResult,
+  ReflectionRun,
+} from '../../src/index.js';
 import { defineCommand } from '../command.js';
+import type { CommandContext } from '../context.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { SESSION_OPTION, SUBJECT_OPTION } from '../options.js';
+import { REHEARSAL_BANNER, REHEARSE_OPTION, withRehearsalModel } from '../rehearsal.js';
 
 function runJson(r: ReflectionRun) {
   return { ...r, createdAt: r.createdAt.toISOString() };
@@ -23,24 +30,33 @@ export const reflectCommand = defineCommand({
     from: { kind: 'int', value: 'N', min: 1, help: 'only turns from seq N on' },
     to: { kind: 'int', value: 'N', min: 1, help: 'only turns up to seq N' },
     ...LLM_OPTIONS,
+    ...REHEARSE_OPTION,
   },
   notes: [
     'the model: --llm-url and --llm-model, or MEMLEDGER_LLM_URL and MEMLEDGER_LLM_MODEL; its key only in MEMLEDGER_LLM_API_KEY',
+    '--rehearse: the scripted fake model instead (no --llm-* flag), and nothing is stored: no pile, no dropped log, no run, no usage',
   ],
   async run(ctx) {
     const { session: sessionId, from, to } = ctx.values;
-    const llm = llmFrom(ctx);
-    const result = await ctx.withSubject(
-      ctx.values.subject,
-      (me) =>
-        me.reflection.reflect({
-          sessionId,
-          ...(from === undefined ? {} : { from }),
-          ...(to === undefined ? {} : { to }),
-        }),
-      llm === undefined ? {} : { llm },
-    );
+    const rehearse = ctx.values.rehearse === true;
+    const reflect = (llm: LlmClient | undefined) =>
+      ctx.withSubject(
+        ctx.values.subject,
+        (me) =>
+          me.reflection.reflect({
+            sessionId,
+            ...(from === undefined ? {} : { from }),
+            ...(to === undefined ? {} : { to }),
+            ...(rehearse ? { rehearse } : {}),
+          }),
+        llm === undefined ? {} : { llm },
+      );
+    const result = rehearse ? await withRehearsalModel(ctx, reflect) : await reflect(llmFrom(ctx));
     const r = result.reflection;
+    if (rehearse) {
+      printRehearsal(ctx, result);
+      return;
+    }
     ctx.print({ reflection: runJson(r), proposed: result.proposed, dropped: result.dropped }, () =>
       [
         `reflection ${r.id} (${r.promptVersion}, ${r.provider} ${r.model}) on turns #${r.turns.from}-#${r.turns.to}: ` +
@@ -54,6 +70,52 @@ export const reflectCommand = defineCommand({
     );
   },
 });
+
+/**
+ * A rehearsal's verdicts, labelled as such: what the gate would have dropped (with its code) and
+ * what would have reached the pile. No ids: the rows they name were rolled back.
+ */
+function printRehearsal(ctx: CommandContext, result: ReflectionResult): void {
+  const r = result.reflection;
+  const wouldReach = result.proposed.map((p) => ({
+    slot: p.slot,
+    text: p.text,
+    attested: p.attested,
+    attestation: p.attestation,
+  }));
+  ctx.print(
+    {
+      rehearsal: true,
+      stored: false,
+      reflection: {
+        sessionId: r.sessionId,
+        promptVersion: r.promptVersion,
+        provider: r.provider,
+        model: r.model,
+        turns: r.turns,
+        proposed: r.proposed,
+        dropped: r.dropped,
+        usage: r.usage,
+      },
+      proposed: wouldReach,
+      dropped: result.dropped,
+    },
+    () =>
+      [
+        REHEARSAL_BANNER,
+        `reflection rehearsal (${r.promptVersion}, ${r.provider} ${r.model}) on turns #${r.turns.from}-#${r.turns.to}: ` +
+          `${r.proposed} proposed, ${r.dropped} would be dropped, ${r.proposed - r.dropped} would reach the pile`,
+        ...result.dropped.map(
+          (d) => `WOULD BE DROPPED ${d.code} ${d.slot}: ${d.text}\n  ${d.reason}`,
+        ),
+        ...wouldReach.map((p) => `WOULD REACH THE PILE ${p.slot}: ${p.text}${verdictLine(p)}`),
+        r.proposed === 0 ? 'the model proposed nothing' : '',
+        'nothing was stored: the pile, the dropped log, the runs and the usage are as they were',
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
+  );
+}
 
 function outcomeLine(o: ReflectionOutcome): string {
   const drops = Object.entries(o.dropped)

@@ -1,17 +1,19 @@
-import type { Summary } from '../../src/index.js';
+import type { LlmClient, Summary } from '../../src/index.js';
 import { renderCitations } from '../../src/domain/fact-render.js';
 import { shownInline } from '../../src/domain/shown-text.js';
 import { defineCommand } from '../command.js';
 import { LLM_OPTIONS, llmFrom } from '../llm-options.js';
 import { SUBJECT_OPTION } from '../options.js';
+import { REHEARSAL_BANNER, REHEARSE_OPTION, withRehearsalModel } from '../rehearsal.js';
 
 function summaryJson(s: Summary) {
   return { ...s, createdAt: s.createdAt.toISOString() };
 }
 
-function summaryLines(s: Summary): string[] {
+/** A summary's lines; a rehearsal's without ids (its rows were rolled back). */
+function summaryLines(s: Summary, rehearsal = false): string[] {
   const head =
-    `summary ${s.id} of ${s.aspect} (${s.promptVersion}, ${s.provider} ${s.model}) on session ${s.sessionId}: ` +
+    `${rehearsal ? 'summary rehearsal' : `summary ${s.id}`} of ${s.aspect} (${s.promptVersion}, ${s.provider} ${s.model}) on session ${s.sessionId}: ` +
     `${s.sentences.filter((x) => x.verdict === 'supported' || x.verdict === 'kept').length} of ${s.sentences.length} sentences supported; ` +
     `kept ${s.changes.kept}, added ${s.changes.added}, left out of the previous version ${s.changes.leftOut}` +
     `${s.previousId === null ? '' : ` (folds ${s.previousId})`}; ${s.usage.inputTokens} tokens in, ${s.usage.outputTokens} out`;
@@ -23,10 +25,33 @@ function summaryLines(s: Summary): string[] {
         ? `${x.verdict.toUpperCase()} ${shownInline(x.text)}${from === '' ? '' : `  (from ${from})`}`
         : `LEFT OUT ${x.verdict} ${shownInline(x.text)}\n  ${shownInline(x.reason)}`;
     }),
-    s.factId === null
-      ? 'no sentence was supported: nothing was stored'
-      : `PROPOSED [${s.factId}] ${s.aspect}: in the pile (${s.factStatus ?? 'proposed'}) until the owner decides`,
+    rehearsal
+      ? s.factId === null
+        ? 'no sentence was supported: nothing would have been stored'
+        : `WOULD REACH THE PILE ${s.aspect}: the supported sentences, as one summarized fact`
+      : s.factId === null
+        ? 'no sentence was supported: nothing was stored'
+        : `PROPOSED [${s.factId}] ${s.aspect}: in the pile (${s.factStatus ?? 'proposed'}) until the owner decides`,
   ];
+}
+
+/** A rehearsal's summary as JSON: labelled, without the ids of rows that were rolled back. */
+function rehearsalJson(s: Summary) {
+  return {
+    rehearsal: true,
+    stored: false,
+    aspect: s.aspect,
+    sessionId: s.sessionId,
+    previousId: s.previousId,
+    wouldReachPile: s.factId !== null,
+    text: s.text,
+    sentences: s.sentences,
+    changes: s.changes,
+    promptVersion: s.promptVersion,
+    provider: s.provider,
+    model: s.model,
+    usage: s.usage,
+  };
 }
 
 /**
@@ -47,23 +72,39 @@ export const summarizeCommand = defineCommand({
     },
     ...SUBJECT_OPTION,
     ...LLM_OPTIONS,
+    ...REHEARSE_OPTION,
   },
   notes: [
-    'declare an aspect first: slot declare --name A --rule summary [--scope rolling|session]',
+    'every subject starts with the rolling aspect life_lately; declare others first: memledger slot declare --name A --rule summary [--scope rolling|session]',
     'the model: --llm-url and --llm-model, or MEMLEDGER_LLM_URL and MEMLEDGER_LLM_MODEL; its key only in MEMLEDGER_LLM_API_KEY',
+    '--rehearse: the scripted fake model instead (no --llm-* flag), and nothing is stored: no fact in the pile, no summary, no usage',
   ],
   async run(ctx) {
     const { aspect, session } = ctx.values;
-    const llm = llmFrom(ctx);
-    const s = await ctx.withSubject(
-      ctx.values.subject,
-      (me) =>
-        me.summaries.summarize({
-          aspect,
-          ...(session === undefined ? {} : { sessionId: session }),
-        }),
-      llm === undefined ? {} : { llm },
-    );
+    const rehearse = ctx.values.rehearse === true;
+    const summarize = (llm: LlmClient | undefined) =>
+      ctx.withSubject(
+        ctx.values.subject,
+        (me) =>
+          me.summaries.summarize({
+            aspect,
+            ...(session === undefined ? {} : { sessionId: session }),
+            ...(rehearse ? { rehearse } : {}),
+          }),
+        llm === undefined ? {} : { llm },
+      );
+    if (rehearse) {
+      const s = await withRehearsalModel(ctx, summarize);
+      ctx.print(rehearsalJson(s), () =>
+        [
+          REHEARSAL_BANNER,
+          ...summaryLines(s, true),
+          'nothing was stored: the pile, the summaries and the usage are as they were',
+        ].join('\n'),
+      );
+      return;
+    }
+    const s = await summarize(llmFrom(ctx));
     ctx.print(summaryJson(s), () => summaryLines(s).join('\n'));
   },
 });
@@ -86,7 +127,7 @@ export const summarizeListCommand = defineCommand({
       }),
     );
     ctx.print({ summaries: list.map(summaryJson) }, () =>
-      list.length === 0 ? 'no summaries yet' : list.flatMap(summaryLines).join('\n'),
+      list.length === 0 ? 'no summaries yet' : list.flatMap((s) => summaryLines(s)).join('\n'),
     );
   },
 });

@@ -30,6 +30,9 @@ export const SLOT_RULES = ['user_fact', 'correction', 'action', 'summary'] as co
 /** One of `SLOT_RULES`. */
 export type SlotRule = (typeof SLOT_RULES)[number];
 
+/** What a slot's name may be: a-z, 0-9 and _, starting with a letter, 64 at most. */
+export const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** A slot a subject's facts are proposed into, and the rule its proposals are checked by. */
 export interface SlotDeclaration {
   name: string;
@@ -61,11 +64,17 @@ export interface Citation {
   at: string;
 }
 
-/** Slots every subject starts with. A slot that exists every night gets filled every night. */
+/**
+ * Slots every subject starts with. A slot that exists every night gets filled every night. One
+ * summary aspect, `life_lately` (rolling), so `memledger summarize --aspect life_lately` works on a
+ * fresh store; a reflection is never offered it. A subject created before it keeps its own
+ * declarations (`memledger slot declare --name life_lately --rule summary` adds it).
+ */
 export const DEFAULT_SLOTS: readonly SlotDeclaration[] = [
   { name: 'what_i_know_about_user', rule: 'user_fact', autoLive: false },
   { name: 'stances', rule: 'user_fact', autoLive: false },
   { name: 'corrections_received', rule: 'correction', autoLive: false },
+  { name: 'life_lately', rule: 'summary', autoLive: false, scope: 'rolling' },
 ];
 
 /** What a proposal cites. A user quote for user facts and corrections; a tool for actions. */

@@ -14,6 +14,7 @@ import { hasIntegrityProblem, integrityLines, viewIndex, type TrustView } from '
 import type { OwnerAnchor } from '../domain/anchor.js';
 import {
   DEFAULT_SLOTS,
+  SLOT_NAME,
   SLOT_RULES,
   SUMMARY_SCOPES,
   type Fact,
@@ -69,8 +70,6 @@ export interface GateModule {
   /** Signs a retraction the ledger writes in the same transaction (`ledger.retract` with a signer). */
   signRetraction: OwnerDecisions['retract'];
 }
-
-const SLOT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** What a delegation lets a receipt-promoted fact say when the owner names no bound. */
 export const DEFAULT_DELEGATION_MAX_CHARS = 200;

@@ -18,6 +18,7 @@ import { DroppedSql } from '../store/dropped-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { GateTurnSql } from '../store/gate-turn-sql.js';
 import { RetractionSql } from '../store/retraction-sql.js';
+import { transactionOf } from '../store/rolled-back.js';
 import { SlotSql } from '../store/slot-sql.js';
 import type { SqlClient, SqlExecutor } from '../store/sql-client.js';
 
@@ -106,11 +107,18 @@ export class ProposalGate {
 
   /**
    * One transaction for the whole batch, under the subject's chain lock: a batch is stored whole
-   * or not at all, and an auto-live promotion cannot interleave with an owner decision.
+   * or not at all, and an auto-live promotion cannot interleave with an owner decision. With
+   * `rehearse`, the batch is judged and written as usual and the transaction is rolled back: the
+   * result says what the gate would have done, and nothing of it (nor of `within`) is stored.
    */
-  propose(input: ProposeInput, within?: GateWithin): Promise<ProposeResult> {
+  propose(
+    input: ProposeInput,
+    within?: GateWithin,
+    options: { rehearse?: boolean } = {},
+  ): Promise<ProposeResult> {
+    const transaction = transactionOf(this.deps.client, options.rehearse === true);
     return this.deps.trust.withSubject(input.subjectId, (held) =>
-      this.deps.client.transaction(async (tx) => {
+      transaction(async (tx) => {
         await lockChain(tx, input.subjectId);
         const outcomes: GateOutcome[] = [];
         const result = await this.run(tx, held, input, outcomes);

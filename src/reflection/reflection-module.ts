@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { EngineError } from '../domain/errors.js';
-import { optionalString, optionalWhole, pageOf } from '../domain/input.js';
+import { optionalBoolean, optionalString, optionalWhole, pageOf } from '../domain/input.js';
 import { sessionNotFound } from '../domain/session.js';
 import { requireId, type Turn } from '../domain/turn.js';
 import type { ProposalGate } from '../gate/proposal-gate.js';
@@ -87,6 +87,7 @@ export function createReflectionModule(deps: ReflectionModuleDeps): ReflectionMo
     reflection: (subjectId) => ({
       async reflect(input): Promise<ReflectionResult> {
         const sessionId = requireId(input.sessionId, 'session');
+        const rehearse = optionalBoolean(input.rehearse, 'rehearse') === true;
         const range: HistoryOptions = {};
         const from = optionalWhole(input.from, 'from', 1);
         const to = optionalWhole(input.to, 'to', 1);
@@ -204,6 +205,7 @@ export function createReflectionModule(deps: ReflectionModuleDeps): ReflectionMo
               );
               if (counted === null) throw sessionNotFound(sessionId);
             },
+            { rehearse },
           );
           if (row === null) throw new EngineError('INTERNAL', 'the reflection was not recorded');
           return { ...result, reflection: runOf(row) };

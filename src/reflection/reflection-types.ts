@@ -54,8 +54,16 @@ export interface ReflectionApi {
    * facts, and puts every proposal of its answer through the gate unchanged, in one transaction
    * with the run's record and its usage. LLM_NOT_CONFIGURED without a model; LLM_FAILED when the
    * call or its answer fails (nothing is written). `from`/`to` limit the turns (seq, inclusive).
+   * With `rehearse`, everything runs as usual (the call, the gate, the run's record) in a
+   * transaction that is rolled back: the result is what would have been stored, and nothing is
+   * (no pile, no dropped log, no run, no usage); its ids name rows that were never kept.
    */
-  reflect(input: { sessionId: string; from?: number; to?: number }): Promise<ReflectionResult>;
+  reflect(input: {
+    sessionId: string;
+    from?: number;
+    to?: number;
+    rehearse?: boolean;
+  }): Promise<ReflectionResult>;
   /** Past runs, newest first, optionally of one session (limit default 20, at most 1000). */
   list(options?: PageOptions & { sessionId?: string }): Promise<ReflectionRun[]>;
   /** Per prompt version and slot, what the runs' proposals became (optionally one version). */

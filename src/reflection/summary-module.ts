@@ -1,8 +1,9 @@
 import type { FactId } from '../domain/ids.js';
 import { EngineError } from '../domain/errors.js';
 import { DEFAULT_FAILURE_CUES } from '../domain/gate-rules.js';
-import type { SlotDeclaration } from '../domain/fact.js';
-import { optionalString, pageOf } from '../domain/input.js';
+import { DEFAULT_SUBJECT } from '../domain/defaults.js';
+import { SLOT_NAME, type SlotDeclaration } from '../domain/fact.js';
+import { optionalBoolean, optionalString, pageOf } from '../domain/input.js';
 import { sessionNotFound } from '../domain/session.js';
 import {
   checkSummary,
@@ -16,6 +17,7 @@ import type { HistoryOptions } from '../history/history-types.js';
 import { lockChain } from '../store/decision-sql.js';
 import { FactSql } from '../store/fact-sql.js';
 import { RetractionSql } from '../store/retraction-sql.js';
+import { transactionOf } from '../store/rolled-back.js';
 import type { ModuleDeps } from '../store/module-deps.js';
 import { SessionSql } from '../store/session-sql.js';
 import { SlotSql } from '../store/slot-sql.js';
@@ -102,6 +104,19 @@ function keyOf(aspect: SlotDeclaration, sessionId: string): string {
   return aspect.scope === 'session' ? `session:${sessionId}` : 'rolling';
 }
 
+/**
+ * SLOT_NOT_FOUND's message for an aspect no slot declares, with the command that declares it,
+ * runnable as written: a name no slot may have gets no command, and a subject other than the
+ * CLI's default is named with --subject.
+ */
+export function undeclaredAspect(subjectId: string, name: string): string {
+  if (!SLOT_NAME.test(name)) {
+    return `no summary aspect ${JSON.stringify(name.slice(0, 80))}: an aspect is a slot, named with a-z, 0-9 and _ (starting with a letter, 64 at most)`;
+  }
+  const subject = subjectId === DEFAULT_SUBJECT ? '' : ` --subject ${subjectId}`;
+  return `no summary aspect "${name}": declare it first with rule summary (memledger slot declare --name ${name} --rule summary${subject})`;
+}
+
 /** memledger's living summaries, behind a sentence-by-sentence check and the owner. */
 export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
   const { client, clock, newId } = deps;
@@ -121,7 +136,7 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
       throw new EngineError(
         'SLOT_NOT_FOUND',
         slot === undefined
-          ? `no summary aspect "${name}": declare it with rule summary (memledger slot declare ${name} --rule summary)`
+          ? undeclaredAspect(subjectId, name)
           : `slot "${name}" is a ${slot.rule} slot, not a summary aspect`,
       );
     }
@@ -131,6 +146,7 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
   return {
     summaries: (subjectId) => ({
       async summarize(input): Promise<Summary> {
+        const rehearse = optionalBoolean(input.rehearse, 'rehearse') === true;
         const aspect = await aspectOf(subjectId, input.aspect);
         let sessionId: string;
         if (input.sessionId === undefined) {
@@ -228,8 +244,10 @@ export function createSummaryModule(deps: SummaryModuleDeps): SummaryModule {
             ]),
           );
           const at = clock();
+          // a rehearsal writes as a run does, in a transaction that is rolled back
+          const transaction = transactionOf(client, rehearse);
           const outcome = await deps.trust.withSubject(subjectId, () =>
-            client.transaction(async (tx) => {
+            transaction(async (tx) => {
               // the same lock the gate and the owner's decisions take: no decision interleaves
               await lockChain(tx, subjectId);
               // a utility generation: counted with its tokens, never a turn, whatever follows

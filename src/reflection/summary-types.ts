@@ -50,8 +50,11 @@ export interface SummariesApi {
    * stored as one `summarized` fact in the pile; every sentence is recorded with its verdict. One
    * transaction with the usage. LLM_NOT_CONFIGURED without a model, LLM_FAILED when the call or
    * its answer fails (nothing is written), SLOT_NOT_FOUND when `aspect` is no summary aspect.
+   * With `rehearse`, everything runs as usual (the call, the check, the fact and the run) in a
+   * transaction that is rolled back: the result is what would have been stored, and nothing is
+   * (no fact in the pile, no summary, no usage); its ids name rows that were never kept.
    */
-  summarize(input: { aspect: string; sessionId?: string }): Promise<Summary>;
+  summarize(input: { aspect: string; sessionId?: string; rehearse?: boolean }): Promise<Summary>;
   /** Past runs, newest first, optionally of one aspect (limit default 20, at most 1000). */
   list(options?: PageOptions & { aspect?: string }): Promise<Summary[]>;
 }
