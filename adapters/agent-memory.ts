@@ -164,8 +164,8 @@ function factOf(json: Fact): Fact {
   };
 }
 
-/** The most the server's pages hold (facts and turns). */
-const PAGE = 1000;
+/** The most one page of the server holds (facts and turns): the HTTP face's bound, LIMITS.pageItems. */
+const PAGE = 200;
 
 /**
  * A running `memledger serve`, through its HTTP API as one token. The server checks the token's
