@@ -254,9 +254,10 @@ export function memledgerMiddleware(
   const report = options.onError ?? defaultOnError;
   const showSources = options.sources !== false;
   const known = new Set<string>();
-  // the arrival of each exchange in flight, by session, user message and its place: a reply's
-  // later steps (after tool calls) join in the same arrival, not a new one
-  const arrivals = new Map<string, MemoryArrival | null>();
+  // each exchange in flight, by session and user message: its arrival, and the seq its user
+  // turn was recorded at. A reply's later steps (after tool calls) and a retried call join the
+  // same exchange: one arrival, one user turn.
+  const exchanges = new Map<string, { arrival: MemoryArrival | null; userSeq: number | null }>();
 
   const sessionOf = (params: LanguageModelV3CallOptions) =>
     callOptionsOf(params).sessionId ?? options.sessionId;
@@ -281,7 +282,36 @@ export function memledgerMiddleware(
   const keyOf = (sessionId: string, ex: { nth: number; text: string }) =>
     `${sessionId}\u0000${ex.nth}\u0000${ex.text}`;
 
-  /** Records the exchange a final call ends: the user's message and the whole reply. */
+  /**
+   * Opens an exchange: the user's message recorded first (so a tool can cite it in this very
+   * reply), then the arrival read. Without `text` (a continuation whose opening this middleware
+   * did not see) it only reads the arrival.
+   */
+  const open = async (sessionId: string, text: string | null) => {
+    let userSeq: number | null = null;
+    try {
+      await ensureSession(sessionId);
+      if (text !== null && text.trim() !== '') {
+        userSeq = (await memory.addTurn({ sessionId, role: 'user', content: text })).seq;
+      }
+    } catch (err) {
+      report(err, 'record');
+    }
+    let arrival: MemoryArrival | null = null;
+    try {
+      await ensureSession(sessionId);
+      arrival = await memory.arrival({
+        surface,
+        sessionId,
+        ...(text === null || text.trim() === '' ? {} : { message: text.slice(0, MESSAGE_CHARS) }),
+      });
+    } catch (err) {
+      report(err, 'arrival');
+    }
+    return { arrival, userSeq };
+  };
+
+  /** Records the reply a final call ends: every tool round after the user's message, and this. */
   const record = async (params: LanguageModelV3CallOptions, rounds: Rounds): Promise<void> => {
     const ex = exchangeOf(params.prompt);
     if (ex === null) return;
@@ -308,12 +338,9 @@ export function memledgerMiddleware(
         results: new Map([...prior.results, ...rounds.results]),
         sources: [...new Set([...prior.sources, ...rounds.sources])],
       };
-      await ensureSession(sessionId);
-      if (ex.text.trim() !== '') {
-        await memory.addTurn({ sessionId, role: 'user', content: ex.text });
-      }
       const reply = joinTextBlocks(all.blocks);
       if (reply.trim() !== '') {
+        await ensureSession(sessionId);
         await memory.addTurn({
           sessionId,
           role: 'assistant',
@@ -324,13 +351,13 @@ export function memledgerMiddleware(
     } catch (err) {
       report(err, 'record');
     } finally {
-      arrivals.delete(keyOf(sessionId, ex));
+      exchanges.delete(keyOf(sessionId, ex));
     }
   };
 
   const arrivalFor = (params: LanguageModelV3CallOptions): MemoryArrival | null | undefined => {
     const ex = exchangeOf(params.prompt);
-    return ex === null ? undefined : arrivals.get(keyOf(sessionOf(params), ex));
+    return ex === null ? undefined : exchanges.get(keyOf(sessionOf(params), ex))?.arrival;
   };
 
   return {
@@ -340,28 +367,26 @@ export function memledgerMiddleware(
       if (ex === null || isUtility(params, ex.text)) return params;
       const sessionId = sessionOf(params);
       const key = keyOf(sessionId, ex);
-      // a new exchange (the prompt ends in the user's message) reads a new arrival; a later
-      // step of the same reply reuses it
-      let arrival = ex.index === params.prompt.length - 1 ? undefined : arrivals.get(key);
-      if (arrival === undefined) {
-        try {
-          await ensureSession(sessionId);
-          arrival = await memory.arrival({
-            surface,
-            sessionId,
-            ...(ex.text.trim() === '' ? {} : { message: ex.text.slice(0, MESSAGE_CHARS) }),
-          });
-        } catch (err) {
-          report(err, 'arrival');
-          arrival = null;
-        }
-        arrivals.set(key, arrival);
+      let exchange = exchanges.get(key);
+      // a prompt that ends in the user's message opens the exchange (once: a retried call finds
+      // it open); a later step of the reply joins the one open
+      if (exchange === undefined) {
+        exchange = await open(sessionId, ex.index === params.prompt.length - 1 ? ex.text : null);
+        exchanges.set(key, exchange);
         // a reply that never finishes leaves its entry: keep the map small
-        if (arrivals.size > 64) arrivals.delete(arrivals.keys().next().value as string);
+        if (exchanges.size > 64) exchanges.delete(exchanges.keys().next().value as string);
       }
+      const { arrival, userSeq } = exchange;
+      const cite =
+        userSeq === null
+          ? ''
+          : `\n[This message (recorded by memledger)] The user's latest message is turn ${userSeq} of this session: a memory proposed from it cites evidence.turn ${userSeq} and quotes the user's exact words.`;
       return {
         ...params,
-        prompt: withArrival(params.prompt, arrival === null ? ARRIVAL_UNAVAILABLE : arrival.text),
+        prompt: withArrival(
+          params.prompt,
+          arrival === null ? ARRIVAL_UNAVAILABLE : `${arrival.text}${cite}`,
+        ),
       };
     },
 

@@ -225,7 +225,6 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
   it('a proposal through the tools waits in the pile, not in live memory', async () => {
     const me = await subject();
     const model = scripted(
-      say('Got it.'),
       call('p1', 'propose_memories', {
         proposals: [
           {
@@ -242,17 +241,21 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
       model,
       middleware: memledgerMiddleware(me, { sessionId: 'chat-4' }),
     });
-    await generateText({ model: wrapped, prompt: 'I live in Porto.' });
+    // the model proposes from the very message it is answering: the message is recorded first,
+    // and the model is told its number
     const r = await generateText({
       model: wrapped,
-      prompt: 'Remember where I live.',
+      prompt: 'I live in Porto. Remember where I live.',
       tools: memledgerTools(me, { sessionId: 'chat-4' }),
       stopWhen: stepCountIs(2),
     });
     // what the model read back is memledger's own answer
     const toolResult = r.steps[0]?.content.find((p) => p.type === 'tool-result');
     expect(toolResult).toBeDefined();
-    const modelSaw = JSON.stringify(model.doGenerateCalls[2]?.prompt);
+    expect(systemText(model.doGenerateCalls[0])).toContain(
+      "The user's latest message is turn 1 of this session",
+    );
+    const modelSaw = JSON.stringify(model.doGenerateCalls[1]?.prompt);
     expect(modelSaw).toContain('Nothing proposed is live');
     expect((await me.gate.pile()).map((p) => p.fact.text)).toEqual(['The user lives in Porto.']);
     expect(await me.facts.live()).toEqual([]);
@@ -486,7 +489,9 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
       });
       expect(r.text).toBe('Hello.');
       expect(systemText(gone.doGenerateCalls[0])).toContain(ARRIVAL_UNAVAILABLE);
+      // the user's message, the arrival, the reply: each failure told, none thrown
       expect(errors).toEqual([
+        ['record', 'SERVER_UNREACHABLE'],
         ['arrival', 'SERVER_UNREACHABLE'],
         ['record', 'SERVER_UNREACHABLE'],
       ]);
@@ -504,7 +509,10 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
       });
       expect(r2.text).toBe('Hello again.');
       expect(systemText(read.doGenerateCalls[0])).not.toContain(ARRIVAL_UNAVAILABLE);
-      expect(errors).toEqual([['record', 'ROLE_FORBIDDEN']]);
+      expect(errors).toEqual([
+        ['record', 'ROLE_FORBIDDEN'],
+        ['record', 'ROLE_FORBIDDEN'],
+      ]);
       expect(await engine.subject(subjectId).history.turns('web-3')).toEqual([]);
     });
   });
