@@ -71,8 +71,11 @@ export const MEMORY_TOOL_GUIDE = [
 const MAX_LINES = 100;
 /** The most forget requests one delete files (one per live fact of the file). */
 const MAX_FORGETS = 50;
-/** How many of the session's last turns a citation without a turn number is looked for in. */
-const CITATION_WINDOW = 500;
+/**
+ * How many of the session's last turns a citation without a turn number is looked for in (at most
+ * the HTTP face's page of turns).
+ */
+const CITATION_WINDOW = 200;
 /** The longest message the arrival recalls for (the engine refuses longer). */
 const MAX_ARRIVAL_MESSAGE = 20_000;
 /** The text of an assistant turn whose reply ran tools but said nothing (a turn needs text). */
@@ -956,8 +959,9 @@ export function memledgerHooks(
     // a reply that never reached its Stop (interrupted, failed) still ran what it ran
     if (open.has(s.id)) await recordReply(s.id, undefined);
     const person = input.source === undefined || !NOT_THE_USER.has(input.source);
+    let seq: number | null = null;
     if (person && input.prompt.trim() !== '') {
-      await me.addTurn({ sessionId: s.id, role: 'user', content: input.prompt });
+      seq = (await me.addTurn({ sessionId: s.id, role: 'user', content: input.prompt })).seq;
     }
     const message = arrivalMessage(input.prompt);
     const text = (
@@ -967,7 +971,13 @@ export function memledgerHooks(
         ...(message === undefined ? {} : { message }),
       })
     ).text;
-    return { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: text } };
+    const turn =
+      seq === null
+        ? ''
+        : `\n\n[This message is turn ${seq} of this session: a proposal citing the user's words in it names turn ${seq}]`;
+    return {
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: text + turn },
+    };
   });
 
   const ran = (sessionId: string, label: string, response: unknown) => {

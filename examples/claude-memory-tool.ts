@@ -41,13 +41,14 @@ export async function main(options: ExampleOptions): Promise<{ reply: string; se
     sessionId: options.sessionId,
     title: 'Claude memory tool example',
   });
-  await conversation.recordUser(options.prompt);
+  const turn = await conversation.recordUser(options.prompt);
   const arrival = await conversation.arrival(options.prompt);
+  const cite = `The user's message below is turn ${turn} of this session: cite its words as turn ${turn}.`;
 
   const runner = client.beta.messages.toolRunner({
     model: options.model ?? 'claude-sonnet-4-5',
     max_tokens: 2048,
-    system: `${arrival}\n\n${MEMORY_TOOL_GUIDE}`,
+    system: `${arrival}\n\n${MEMORY_TOOL_GUIDE}\n${cite}`,
     messages: [{ role: 'user', content: options.prompt }],
     tools: [memledgerMemoryTool(options.memory, { sessionId: options.sessionId })],
     max_iterations: 8,
