@@ -244,6 +244,30 @@ describe('docs/INTEGRATIONS.md, tried', () => {
     expect(BLOCKS.size, 'every code block is marked <!-- tried: NAME -->').toBe(fences / 2);
   });
 
+  it('shows the framework adapters as the examples that run them (test/*-adapter tests)', () => {
+    // a block named example-<file> (or example-<file>--<part>) is an excerpt of examples/<file>.ts,
+    // which the adapters' tests run; indentation is the doc's own
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+        .join('\n');
+    const excerpts = [...BLOCKS].filter(([name]) => name.startsWith('example-'));
+    expect(excerpts.length).toBeGreaterThanOrEqual(4);
+    for (const [name, b] of excerpts) {
+      const file = name.slice('example-'.length).split('--')[0] ?? '';
+      expect(b.lang, name).toBe('ts');
+      expect(lines(readFileSync(join(ROOT, 'examples', `${file}.ts`), 'utf8')), name).toContain(
+        lines(b.body),
+      );
+    }
+    // negative control: a line the example does not hold is not found
+    expect(lines(readFileSync(join(ROOT, 'examples', 'ai-sdk-chat.ts'), 'utf8'))).not.toContain(
+      lines('const tools = memledgerTools(me, { sessionId: "other" });'),
+    );
+  });
+
   it('makes a store with the documented init', async () => {
     for (const command of commandLines(block('init'))) await ok(command);
     // something the arrival must carry, to tell it apart from an empty one
