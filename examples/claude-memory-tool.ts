@@ -54,8 +54,9 @@ export async function main(options: ExampleOptions): Promise<{ reply: string; se
     max_iterations: 8,
   });
   const final = await runner.runUntilDone();
-  // everything after the prompt: the model's messages and the tools' results
-  await conversation.recordReply(runner.params.messages.slice(1));
+  // everything after the prompt: the model's messages and the tools' results, the final one too
+  const after = runner.params.messages.slice(1);
+  await conversation.recordReply(after.at(-1)?.role === 'assistant' ? after : [...after, final]);
   const reply = final.content
     .map((b) => (b.type === 'text' ? b.text : ''))
     .join('')

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import type { BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type {
   HookCallbackMatcher,
   HookEvent,
@@ -34,6 +35,7 @@ import { storeClient } from '../src/engine/test-access.js';
 import { startServe, type RunningServe } from '../server/serve.js';
 import {
   MEMORY_TOOL_GUIDE,
+  memledgerConversation,
   memledgerHooks,
   memledgerMemoryTool,
   type MemoryTarget,
@@ -502,6 +504,8 @@ describe('memledger/claude [pglite]', () => {
       // a second prompt, and a reply that ran nothing; a machine-injected prompt is not the user's
       await call(hooks, 'UserPromptSubmit', { ...prompt, prompt: 'Thanks!' });
       await call(hooks, 'Stop', { ...stop, last_assistant_message: 'You are welcome.' });
+      // a reply that ran a tool and never reached its Stop is recorded when the next prompt comes
+      await call(hooks, 'PostToolUse', { ...search, tool_name: 'Grep', tool_response: 'no match' });
       const injected = context(
         await call(hooks, 'UserPromptSubmit', {
           ...prompt,
@@ -525,6 +529,11 @@ describe('memledger/claude [pglite]', () => {
         ],
         ['user', 'Thanks!', null],
         ['assistant', 'You are welcome.', { kind: 'none' }],
+        [
+          'assistant',
+          '(no reply text: this turn only ran tools)',
+          { kind: 'tools', tools: ['Grep'], sources: [] },
+        ],
       ]);
       const rendered = await me.history.render(sid);
       expect(rendered).toContain('no tools ran');
@@ -645,6 +654,67 @@ describe('memledger/claude [pglite]', () => {
       expect(created?.text).toMatch(/^ROLE_FORBIDDEN: /);
       expect(await me.gate.pileCount()).toBe(1);
     });
+  });
+
+  it('records a reply\u2019s receipt from the API\u2019s blocks: failed and unanswered calls named so, sources, or no tools', async () => {
+    const { me } = await subjectWithFact();
+    const conversation = memledgerConversation(me, { sessionId: 'receipts' });
+    expect(await conversation.recordUser('Look it up, and remember it.')).toBe(1);
+    const reply: BetaMessageParam[] = [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'a', name: 'memory', input: { command: 'view', path: '/etc' } },
+          { type: 'tool_use', id: 'b', name: 'lookup', input: {} },
+          { type: 'tool_use', id: 'c', name: 'never_answered', input: {} },
+          { type: 'server_tool_use', id: 'd', name: 'web_search', input: { query: 'x' } },
+          {
+            type: 'web_search_tool_result',
+            tool_use_id: 'd',
+            content: [
+              {
+                type: 'web_search_result',
+                url: 'https://example.org/a',
+                title: 'A',
+                encrypted_content: 'e',
+              },
+            ],
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'a', content: 'INVALID_ARGUMENT: …', is_error: true },
+          { type: 'tool_result', tool_use_id: 'b', content: 'found' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Found it. [[RECEIPT: no tools ran]]' }],
+      },
+    ];
+    expect(await conversation.recordReply(reply)).toMatchObject({
+      seq: 2,
+      receipt: {
+        tools: ['memory (error)', 'lookup', 'never_answered (no result)', 'web_search'],
+        sources: ['https://example.org/a'],
+      },
+    });
+    await conversation.recordUser('Thanks.');
+    expect(
+      await conversation.recordReply([{ role: 'assistant', content: 'Any time.' }]),
+    ).toMatchObject({
+      seq: 4,
+      receipt: { noTools: true },
+    });
+    // nothing said and nothing run: nothing to record
+    expect(await conversation.recordReply([{ role: 'assistant', content: [] }])).toBeNull();
+    const turns = await me.history.turns('receipts');
+    expect(turns.map((x) => x.receipt?.kind ?? null)).toEqual([null, 'tools', null, 'none']);
+    // the model's imitation of a receipt is not kept in its text
+    expect(turns[1]?.content).not.toContain('[[RECEIPT');
   });
 
   it('runs the example agent against the fake API: the turns recorded with receipts, the proposal in the pile', async () => {
