@@ -52,6 +52,8 @@ export async function main(options: ExampleOptions): Promise<{ reply: string; se
     messages: [{ role: 'user', content: options.prompt }],
     tools: [memledgerMemoryTool(options.memory, { sessionId: options.sessionId })],
     max_iterations: 8,
+    // the memory tool's beta (Anthropic's memory tool documentation)
+    betas: ['context-management-2025-06-27'],
   });
   const final = await runner.runUntilDone();
   // everything after the prompt: the model's messages and the tools' results, the final one too

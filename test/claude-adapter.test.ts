@@ -738,6 +738,9 @@ describe('memledger/claude [pglite]', () => {
     });
     expect(out.reply).toBe('Noted for review. Proposed 1, dropped 0.');
     // the arrival went in as the system prompt, the guide beside it
+    expect(fake.requests.at(-3)?.headers['anthropic-beta']).toContain(
+      'context-management-2025-06-27',
+    );
     const first = fake.requests.at(-3)?.body;
     expect(JSON.stringify(first?.system)).toContain('[What I know (live memory');
     expect(JSON.stringify(first?.system)).toContain('<<quote:');
