@@ -19,9 +19,9 @@ import type {
 } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { z } from 'zod';
-import type { HostReceiptReport } from '../src/index.js';
+import type { HostReceiptReport, ResponseBlock } from '../src/index.js';
 import { FACT_ORIGINS } from '../src/domain/fact.js';
-import { joinTextBlocks, type ResponseBlock } from '../src/history/text-join.js';
+import { joinTextBlocks } from '../src/rules.js';
 import { detectUtility } from '../src/domain/utility.js';
 import {
   renderForgetAnswer,
