@@ -224,19 +224,14 @@ export function httpMemory(
     createSession: (id, title) =>
       call<{ id: string; turnCount: number }>('POST', 'v1/sessions', { id, title }),
     async turns(sessionId, last) {
-      if (last !== undefined) {
-        const page = await call<{ turns: MemoryTurn[] }>(
-          'GET',
-          `v1/sessions/${seg(sessionId)}/turns?last=${last}&limit=${Math.min(last, PAGE)}`,
-        );
-        return page.turns;
-      }
+      // the server takes the last N first, then pages them: follow the pages to the end
+      const lastQuery = last === undefined ? '' : `&last=${last}`;
       const all: MemoryTurn[] = [];
       let after = 0;
       for (;;) {
         const page = await call<{ turns: MemoryTurn[]; nextAfterSeq: number | null }>(
           'GET',
-          `v1/sessions/${seg(sessionId)}/turns?afterSeq=${after}&limit=${PAGE}`,
+          `v1/sessions/${seg(sessionId)}/turns?afterSeq=${after}&limit=${PAGE}${lastQuery}`,
         );
         all.push(...page.turns);
         if (page.nextAfterSeq === null) return all;
