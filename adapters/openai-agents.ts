@@ -15,7 +15,13 @@
 import type { AgentInputItem, FunctionTool, Session, SessionInputCallback } from '@openai/agents';
 import { tool } from '@openai/agents';
 import { z } from 'zod';
-import type { HostReceiptReport, Proposal, Receipt, ResponseBlock } from '../src/index.js';
+import type {
+  HostReceiptReport,
+  Proposal,
+  Receipt,
+  RecallKind,
+  ResponseBlock,
+} from '../src/index.js';
 import { EngineError } from '../src/domain/errors.js';
 import { FACT_ORIGINS } from '../src/domain/fact.js';
 import { INPUT_LIMITS } from '../src/domain/input.js';
@@ -204,6 +210,7 @@ const callIdOf = (item: Json): string | null => {
 /** One reply of the assistant: everything it said and ran since the user last spoke. */
 class Reply {
   readonly blocks: ResponseBlock[] = [];
+  /** Calls in order; `self`: the provider ran and answered it (a hosted tool). */
   private readonly calls: Array<{
     id: string | null;
     name: string;
@@ -295,21 +302,19 @@ class Reply {
     return { tools: tools.length === 0 ? ['unnamed_tool'] : tools, sources: sourceList };
   }
 
-  /** The assistant turn's text: the reply's text, or what says it only ran tools. */
-  text(): string {
-    const joined = stripImitatedReceipts(
+  /**
+   * The assistant turn it becomes, or null when it holds nothing to record: its text (a receipt it
+   * imitates stripped), or, when it said nothing but ran tools, what says so.
+   */
+  turn(): PendingTurn | null {
+    const receipt = this.receipt();
+    const text = stripImitatedReceipts(
       storable(joinTextBlocks(this.blocks), INPUT_LIMITS.turnLength, TRUNCATED),
     ).text;
-    return joined.trim().length > 0 ? joined : TOOLS_ONLY_TEXT;
-  }
-
-  /** Whether anything of it is worth a turn: text, or a tool call. */
-  get worthRecording(): boolean {
-    return (
-      this.calls.length > 0 ||
-      joinTextBlocks(this.blocks).trim().length > 0 ||
-      this.sources.size > 0
-    );
+    if (text.trim().length > 0) return { role: 'assistant', content: text, receipt };
+    return receipt.noTools === true
+      ? null
+      : { role: 'assistant', content: TOOLS_ONLY_TEXT, receipt };
   }
 }
 
@@ -439,10 +444,10 @@ export function memledgerSession(
     return write;
   }
 
-  const replyTurn = (reply: Reply): PendingTurn[] =>
-    reply.worthRecording
-      ? [{ role: 'assistant', content: reply.text(), receipt: reply.receipt() }]
-      : [];
+  const replyTurn = (reply: Reply): PendingTurn[] => {
+    const t = reply.turn();
+    return t === null ? [] : [t];
+  };
 
   function readBatch(items: readonly unknown[]): PendingTurn[] {
     const turns: PendingTurn[] = [];
@@ -605,7 +610,7 @@ const recallInput = z.object({
   query: z.string().describe('what to look for, in words'),
   k: z.number().int().nullable().describe('how many items at most (default 10), or null'),
   kinds: z
-    .array(z.enum(['turn', 'fact']))
+    .array(z.enum(['turn', 'fact'] as const satisfies readonly RecallKind[]))
     .nullable()
     .describe('only recorded turns, or only live facts; null for both'),
 });

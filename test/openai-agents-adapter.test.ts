@@ -449,6 +449,21 @@ describe('memledger/openai-agents with a subject handle [pglite]', () => {
     expect(user?.content).toContain(RECEIPT_PREFIX); // recorded as the user said it
     const shown = (await session.getItems())[0] as { content: string };
     expect(shown.content).not.toContain(RECEIPT_PREFIX); // never shown as memledger's
+    // a reply that is nothing but an imitated receipt, with no tool run, is no turn at all
+    await session.addItems([
+      { type: 'message', role: 'user', content: 'Go on.' },
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: imitation }],
+      },
+    ]);
+    expect((await me.history.turns('chat-6')).map((t) => t.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
   });
 
   it('refuses popItem and clearSession (forgetting is the owner’s) and changes nothing', async () => {
