@@ -88,13 +88,46 @@ const config = (): Omit<EngineConfig, 'db'> => ({
   anchor: (id) => (id === SUBJECT ? keyFileAnchor(keyFile, id) : null),
 });
 
-/** A new store of the kind, and an engine on it as the owner's process opens it. */
-async function open(kind: EngineKind, more: Partial<EngineConfig> = {}): Promise<Engine> {
-  const store = testStore(kind, root);
+/**
+ * A new store of the kind, and an engine on it as the owner's process opens it: an embedded one
+ * in memory, or, `reopened`, in a directory that another engine opens after this one closes.
+ */
+async function open(kind: EngineKind, { reopened = false } = {}): Promise<Engine> {
+  const store = testStore(kind, reopened ? root : undefined);
   stores.push(store);
-  const engine = await createEngine({ ...config(), db: store.db, ...more });
+  const engine = await createEngine({ ...config(), db: store.db });
   engines.push(engine);
   return engine;
+}
+
+interface RichSource {
+  engine: Engine;
+  rich: RichSubject;
+  /** Its export with vectors, made as soon as the subject was built. */
+  first: string;
+}
+
+const sources = new Map<EngineKind, Promise<RichSource>>();
+
+/**
+ * The rich subject on a store of the kind, built once for this file: every describe that reads
+ * it reads the one store (each says what it adds to it, and compares with what is there then).
+ */
+function richSource(kind: EngineKind): Promise<RichSource> {
+  let source = sources.get(kind);
+  if (source === undefined) {
+    source = (async () => {
+      now = new Date('2026-11-02T09:00:00Z');
+      const engine = await open(kind);
+      await engine.subjects.create(SUBJECT);
+      const rich = await buildRichSubject(engine.subject(SUBJECT), signer, probeDir, (ms) => {
+        now = new Date(now.getTime() + ms);
+      });
+      return { engine, rich, first: await exportOf(engine, true) };
+    })();
+    sources.set(kind, source);
+  }
+  return source;
 }
 
 let exports = 0;
@@ -213,13 +246,7 @@ describe.each<[string, EngineKind, EngineKind[]]>([
   let first: string;
 
   beforeAll(async () => {
-    now = new Date('2026-11-02T09:00:00Z');
-    source = await open(from);
-    await source.subjects.create(SUBJECT);
-    rich = await buildRichSubject(source.subject(SUBJECT), signer, probeDir, (ms) => {
-      now = new Date(now.getTime() + ms);
-    });
-    first = await exportOf(source, true);
+    ({ engine: source, rich, first } = await richSource(from));
   });
 
   it('holds a record of every kind, and every table of a subject is a kind or made from one', async () => {
@@ -320,13 +347,8 @@ describe('a changed export is refused, and the store is left as it was [pglite]'
   let tampered = 0;
 
   beforeAll(async () => {
-    now = new Date('2026-11-02T09:00:00Z');
-    source = await open('pglite');
-    await source.subjects.create(SUBJECT);
-    await buildRichSubject(source.subject(SUBJECT), signer, probeDir, (ms) => {
-      now = new Date(now.getTime() + ms);
-    });
-    original = await exportOf(source, true);
+    // the export made as the subject was built (the store has had reads and an arrival since)
+    ({ engine: source, first: original } = await richSource('pglite'));
     target = await open('pglite');
     // the target holds another subject, whose rows must not move either
     await target.subjects.create('dave');
@@ -492,12 +514,13 @@ describe('a changed export is refused, and the store is left as it was [pglite]'
   it('an export as one tar file imports as its folder does; a damaged or hostile archive is refused', async () => {
     const tar = join(root, 'carol.tar');
     await source.subjects.export(SUBJECT, tar, { withVectors: true });
-    // the same bytes inside: the archive holds the folder's files
+    // the same bytes inside: the archive holds the files of the folder exported beside it
+    const folder = await exportOf(source, true);
     const fresh = await open('pglite');
     const done = await fresh.subjects.import(tar);
     const again = join(root, 'carol-again');
     await fresh.subjects.export(SUBJECT, again, { withVectors: true });
-    expect(filesOf(again)).toEqual(filesOf(original));
+    expect(filesOf(again)).toEqual(filesOf(folder));
     expect(done.subject).toBe(SUBJECT);
 
     const bytes = readFileSync(tar);
@@ -559,12 +582,7 @@ describe('a store backed up while in use, and restored [pglite]', () => {
   let secret: string;
 
   beforeAll(async () => {
-    now = new Date('2026-11-02T09:00:00Z');
-    source = await open('pglite');
-    await source.subjects.create(SUBJECT);
-    rich = await buildRichSubject(source.subject(SUBJECT), signer, probeDir, (ms) => {
-      now = new Date(now.getTime() + ms);
-    });
+    ({ engine: source, rich } = await richSource('pglite'));
     await source.subjects.create('dave');
     await source.subject('dave').sessions.create({ id: 'x' });
     secret = (await source.subject(SUBJECT).owner.createToken({ role: 'agent', signer })).token;
@@ -610,7 +628,7 @@ describe('a store backed up while in use, and restored [pglite]', () => {
   });
 
   it('refuses a used store, and a backup with a changed byte, writing nothing', async () => {
-    const used = await open('pglite');
+    const used = await open('pglite', { reopened: true });
     const before = await dumpStore(used);
     await used.close();
     const usedDb = stores.at(-1)!.db;
