@@ -8,10 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliCaptured } from './support/cli.js';
 import { dropSchema, pgUrlWithSchema, uniqueSchema } from './support/engines.js';
+import { sharedEngines } from './support/shared-engines.js';
 
 const root = mkdtempSync(join(tmpdir(), 'memledger-cli-transfer-'));
 const schema = uniqueSchema();
+// commands share one kept engine per store, as a long-running host does
+const engines = sharedEngines();
 afterAll(async () => {
+  await engines.close();
   await dropSchema(schema);
   rmSync(root, { recursive: true, force: true });
 });
@@ -20,7 +24,7 @@ const keyFile = join(root, 'owner.key');
 const env = { MEMLEDGER_OWNER_PASSPHRASE: 'pw', MEMLEDGER_OWNER_KEY: keyFile };
 const home = join(root, 'home');
 mkdirSync(home);
-const run = (...args: string[]) => runCliCaptured(args, env, { homeDir: home });
+const run = (...args: string[]) => runCliCaptured(args, env, { homeDir: home, engines });
 const source = join(root, 'a');
 
 describe('export, import, backup, restore and move at the CLI [pglite]', () => {
@@ -102,7 +106,7 @@ describe('export, import, backup, restore and move at the CLI [pglite]', () => {
     const r = await runCliCaptured(
       ['export', '--db', source, '--out', join(root, 'ex-tty'), '--json'],
       env,
-      { homeDir: home, stderrIsTTY: true },
+      { homeDir: home, stderrIsTTY: true, engines },
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/exporting: \d+\/\d+ rows/);
@@ -119,6 +123,8 @@ describe('export, import, backup, restore and move at the CLI [pglite]', () => {
       /^restored store .* 1 subject\(s\) \(owner\), every chain verified\n$/,
     );
     expect((await run('memory', '--db', restored)).stdout).toContain('The user lives in Lisbon.');
+    // a restore opens the store it writes itself: the process that read it has exited
+    await engines.close();
     const twice = await run('restore', bk, '--db', restored);
     expect([twice.code, twice.errorCode()]).toEqual([1, 'STORE_NOT_EMPTY']);
 
