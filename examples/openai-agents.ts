@@ -47,11 +47,12 @@ export async function main(
   try {
     const sessionId = options.sessionId ?? 'openai-agents-example';
     const session = memledgerSession(memory, { sessionId, title: 'OpenAI Agents example' });
+    const tools = memledgerTools(memory, { sessionId });
     const agent = new Agent({
       name: 'Assistant',
       instructions:
         'You are a helpful assistant with a memory the user’s owner reviews. Read the memory in your context before answering. When the user tells you something worth keeping, propose it with propose_memories, quoting their own words; it is kept only once the owner approves it. Use recall to look up what was said before.',
-      tools: memledgerTools(memory, { sessionId }),
+      tools,
       model: options.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini',
     });
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;

@@ -641,9 +641,29 @@ describe('memledger/openai-agents with a subject handle [pglite]', () => {
     );
   });
 
-  it('the example agent runs against the Responses API and records its conversation', async () => {
+  it('the example agent runs against the Responses API: its conversation recorded, its proposal in the pile', async () => {
     const { me } = await freshSubject();
-    fake.script([{ text: 'Noted: you fly to Lisbon on Friday.' }]);
+    fake.script(
+      [
+        {
+          call: 'propose_memories',
+          arguments: {
+            proposals: [
+              {
+                slot: SLOT,
+                key: 'trip',
+                text: 'The user flies to Lisbon on Friday.',
+                origin: 'saw',
+                evidence: { turn: null, quote: 'I fly to Lisbon on Friday', tool: null },
+                validFrom: null,
+                validTo: null,
+              },
+            ],
+          },
+        },
+      ],
+      [{ text: 'Noted: you fly to Lisbon on Friday.' }],
+    );
     const replies = await main(['I fly to Lisbon on Friday.'], {
       memory: me,
       sessionId: 'example',
@@ -653,14 +673,19 @@ describe('memledger/openai-agents with a subject handle [pglite]', () => {
     });
     expect(replies).toEqual(['Noted: you fly to Lisbon on Friday.']);
     expect(fake.requests.at(-1)?.authorization).toBe('Bearer test');
+    expect(fake.requests.at(-1)?.body.model).toBe('gpt-test');
     expect(await turnsOf(me, 'example')).toEqual([
       { role: 'user', content: 'I fly to Lisbon on Friday.', receipt: null },
       {
         role: 'assistant',
         content: 'Noted: you fly to Lisbon on Friday.',
-        receipt: { kind: 'none' },
+        receipt: { kind: 'tools', tools: ['propose_memories'], sources: [] },
       },
     ]);
+    expect((await me.gate.pile()).map((p) => p.fact.text)).toEqual([
+      'The user flies to Lisbon on Friday.',
+    ]);
+    expect(await me.facts.live()).toEqual([]);
   });
 });
 
