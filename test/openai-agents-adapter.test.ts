@@ -741,6 +741,14 @@ describe('memledger/openai-agents through memledger serve [pglite]', () => {
     expect((await me.gate.pile()).map((p) => p.fact.text)).toEqual(['The user lives in Lund.']);
     expect((await me.facts.live()).map((f) => f.text)).toEqual([FACT]);
     expect(await memledgerSession(target, { sessionId: 'served' }).getItems()).toHaveLength(3);
+    // a turn the owner forgot is a line saying so, on either face, never its words
+    await me.owner.forget({ scope: { kind: 'turn', session: 'served', seq: 1 }, signer });
+    for (const face of [target, me]) {
+      const [first] = await memledgerSession(face, { sessionId: 'served' }).getItems();
+      expect(first).toMatchObject({ role: 'system' });
+      expect(JSON.stringify(first)).toMatch(/\[turn 1: forgotten/);
+      expect(JSON.stringify(first)).not.toContain('peanuts');
+    }
 
     // a reader token reads, and is refused a write by the server; nothing is recorded
     const reader = memledgerSession(
