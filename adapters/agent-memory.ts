@@ -301,3 +301,25 @@ export function agentMemoryOf(target: MemoryTarget): AgentMemory {
   }
   return handleMemory(target);
 }
+
+/**
+ * The session, made on first sight (a title at most 1,000 characters); one another process made a
+ * moment ago is taken as it is.
+ */
+export async function ensureSession(
+  memory: AgentMemory,
+  sessionId: string,
+  title: string,
+): Promise<{ id: string; turnCount: number }> {
+  const found = await memory.session(sessionId);
+  if (found !== null) return found;
+  try {
+    return await memory.createSession(sessionId, title.slice(0, 1000));
+  } catch (err) {
+    if (isEngineError(err) && err.code === 'SESSION_EXISTS') {
+      const made = await memory.session(sessionId);
+      if (made !== null) return made;
+    }
+    throw err;
+  }
+}

@@ -30,6 +30,7 @@ import {
 } from '../src/domain/tool-answers.js';
 import {
   agentMemoryOf,
+  ensureSession,
   type AgentMemory,
   type MemoryArrival,
   type MemoryTarget,
@@ -262,16 +263,9 @@ export function memledgerMiddleware(
   const sessionOf = (params: LanguageModelV3CallOptions) =>
     callOptionsOf(params).sessionId ?? options.sessionId;
 
-  const ensureSession = async (sessionId: string) => {
+  const ensure = async (sessionId: string) => {
     if (known.has(sessionId)) return;
-    if ((await memory.session(sessionId)) === null) {
-      try {
-        await memory.createSession(sessionId, options.title ?? sessionId);
-      } catch (err) {
-        // another process made it a moment ago
-        if ((err as { code?: unknown }).code !== 'SESSION_EXISTS') throw err;
-      }
-    }
+    await ensureSession(memory, sessionId, options.title ?? sessionId);
     known.add(sessionId);
   };
 
@@ -290,7 +284,7 @@ export function memledgerMiddleware(
   const open = async (sessionId: string, text: string | null) => {
     let userSeq: number | null = null;
     try {
-      await ensureSession(sessionId);
+      await ensure(sessionId);
       if (text !== null && text.trim() !== '') {
         userSeq = (await memory.addTurn({ sessionId, role: 'user', content: text })).seq;
       }
@@ -299,7 +293,7 @@ export function memledgerMiddleware(
     }
     let arrival: MemoryArrival | null = null;
     try {
-      await ensureSession(sessionId);
+      await ensure(sessionId);
       arrival = await memory.arrival({
         surface,
         sessionId,
@@ -318,7 +312,7 @@ export function memledgerMiddleware(
     const sessionId = sessionOf(params);
     try {
       if (isUtility(params, ex.text)) {
-        await ensureSession(sessionId);
+        await ensure(sessionId);
         await memory.addTurn({
           sessionId,
           role: 'assistant',
@@ -340,7 +334,7 @@ export function memledgerMiddleware(
       };
       const reply = joinTextBlocks(all.blocks);
       if (reply.trim() !== '') {
-        await ensureSession(sessionId);
+        await ensure(sessionId);
         await memory.addTurn({
           sessionId,
           role: 'assistant',

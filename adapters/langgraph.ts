@@ -37,6 +37,7 @@ import {
 } from '../src/rules.js';
 import {
   agentMemoryOf,
+  ensureSession,
   type AgentMemory,
   type FiledForget,
   type MemoryTarget,
@@ -652,14 +653,7 @@ export class MemledgerStore extends BaseStore {
 
   private async ensureSession(sessionId: string): Promise<void> {
     if (this.knownSessions.has(sessionId)) return;
-    if ((await this.memory.session(sessionId)) === null) {
-      try {
-        await this.memory.createSession(sessionId, this.options.title ?? sessionId);
-      } catch (err) {
-        // another process made it a moment ago
-        if ((err as { code?: unknown }).code !== 'SESSION_EXISTS') throw err;
-      }
-    }
+    await ensureSession(this.memory, sessionId, this.options.title ?? sessionId);
     this.knownSessions.add(sessionId);
   }
 }

@@ -44,6 +44,7 @@ import {
 import { ServerError } from '../server/server-errors.js';
 import {
   agentMemoryOf,
+  ensureSession,
   type AgentMemory,
   type MemoryTarget,
   type MemoryTurn,
@@ -406,18 +407,12 @@ export function memledgerSession(
 
   let made: Promise<void> | null = null;
   const ensure = (): Promise<void> => {
-    made ??= (async () => {
-      if ((await memory.session(sessionId)) !== null) return;
-      try {
-        await memory.createSession(sessionId, title);
-      } catch (err) {
-        // another process made it a moment ago
-        if ((err as { code?: unknown }).code !== 'SESSION_EXISTS') throw err;
-      }
-    })().catch((err: unknown) => {
-      made = null;
-      throw err;
-    });
+    made ??= ensureSession(memory, sessionId, title)
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        made = null;
+        throw err;
+      });
     return made;
   };
 

@@ -9,10 +9,10 @@ import type {
 import type { HostReceiptReport } from '../../src/index.js';
 import { collectUrls, receiptItem } from '../../src/domain/history-import/imported-conversation.js';
 import { requireId } from '../../src/domain/turn.js';
-import { agentMemoryOf, type MemoryTarget } from '../agent-memory.js';
+import { agentMemoryOf, ensureSession, type MemoryTarget } from '../agent-memory.js';
 
 import { codeOf, NO_REPLY_TEXT } from './memory-tool.js';
-import { arrivalMessage, ensureSession } from './conversation.js';
+import { arrivalMessage } from './conversation.js';
 // ---------------------------------------------------------------------------------------------
 // The Claude Agent SDK's hooks
 

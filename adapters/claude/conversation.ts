@@ -6,33 +6,14 @@ import type {
 } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { HostReceiptReport } from '../../src/index.js';
 import { joinTextBlocks, receiptReportFromBlocks } from '../../src/rules.js';
-import { EngineError, isEngineError } from '../../src/domain/errors.js';
+import { EngineError } from '../../src/domain/errors.js';
 import { receiptItem } from '../../src/domain/history-import/imported-conversation.js';
 import { requireId } from '../../src/domain/turn.js';
-import { agentMemoryOf, type AgentMemory, type MemoryTarget } from '../agent-memory.js';
+import { agentMemoryOf, ensureSession, type MemoryTarget } from '../agent-memory.js';
 
 import { MAX_ARRIVAL_MESSAGE, NO_REPLY_TEXT } from './memory-tool.js';
 // ---------------------------------------------------------------------------------------------
 // Sessions, the arrival and turns, for an agent on the Messages API
-
-/** The session is made on first sight; one another process made a moment ago is taken as is. */
-export async function ensureSession(
-  me: AgentMemory,
-  sessionId: string,
-  title: string,
-): Promise<{ id: string; turnCount: number }> {
-  const found = await me.session(sessionId);
-  if (found !== null) return found;
-  try {
-    return await me.createSession(sessionId, title.slice(0, 1000));
-  } catch (err) {
-    if (isEngineError(err) && err.code === 'SESSION_EXISTS') {
-      const made = await me.session(sessionId);
-      if (made !== null) return made;
-    }
-    throw err;
-  }
-}
 
 /** A message recall reads at most this much of (the engine's limit), cut on a code point. */
 export function arrivalMessage(text: string): string | undefined {

@@ -1,4 +1,4 @@
-import { EngineError, isEngineError } from '../../src/domain/errors.js';
+import { EngineError } from '../../src/domain/errors.js';
 import {
   parseHookInput,
   parseTranscript,
@@ -8,7 +8,12 @@ import {
 import { defineCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { CliError, renderError } from '../errors.js';
-import { handleMemory, httpMemory, type AgentMemory } from '../../adapters/agent-memory.js';
+import {
+  ensureSession,
+  handleMemory,
+  httpMemory,
+  type AgentMemory,
+} from '../../adapters/agent-memory.js';
 import { SUBJECT_OPTION, type OptionSpecs } from '../options.js';
 import { readTokenFile } from '../token-file.js';
 
@@ -118,23 +123,12 @@ async function asHook(
 }
 
 /** The Claude session is the memledger session: made on first sight, never another's. */
-async function ensureSession(
+function ensureHookSession(
   me: AgentMemory,
   input: HookInput,
 ): Promise<{ id: string; turnCount: number }> {
-  const found = await me.session(input.sessionId);
-  if (found !== null) return found;
   const title = input.cwd === undefined ? 'Claude Code' : `Claude Code (${input.cwd})`;
-  try {
-    return await me.createSession(input.sessionId, title.slice(0, 1000));
-  } catch (err) {
-    // Another hook made it a moment ago.
-    if (isEngineError(err) && err.code === 'SESSION_EXISTS') {
-      const made = await me.session(input.sessionId);
-      if (made !== null) return made;
-    }
-    throw err;
-  }
+  return ensureSession(me, input.sessionId, title);
 }
 
 const mismatch = (sessionId: string, why: string): EngineError =>
@@ -176,7 +170,7 @@ async function recordNewTurns(
   input: HookInput,
   parsed: TranscriptParse,
 ): Promise<StopOutcome> {
-  const session = await ensureSession(me, input);
+  const session = await ensureHookSession(me, input);
   const held = session.turnCount;
   if (held > parsed.turns.length) {
     throw mismatch(
@@ -272,7 +266,7 @@ export const hookSessionStartCommand = defineCommand({
       const input = await readHookInput(ctx, ctx.values.input);
       const surface = ctx.values.surface ?? 'code';
       const text = await withMemory(ctx, async (me) => {
-        const session = await ensureSession(me, input);
+        const session = await ensureHookSession(me, input);
         return (await me.arrival({ surface, sessionId: session.id })).text;
       });
       ctx.print(
