@@ -316,7 +316,8 @@ export function memledgerMiddleware(
         await memory.addTurn({
           sessionId,
           role: 'assistant',
-          content: joinTextBlocks(rounds.blocks) || '(utility)',
+          // the request names its kind (`__title__…`): counted as a title; else as a utility
+          content: ex.text.trim() === '' ? '(utility)' : ex.text,
           utility: true,
         });
         return;

@@ -362,7 +362,7 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
 
   it('counts a utility call (a title) and records nothing of it', async () => {
     const me = await subject();
-    const model = scripted(say('Weather in Lisbon'));
+    const model = scripted(say('Weather in Lisbon'), say('Lisbon weather'));
     const wrapped = wrapLanguageModel({
       model,
       middleware: memledgerMiddleware(me, { sessionId: 'chat-7' }),
@@ -378,6 +378,13 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
     ]);
     // no arrival either: a title needs no memory
     expect(systemText(model.doGenerateCalls[0])).toBe('');
+    // a request that names its kind is counted as one
+    await generateText({ model: wrapped, prompt: '__title__ What is the weather in Lisbon?' });
+    expect(await me.history.turns('chat-7')).toEqual([]);
+    expect((await me.history.usage('chat-7')).map((u) => [u.kind, u.requests]).sort()).toEqual([
+      ['title', 1],
+      ['utility', 1],
+    ]);
   });
 
   it('drops the seed-001 night’s confabulated corrections; the genuine stance waits in the pile', async () => {
