@@ -17,6 +17,12 @@ import type {
   TurnRole,
 } from '../src/index.js';
 import { ERROR_CODES, EngineError, isEngineError, type ErrorCode } from '../src/domain/errors.js';
+import { INPUT_LIMITS } from '../src/domain/input.js';
+import {
+  receiptItem,
+  TOOLS_ONLY_TEXT,
+} from '../src/domain/history-import/imported-conversation.js';
+import { stripImitatedReceipts } from '../src/rules.js';
 import { SERVER_ERROR_CODES, ServerError, type ServerErrorCode } from '../server/server-errors.js';
 
 /** A recorded turn as an adapter reads it back. */
@@ -322,4 +328,62 @@ export async function ensureSession(
     }
     throw err;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a framework hands an adapter, made storable: a model, its tools or a user can put in a
+// reply what the store refuses (a NUL, a lone surrogate, a tool named with "]]", a reply that is
+// nothing but an imitated receipt). One such item must never cost the reply and its receipt.
+
+const NUL = String.fromCharCode(0);
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const CUT = '\n[… cut by memledger: the turn was longer than 1,000,000 characters]';
+
+/** Text the store keeps: NUL and lone surrogates shown as U+FFFD, at most a turn's length. */
+export function storableText(text: string, max: number = INPUT_LIMITS.turnLength): string {
+  const clean = text.split(NUL).join('\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
+  if (clean.length <= max) return clean;
+  return (clean.slice(0, max - CUT.length) + CUT).replace(LONE_SURROGATES, '\uFFFD');
+}
+
+/** How a tool call ended, when it did not run: its receipt entry says so. */
+export type CallOutcome = 'ran' | 'error' | 'no result' | 'unverified';
+
+/**
+ * A tool's receipt entry: its name as the store can keep it (else `unnamed_tool`), and how the
+ * call ended when it did not run (`search (error)`): never counted as the tool having run.
+ */
+export function toolLabel(name: unknown, outcome: CallOutcome = 'ran'): string {
+  const suffix = outcome === 'ran' ? '' : ` (${outcome})`;
+  const item = typeof name === 'string' ? receiptItem(name) : null;
+  const base =
+    item === null ? 'unnamed_tool' : item.slice(0, INPUT_LIMITS.toolLength - suffix.length);
+  return `${base.replace(LONE_SURROGATES, '')}${suffix}`;
+}
+
+/**
+ * A reply as the store keeps it, or null when it holds nothing to record: its text (imitated
+ * receipts cut, made storable; a reply that only ran tools says so) and its receipt (tools as
+ * `toolLabel` made them, deduplicated and capped; storable URLs; "no tools ran" when none ran).
+ */
+export function storableReply(reply: {
+  text: string;
+  tools: readonly string[];
+  sources: Iterable<string>;
+}): { content: string; receipt: HostReceiptReport } | null {
+  const cap = INPUT_LIMITS.listItems;
+  const tools = [...new Set(reply.tools.map((t) => toolLabel(t)))].slice(0, cap);
+  const sources: string[] = [];
+  for (const s of reply.sources) {
+    const item = receiptItem(s);
+    if (item !== null && !sources.includes(item)) sources.push(item);
+    if (sources.length >= cap) break;
+  }
+  const text = storableText(stripImitatedReceipts(reply.text).text);
+  // sources the provider cited with no tool named: a tool ran, unnamed (the engine's rule)
+  const named = tools.length === 0 && sources.length > 0 ? ['unnamed_tool'] : tools;
+  const receipt: HostReceiptReport =
+    named.length === 0 ? { noTools: true } : { tools: named, sources };
+  if (text.trim() !== '') return { content: text, receipt };
+  return named.length === 0 ? null : { content: TOOLS_ONLY_TEXT, receipt };
 }

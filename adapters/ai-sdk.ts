@@ -21,7 +21,8 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import type { HostReceiptReport, ResponseBlock } from '../src/index.js';
 import { FACT_ORIGINS } from '../src/domain/fact.js';
-import { joinTextBlocks } from '../src/rules.js';
+import { joinTextBlocks, shownJson } from '../src/rules.js';
+import { collectUrls } from '../src/domain/history-import/imported-conversation.js';
 import { detectUtility } from '../src/domain/utility.js';
 import {
   renderForgetAnswer,
@@ -31,7 +32,11 @@ import {
 import {
   agentMemoryOf,
   ensureSession,
+  storableReply,
+  storableText,
+  toolLabel,
   type AgentMemory,
+  type CallOutcome,
   type MemoryArrival,
   type MemoryTarget,
 } from './agent-memory.js';
@@ -115,38 +120,20 @@ function exchangeOf(
   return null;
 }
 
-/** Every `url` a tool's output names (search results, fetched pages), a bounded walk. */
-function urlsIn(value: unknown, out: string[], depth = 0): void {
-  if (depth > 8 || out.length >= 100) return;
-  if (Array.isArray(value)) {
-    for (const v of value) urlsIn(v, out, depth + 1);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'url' && typeof v === 'string' && /^https?:\/\//.test(v)) {
-        if (!out.includes(v)) out.push(v);
-      } else urlsIn(v, out, depth + 1);
-    }
-  }
-}
-
 interface Rounds {
   blocks: ResponseBlock[];
   calls: Array<{ id: string; name: string }>;
   results: Map<string, { error: boolean; output: unknown }>;
-  sources: string[];
+  sources: Set<string>;
 }
 
 function emptyRounds(): Rounds {
-  return { blocks: [], calls: [], results: new Map(), sources: [] };
+  return { blocks: [], calls: [], results: new Map(), sources: new Set() };
 }
 
 function addCall(r: Rounds, id: string, name: string): void {
   r.blocks.push({ type: 'tool_use', name });
   if (!r.calls.some((c) => c.id === id)) r.calls.push({ id, name });
-}
-
-function addResult(r: Rounds, id: string, error: boolean, output: unknown): void {
-  r.results.set(id, { error, output });
 }
 
 /** A prompt's tool result: an error when its output says so, or the call was denied. */
@@ -158,7 +145,7 @@ function outputFailed(output: { type: string }): boolean {
   );
 }
 
-/** The tool rounds of the prompt after the user's message (earlier steps of this reply). */
+/** The tool rounds of prompt messages (a reply's earlier steps): text, calls, results. */
 function promptRounds(messages: readonly LanguageModelV3Message[], r: Rounds): void {
   for (const m of messages) {
     if (m.role === 'assistant') {
@@ -166,52 +153,57 @@ function promptRounds(messages: readonly LanguageModelV3Message[], r: Rounds): v
         if (p.type === 'text') r.blocks.push({ type: 'text', text: p.text });
         else if (p.type === 'tool-call') addCall(r, p.toolCallId, p.toolName);
         else if (p.type === 'tool-result') {
-          addResult(r, p.toolCallId, outputFailed(p.output), p.output);
+          r.results.set(p.toolCallId, { error: outputFailed(p.output), output: p.output });
         }
       }
     } else if (m.role === 'tool') {
       for (const p of m.content) {
-        if (p.type === 'tool-result') addResult(r, p.toolCallId, outputFailed(p.output), p.output);
+        if (p.type === 'tool-result') {
+          r.results.set(p.toolCallId, { error: outputFailed(p.output), output: p.output });
+        }
       }
     }
   }
 }
 
-/** This call's own content: its text, provider-run tools, their results, its url sources. */
+/** A call's own content: its text, provider-run tools, their results, its url sources. */
 function contentRounds(content: readonly LanguageModelV3Content[], r: Rounds): void {
   for (const p of content) {
     if (p.type === 'text') r.blocks.push({ type: 'text', text: p.text });
     else if (p.type === 'tool-call') addCall(r, p.toolCallId, p.toolName);
-    else if (p.type === 'tool-result') addResult(r, p.toolCallId, p.isError === true, p.result);
-    else if (p.type === 'source' && p.sourceType === 'url' && !r.sources.includes(p.url)) {
-      r.sources.push(p.url);
-    }
+    else if (p.type === 'tool-result') {
+      r.results.set(p.toolCallId, { error: p.isError === true, output: p.result });
+    } else if (p.type === 'source' && p.sourceType === 'url') r.sources.add(p.url);
   }
 }
 
 /**
- * The receipt of a reply, from what the call itself carried: every tool it called (a call that
- * failed, was denied or got no result is named so and never counts as the tool having run), the
- * URLs its tools returned and the sources the provider cited; "no tools ran" when there were none.
+ * The reply a reply's rounds make, as the store keeps it, read from the calls' own parts, never
+ * from the model's prose: every tool it called (a call that failed, was denied or got no result
+ * is named so and never counts as the tool having run; a call this middleware never saw the model
+ * make, which only the prompt the app sent says happened, is `(unverified)` and its output is no
+ * source), the URLs its tools returned and the sources the provider cited; "no tools ran" when
+ * there were none. Null when it holds nothing to record.
  */
-export function receiptOf(r: Rounds): HostReceiptReport {
+function replyOf(
+  r: Rounds,
+  made: (callId: string) => boolean,
+): { content: string; receipt: HostReceiptReport } | null {
   const tools: string[] = [];
-  const sources = [...r.sources];
+  const sources = new Set(r.sources);
   for (const call of r.calls) {
     const result = r.results.get(call.id);
-    const label =
-      result === undefined
-        ? `${call.name} (no result)`
+    const outcome: CallOutcome = !made(call.id)
+      ? 'unverified'
+      : result === undefined
+        ? 'no result'
         : result.error
-          ? `${call.name} (error)`
-          : call.name;
-    if (!tools.includes(label)) tools.push(label);
-    if (result !== undefined && !result.error) urlsIn(result.output, sources);
+          ? 'error'
+          : 'ran';
+    tools.push(toolLabel(call.name, outcome));
+    if (outcome === 'ran') collectUrls(result?.output, sources);
   }
-  if (tools.length === 0 && sources.length === 0) return { noTools: true };
-  // sources the provider cited without a tool call of its own (grounding): a tool ran unnamed
-  if (tools.length === 0) return { tools: ['unnamed_tool'], sources };
-  return { tools, sources };
+  return storableReply({ text: joinTextBlocks(r.blocks), tools, sources });
 }
 
 /** A call that is not the reply's last: it ends in tool calls the SDK will run and answer. */
@@ -229,7 +221,13 @@ export function sourcesOf(arrival: MemoryArrival): LanguageModelV3Source[] {
     title: m.line,
     providerMetadata: {
       memledger: JSON.parse(
-        JSON.stringify({ kind: m.kind, id: m.id, block: m.block, passport: m.passport }),
+        JSON.stringify({
+          kind: m.kind,
+          id: m.id,
+          block: m.block,
+          // the passport's stored strings as a model is shown stored text
+          passport: shownJson(m.passport),
+        }),
       ),
     },
   }));
@@ -242,6 +240,22 @@ function withArrival(prompt: LanguageModelV3Prompt, text: string): LanguageModel
   return [...prompt.slice(0, at), { role: 'system', content: text }, ...prompt.slice(at)];
 }
 
+/** The incoming message as the arrival recalls for it: bounded, cut on a code point. */
+function recallMessage(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  return storableText(text.slice(0, MESSAGE_CHARS).replace(/[\uD800-\uDBFF]$/, ''));
+}
+
+/** A set that forgets its oldest entries past `cap` (state a long-lived process keeps). */
+function remember<T>(set: Set<T> | Map<T, unknown>, cap: number): void {
+  while (set.size > cap) set.delete(set.keys().next().value as T);
+}
+
+interface Exchange {
+  arrival: MemoryArrival | null;
+  userSeq: number | null;
+}
+
 /**
  * The AI SDK middleware (`wrapLanguageModel({ model, middleware })`): the arrival in, every
  * reply recorded with its receipt, a source per memory shown. docs/INTEGRATIONS.md, "AI SDK".
@@ -252,13 +266,25 @@ export function memledgerMiddleware(
 ): LanguageModelV3Middleware {
   const memory: AgentMemory = agentMemoryOf(target);
   const surface = options.surface ?? 'chat';
-  const report = options.onError ?? defaultOnError;
   const showSources = options.sources !== false;
+  const report = (error: unknown, stage: MemoryStage) => {
+    try {
+      (options.onError ?? defaultOnError)(error, stage);
+    } catch {
+      // a reporter that throws must not fail the user's call either
+    }
+  };
   const known = new Set<string>();
   // each exchange in flight, by session and user message: its arrival, and the seq its user
   // turn was recorded at. A reply's later steps (after tool calls) and a retried call join the
-  // same exchange: one arrival, one user turn.
-  const exchanges = new Map<string, { arrival: MemoryArrival | null; userSeq: number | null }>();
+  // same exchange (the promise is kept at once: two calls at the same moment open one).
+  const exchanges = new Map<string, Promise<Exchange>>();
+  // the tool calls this middleware saw the model make: only these count as having run
+  const madeCalls = new Set<string>();
+  const made = (callId: string) => madeCalls.has(callId);
+  // a reply whose last call ended in tool calls (the SDK's step limit, or an approval it waits
+  // for): recorded when the session's next exchange opens, with the results its prompt holds
+  const held = new Map<string, Rounds>();
 
   const sessionOf = (params: LanguageModelV3CallOptions) =>
     callOptionsOf(params).sessionId ?? options.sessionId;
@@ -267,6 +293,7 @@ export function memledgerMiddleware(
     if (known.has(sessionId)) return;
     await ensureSession(memory, sessionId, options.title ?? sessionId);
     known.add(sessionId);
+    remember(known, 10_000);
   };
 
   const isUtility = (params: LanguageModelV3CallOptions, text: string) =>
@@ -276,17 +303,44 @@ export function memledgerMiddleware(
   const keyOf = (sessionId: string, ex: { nth: number; text: string }) =>
     `${sessionId}\u0000${ex.nth}\u0000${ex.text}`;
 
+  const addReply = async (sessionId: string, rounds: Rounds) => {
+    const reply = replyOf(rounds, made);
+    if (reply === null) return;
+    await ensure(sessionId);
+    await memory.addTurn({ sessionId, role: 'assistant', ...reply });
+  };
+
+  /** The reply held in a session, completed by the results the new prompt holds, recorded. */
+  const settleHeld = async (sessionId: string, prompt: LanguageModelV3Prompt) => {
+    const rounds = held.get(sessionId);
+    if (rounds === undefined) return;
+    held.delete(sessionId);
+    const later = emptyRounds();
+    promptRounds(prompt, later);
+    for (const call of rounds.calls) {
+      const result = later.results.get(call.id);
+      if (result !== undefined) rounds.results.set(call.id, result);
+    }
+    await addReply(sessionId, rounds);
+  };
+
   /**
-   * Opens an exchange: the user's message recorded first (so a tool can cite it in this very
-   * reply), then the arrival read. Without `text` (a continuation whose opening this middleware
-   * did not see) it only reads the arrival.
+   * Opens an exchange: a reply the session holds recorded, the user's message recorded (so a
+   * tool can cite it in this very reply), then the arrival read. Without `text` (a continuation
+   * whose opening this middleware did not see) it only reads the arrival.
    */
-  const open = async (sessionId: string, text: string | null) => {
+  const open = async (
+    sessionId: string,
+    text: string | null,
+    prompt: LanguageModelV3Prompt,
+  ): Promise<Exchange> => {
     let userSeq: number | null = null;
     try {
-      await ensure(sessionId);
+      await settleHeld(sessionId, prompt);
       if (text !== null && text.trim() !== '') {
-        userSeq = (await memory.addTurn({ sessionId, role: 'user', content: text })).seq;
+        await ensure(sessionId);
+        const content = storableText(text);
+        userSeq = (await memory.addTurn({ sessionId, role: 'user', content })).seq;
       }
     } catch (err) {
       report(err, 'record');
@@ -294,10 +348,11 @@ export function memledgerMiddleware(
     let arrival: MemoryArrival | null = null;
     try {
       await ensure(sessionId);
+      const message = text === null ? undefined : recallMessage(text);
       arrival = await memory.arrival({
         surface,
         sessionId,
-        ...(text === null || text.trim() === '' ? {} : { message: text.slice(0, MESSAGE_CHARS) }),
+        ...(message === undefined ? {} : { message }),
       });
     } catch (err) {
       report(err, 'arrival');
@@ -305,54 +360,66 @@ export function memledgerMiddleware(
     return { arrival, userSeq };
   };
 
-  /** Records the reply a final call ends: every tool round after the user's message, and this. */
-  const record = async (params: LanguageModelV3CallOptions, rounds: Rounds): Promise<void> => {
+  /** The rounds of a reply so far: the prompt's after the user's message, and this call's. */
+  const roundsOf = (params: LanguageModelV3CallOptions, own: Rounds): Rounds | null => {
+    const ex = exchangeOf(params.prompt);
+    if (ex === null) return null;
+    const all = emptyRounds();
+    promptRounds(params.prompt.slice(ex.index + 1), all);
+    all.blocks.push(...own.blocks);
+    for (const c of own.calls) if (!all.calls.some((p) => p.id === c.id)) all.calls.push(c);
+    for (const [id, r] of own.results) all.results.set(id, r);
+    for (const s of own.sources) all.sources.add(s);
+    return all;
+  };
+
+  /**
+   * What a call ends: a reply still running tools is held; a finished one is recorded (with
+   * every tool round since the user's message), or counted when the call was a utility.
+   */
+  const finish = async (
+    params: LanguageModelV3CallOptions,
+    own: Rounds,
+    toolsPending: boolean,
+  ): Promise<void> => {
     const ex = exchangeOf(params.prompt);
     if (ex === null) return;
     const sessionId = sessionOf(params);
+    for (const c of own.calls) madeCalls.add(c.id);
+    remember(madeCalls, 10_000);
     try {
       if (isUtility(params, ex.text)) {
+        if (toolsPending) return;
         await ensure(sessionId);
+        // counted on the request, which may name its kind (`__title__…`: a title)
         await memory.addTurn({
           sessionId,
-          role: 'assistant',
-          // the request names its kind (`__title__…`): counted as a title; else as a utility
-          content: ex.text.trim() === '' ? '(utility)' : ex.text,
+          role: 'user',
+          content: ex.text.trim() === '' ? '(utility)' : storableText(ex.text),
           utility: true,
         });
         return;
       }
-      const prior = emptyRounds();
-      promptRounds(params.prompt.slice(ex.index + 1), prior);
-      const all: Rounds = {
-        blocks: [...prior.blocks, ...rounds.blocks],
-        calls: [
-          ...prior.calls,
-          ...rounds.calls.filter((c) => !prior.calls.some((p) => p.id === c.id)),
-        ],
-        results: new Map([...prior.results, ...rounds.results]),
-        sources: [...new Set([...prior.sources, ...rounds.sources])],
-      };
-      const reply = joinTextBlocks(all.blocks);
-      if (reply.trim() !== '') {
-        await ensure(sessionId);
-        await memory.addTurn({
-          sessionId,
-          role: 'assistant',
-          content: reply,
-          receipt: receiptOf(all),
-        });
+      const rounds = roundsOf(params, own);
+      if (rounds === null) return;
+      if (toolsPending) {
+        held.set(sessionId, rounds);
+        remember(held, 1_000);
+        return;
       }
+      held.delete(sessionId);
+      await addReply(sessionId, rounds);
     } catch (err) {
       report(err, 'record');
     } finally {
-      exchanges.delete(keyOf(sessionId, ex));
+      if (!toolsPending) exchanges.delete(keyOf(sessionId, ex));
     }
   };
 
-  const arrivalFor = (params: LanguageModelV3CallOptions): MemoryArrival | null | undefined => {
+  const arrivalFor = async (params: LanguageModelV3CallOptions) => {
     const ex = exchangeOf(params.prompt);
-    return ex === null ? undefined : exchanges.get(keyOf(sessionOf(params), ex))?.arrival;
+    const open = ex === null ? undefined : exchanges.get(keyOf(sessionOf(params), ex));
+    return open === undefined ? null : (await open).arrival;
   };
 
   return {
@@ -362,16 +429,17 @@ export function memledgerMiddleware(
       if (ex === null || isUtility(params, ex.text)) return params;
       const sessionId = sessionOf(params);
       const key = keyOf(sessionId, ex);
-      let exchange = exchanges.get(key);
+      let opening = exchanges.get(key);
       // a prompt that ends in the user's message opens the exchange (once: a retried call finds
       // it open); a later step of the reply joins the one open
-      if (exchange === undefined) {
-        exchange = await open(sessionId, ex.index === params.prompt.length - 1 ? ex.text : null);
-        exchanges.set(key, exchange);
-        // a reply that never finishes leaves its entry: keep the map small
-        if (exchanges.size > 64) exchanges.delete(exchanges.keys().next().value as string);
+      if (opening === undefined) {
+        const text = ex.index === params.prompt.length - 1 ? ex.text : null;
+        opening = open(sessionId, text, params.prompt);
+        exchanges.set(key, opening);
+        // a reply that never finishes leaves its entry: keep the map bounded
+        remember(exchanges, 1_000);
       }
-      const { arrival, userSeq } = exchange;
+      const { arrival, userSeq } = await opening;
       const cite =
         userSeq === null
           ? ''
@@ -387,19 +455,18 @@ export function memledgerMiddleware(
 
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      if (endsInToolCalls(result.content)) return result;
-      const arrival = arrivalFor(params);
-      const rounds = emptyRounds();
-      contentRounds(result.content, rounds);
-      await record(params, rounds);
+      const pending = endsInToolCalls(result.content);
+      const arrival = pending ? null : await arrivalFor(params);
+      const own = emptyRounds();
+      contentRounds(result.content, own);
+      await finish(params, own, pending);
       if (!showSources || !arrival) return result;
       return { ...result, content: [...result.content, ...sourcesOf(arrival)] };
     },
 
     async wrapStream({ doStream, params }) {
       const { stream, ...rest } = await doStream();
-      const arrival = arrivalFor(params);
-      const rounds = emptyRounds();
+      const arrival = await arrivalFor(params);
       const texts = new Map<string, string>();
       const order: string[] = [];
       const content: LanguageModelV3Content[] = [];
@@ -414,11 +481,15 @@ export function memledgerMiddleware(
             part.type === 'source'
           ) {
             content.push(part);
-          } else if (part.type === 'finish' && !endsInToolCalls(content)) {
-            for (const id of order) rounds.blocks.push({ type: 'text', text: texts.get(id) ?? '' });
-            contentRounds(content, rounds);
-            await record(params, rounds);
-            if (showSources && arrival) for (const s of sourcesOf(arrival)) controller.enqueue(s);
+          } else if (part.type === 'finish') {
+            const own = emptyRounds();
+            for (const id of order) own.blocks.push({ type: 'text', text: texts.get(id) ?? '' });
+            contentRounds(content, own);
+            const pending = endsInToolCalls(content);
+            await finish(params, own, pending);
+            if (showSources && arrival && !pending) {
+              for (const s of sourcesOf(arrival)) controller.enqueue(s);
+            }
           }
           controller.enqueue(part);
         },

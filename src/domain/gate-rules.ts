@@ -11,6 +11,7 @@ import {
   mentionsReferent,
   referentTokens,
 } from './gate-cues.js';
+import { callRan } from './receipt.js';
 import { normalizeForQuote, quoteFoundIn } from './text/fold.js';
 import { RETRACTED_SIMILARITY_THRESHOLD, negates, similarity } from './text/compare.js';
 
@@ -229,6 +230,12 @@ const receiptRule: Rule = (p, ctx) => {
     return drop(
       'RECEIPT_NOT_FOUND',
       `turn ${turn.seq} is a ${turn.role} turn; receipts are on assistant turns`,
+    );
+  }
+  if (!callRan(tool.trim())) {
+    return drop(
+      'RECEIPT_NOT_FOUND',
+      `"${tool}" names a call that did not run (it failed, got no result or was not verified): an action needs a tool that ran`,
     );
   }
   return turn.receiptTools.includes(tool.trim())

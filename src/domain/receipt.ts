@@ -125,3 +125,12 @@ export function renderReceiptLine(receipt: Receipt): string {
       return `${RECEIPT_PREFIX} unknown, the host reported nothing about tools for this turn]]`;
   }
 }
+
+/**
+ * Whether a receipt's entry names a tool that ran: a call the host saw fail, get no result, or
+ * could not verify is entered as `name (error)`, `name (no result)`, `name (unverified)`, and
+ * never counts as the tool having run (an action cannot rest on it).
+ */
+export function callRan(entry: string): boolean {
+  return !/ \((?:error|no result|unverified)\)$/.test(entry);
+}

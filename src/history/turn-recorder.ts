@@ -68,7 +68,10 @@ export class TurnRecorder {
     }
     const receipt = role === 'assistant' ? receiptFromReport(input.receipt) : null;
 
-    const utility = detectUtility(content, input.utility === true);
+    // a prefix names a utility request in the user's message only (older clients mark theirs
+    // so); a reply is one only when the host says so: a model that begins its reply with
+    // `__insight__` must not take the reply and its receipt out of history
+    const utility = detectUtility(role === 'user' ? content : '', input.utility === true);
     if (utility !== null) {
       const requests = await this.deps.usage.count(
         subjectId,
