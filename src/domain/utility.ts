@@ -12,7 +12,10 @@ const PREFIXES: ReadonlyArray<readonly [string, UtilityKind]> = [
   ['__insight__', 'insight'],
 ];
 
-/** A prefix names the kind (a fallback for older clients); the explicit flag marks any other. */
+/**
+ * A prefix names the kind (a fallback for older clients; the recorder reads it in user turns
+ * only); the explicit flag marks any other.
+ */
 export function detectUtility(content: string, flagged: boolean): UtilityKind | null {
   const head = content.trimStart();
   for (const [prefix, kind] of PREFIXES) {
