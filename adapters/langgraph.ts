@@ -24,21 +24,27 @@ import type {
   SearchOperation,
 } from '@langchain/langgraph';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { Fact, FactOrigin, HostReceiptReport, Proposal, ProposeResult } from '../src/index.js';
+import type { Fact, FactOrigin, Proposal, ProposeResult } from '../src/index.js';
 import { EngineError } from '../src/domain/errors.js';
 import { byPassport } from '../src/domain/fact-render.js';
 import type { DropCode } from '../src/domain/gate-rules.js';
+import { collectUrls } from '../src/domain/history-import/imported-conversation.js';
 import {
   isoDay,
   joinRounds,
   renderFactLine,
   renderForgetAnswer,
   renderProposeAnswer,
+  shownInline,
 } from '../src/rules.js';
 import {
   agentMemoryOf,
   ensureSession,
+  storableReply,
+  storableText,
+  toolLabel,
   type AgentMemory,
+  type CallOutcome,
   type FiledForget,
   type MemoryTarget,
 } from './agent-memory.js';
@@ -85,7 +91,10 @@ export interface MemledgerAnswer {
 
 /**
  * An item's value: the fact's text and its passport. `line` is the fact as memledger shows it to
- * a model (passport first, one line, receipt markers defanged); put that in a prompt.
+ * a model (passport first, one line, receipt markers defanged); put that in a prompt. The stored
+ * strings (`text`, `key`, `evidence.quote`, `evidence.tool`) are shown as memledger shows stored
+ * text to a model, on one line (`shownInline`: line breaks as a space, receipt markers defanged,
+ * what does not show as code points), the same through a handle and over HTTP.
  */
 export interface MemledgerItemValue {
   [field: string]: unknown;
@@ -172,6 +181,8 @@ const FORGET_FIELDS = new Set(['sessionId', 'turn', 'quote']);
 const RECALL_K = 200;
 /** How many of its puts a store remembers for `pending()`. */
 const PENDING_KEPT = 1000;
+/** How many sessions a store remembers having made (a long-lived process records in many). */
+const SESSIONS_KEPT = 10_000;
 
 const invalid = (field: string, message: string) =>
   new EngineError('INVALID_ARGUMENT', message, { data: { field } });
@@ -237,19 +248,8 @@ function conditionHolds(cond: MatchCondition, ns: readonly string[]): boolean {
   return path.every((p, i) => p === '*' || ns[at + i] === p);
 }
 
-/** Every `url` a tool's JSON output names, a bounded walk. */
-function urlsIn(value: unknown, out: string[], depth = 0): void {
-  if (depth > 8 || out.length >= 100) return;
-  if (Array.isArray(value)) {
-    for (const v of value) urlsIn(v, out, depth + 1);
-  } else if (isRecord(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'url' && typeof v === 'string' && /^https?:\/\//.test(v)) {
-        if (!out.includes(v)) out.push(v);
-      } else urlsIn(v, out, depth + 1);
-    }
-  }
-}
+/** A stored string as a model is shown it, on one line (null stays null). */
+const shown = <T extends string | null>(s: T): T => (s === null ? null : shownInline(s)) as T;
 
 type Blocks = Parameters<typeof joinRounds>[0][number];
 
@@ -301,20 +301,22 @@ export class MemledgerStore extends BaseStore {
   }
 
   private itemOf(f: Fact): Item {
+    // over HTTP the strings come as the server shows them (shownJson); inline after that is
+    // inline of the stored string, so both paths give the same value
     const value: MemledgerItemValue = {
-      text: f.text,
+      text: shown(f.text),
       line: renderFactLine(f, this.options.timeZone),
       factId: f.id,
       slot: f.slot,
-      key: f.key,
+      key: shown(f.key),
       origin: f.origin,
       date: isoDay(f.validFrom ?? f.recordedAt, this.options.timeZone),
       attested: f.attested,
       evidence: {
         sessionId: f.evidence.sessionId,
         turn: f.evidence.seq,
-        quote: f.evidence.quote,
-        tool: f.evidence.tool,
+        quote: shown(f.evidence.quote),
+        tool: shown(f.evidence.tool),
       },
       validFrom: f.validFrom?.toISOString() ?? null,
       validTo: f.validTo?.toISOString() ?? null,
@@ -322,18 +324,26 @@ export class MemledgerStore extends BaseStore {
     };
     return {
       namespace: this.namespaceOf(f.slot),
-      key: f.key ?? f.id,
+      key: shown(f.key) ?? f.id,
       value,
       createdAt: f.recordedAt,
       updatedAt: f.statusAt,
     };
   }
 
-  /** The live fact at a namespace and key (its key, or its id when it has none), or null. */
+  /**
+   * The live fact at a namespace and key (its key, or its id when it has none), or null. Keys
+   * are compared as shown (`shownInline`), so the key as put and the key an item carries both
+   * find it, through a handle and over HTTP.
+   */
   private find(facts: readonly Fact[], namespace: readonly string[], key: string): Fact | null {
     const slot = this.slotOf(namespace);
     if (slot === null) return null;
-    const found = facts.filter((f) => f.slot === slot && (f.key === key || f.id === key));
+    const asShown = typeof key === 'string' ? shownInline(key) : key;
+    const found = facts.filter(
+      (f) =>
+        f.slot === slot && ((f.key !== null && shownInline(f.key) === asShown) || f.id === key),
+    );
     // one live value per slot and key; the newest, were there more
     return found.sort((a, b) => b.recordedAt.getTime() - a.recordedAt.getTime())[0] ?? null;
   }
@@ -601,7 +611,10 @@ export class MemledgerStore extends BaseStore {
    * as one assistant turn whose receipt names the tools its tool messages answered (a call that
    * failed or got no answer is named so) and the URLs their JSON output holds, or that no tools
    * ran. Tool and system messages are never turns; a reply still waiting on tools is not
-   * recorded. Pass only messages not recorded before: recording is not idempotent.
+   * recorded. What the store cannot keep is made storable first (a NUL or a lone surrogate shown
+   * as U+FFFD, a tool name it refuses as `unnamed_tool`, a URL it refuses left out, a receipt the
+   * reply imitates cut), so no message's content stops the batch. Pass only messages not recorded
+   * before: recording is not idempotent.
    */
   async recordMessages(
     messages: readonly BaseMessage[],
@@ -611,14 +624,14 @@ export class MemledgerStore extends BaseStore {
     await this.ensureSession(sessionId);
     const out: RecordedMessage[] = [];
     let rounds: Blocks[] = [];
-    let calls: Array<{ id: string; name: string }> = [];
+    let calls: Array<{ id: string; name: unknown }> = [];
     const results = new Map<string, { error: boolean; content: unknown }>();
     for (const m of messages) {
       const type = (m as { type?: unknown }).type;
       if (type === 'human') {
         rounds = [];
         calls = [];
-        const text = joinRounds([blocksOf(m)]);
+        const text = storableText(joinRounds([blocksOf(m)]));
         if (text.trim() === '') continue;
         const r = await this.memory.addTurn({ sessionId, role: 'user', content: text });
         out.push({ role: 'user', ...r });
@@ -628,23 +641,19 @@ export class MemledgerStore extends BaseStore {
           results.set(t.tool_call_id, { error: t.status === 'error', content: t.content });
         }
       } else if (type === 'ai') {
-        const a = m as BaseMessage & { tool_calls?: Array<{ id?: string; name: string }> };
+        const a = m as BaseMessage & { tool_calls?: unknown };
         rounds.push(blocksOf(m));
-        const asked = a.tool_calls ?? [];
-        for (const [i, c] of asked.entries())
-          calls.push({ id: c.id ?? `${m.id ?? ''}#${i}`, name: c.name });
+        const asked: unknown[] = Array.isArray(a.tool_calls) ? a.tool_calls : [];
+        for (const [i, c] of asked.entries()) {
+          const id = isRecord(c) && typeof c.id === 'string' ? c.id : `${m.id ?? ''}#${i}`;
+          calls.push({ id, name: isRecord(c) ? c.name : undefined });
+        }
         if (asked.length > 0) continue; // the reply goes on after its tools answer
-        const text = joinRounds(rounds);
-        const receipt = receiptOf(calls, results);
+        const reply = replyOf(joinRounds(rounds), calls, results);
         rounds = [];
         calls = [];
-        if (text.trim() === '') continue;
-        const r = await this.memory.addTurn({
-          sessionId,
-          role: 'assistant',
-          content: text,
-          receipt,
-        });
+        if (reply === null) continue;
+        const r = await this.memory.addTurn({ sessionId, role: 'assistant', ...reply });
         out.push({ role: 'assistant', ...r });
       }
     }
@@ -655,28 +664,35 @@ export class MemledgerStore extends BaseStore {
     if (this.knownSessions.has(sessionId)) return;
     await ensureSession(this.memory, sessionId, this.options.title ?? sessionId);
     this.knownSessions.add(sessionId);
+    // a long-lived store forgets the oldest first: one it forgot is looked up again
+    while (this.knownSessions.size > SESSIONS_KEPT) {
+      this.knownSessions.delete(this.knownSessions.values().next().value as string);
+    }
   }
 }
 
-/** A reply's receipt from its tool calls and the tool messages that answered them. */
-function receiptOf(
-  calls: ReadonlyArray<{ id: string; name: string }>,
+/**
+ * A reply as the store keeps it, from its text, its tool calls and the tool messages that
+ * answered them (`storableReply`), or null when it holds nothing to record.
+ */
+function replyOf(
+  text: string,
+  calls: ReadonlyArray<{ id: string; name: unknown }>,
   results: ReadonlyMap<string, { error: boolean; content: unknown }>,
-): HostReceiptReport {
+): ReturnType<typeof storableReply> {
   const tools: string[] = [];
-  const sources: string[] = [];
+  const sources = new Set<string>();
   for (const call of calls) {
     const r = results.get(call.id);
-    const label =
-      r === undefined ? `${call.name} (no result)` : r.error ? `${call.name} (error)` : call.name;
-    if (!tools.includes(label)) tools.push(label);
-    if (r !== undefined && !r.error && typeof r.content === 'string') {
+    const outcome: CallOutcome = r === undefined ? 'no result' : r.error ? 'error' : 'ran';
+    tools.push(toolLabel(call.name, outcome));
+    if (outcome === 'ran' && typeof r?.content === 'string') {
       try {
-        urlsIn(JSON.parse(r.content), sources);
+        collectUrls(JSON.parse(r.content), sources);
       } catch {
         // not JSON: no sources read from it
       }
     }
   }
-  return tools.length === 0 ? { noTools: true } : { tools, sources };
+  return storableReply({ text, tools, sources });
 }

@@ -24,13 +24,8 @@ import type {
 } from '../src/index.js';
 import { EngineError } from '../src/domain/errors.js';
 import { FACT_ORIGINS } from '../src/domain/fact.js';
-import { INPUT_LIMITS } from '../src/domain/input.js';
 import { forgottenLine } from '../src/domain/turn.js';
-import {
-  collectUrls,
-  receiptItem,
-  TOOLS_ONLY_TEXT,
-} from '../src/domain/history-import/imported-conversation.js';
+import { collectUrls } from '../src/domain/history-import/imported-conversation.js';
 import {
   joinTextBlocks,
   quoteFoundIn,
@@ -39,13 +34,16 @@ import {
   renderReceiptLine,
   requireId,
   shownText,
-  stripImitatedReceipts,
 } from '../src/rules.js';
 import { ServerError } from '../server/server-errors.js';
 import {
   agentMemoryOf,
   ensureSession,
+  storableReply,
+  storableText,
+  toolLabel,
   type AgentMemory,
+  type CallOutcome,
   type MemoryTarget,
   type MemoryTurn,
 } from './agent-memory.js';
@@ -100,21 +98,10 @@ const FAILED_RESULT = [
 
 /** The longest user message the arrival recalls for (its bound; the turn is recorded whole). */
 const MESSAGE_CHARS = 20_000;
-const MAX_RECEIPT_ITEMS = INPUT_LIMITS.listItems;
-const TRUNCATED = '\n[… cut by memledger: the turn was longer than 1,000,000 characters]';
-const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const NUL = String.fromCharCode(0);
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Text the store can keep: no NUL, no lone surrogate, at most `max` characters. */
-function storable(text: string, max: number, cut = ''): string {
-  const clean = text.split(NUL).join('\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
-  if (clean.length <= max) return clean;
-  return (clean.slice(0, max - cut.length) + cut).replace(LONE_SURROGATES, '\uFFFD');
-}
 
 function defaultOnError(error: unknown, stage: MemoryStage): void {
   const code = (error as { code?: unknown } | null)?.code;
@@ -146,7 +133,7 @@ function messageText(content: unknown): string {
 
 /** The user's words in a user message, as the store keeps them; null when it holds none. */
 function userText(item: Json): string | null {
-  const text = storable(messageText(item.content), INPUT_LIMITS.turnLength, TRUNCATED);
+  const text = storableText(messageText(item.content));
   return text.trim().length > 0 ? text : null;
 }
 
@@ -211,10 +198,10 @@ const callIdOf = (item: Json): string | null => {
 /** One reply of the assistant: everything it said and ran since the user last spoke. */
 class Reply {
   readonly blocks: ResponseBlock[] = [];
-  /** Calls in order; `self`: the provider ran and answered it (a hosted tool). */
+  /** Calls in order, named as given; `self`: the provider ran and answered it (a hosted tool). */
   private readonly calls: Array<{
     id: string | null;
-    name: string;
+    name: unknown;
     failed: boolean;
     self: boolean;
   }> = [];
@@ -248,16 +235,14 @@ class Reply {
   }
 
   call(item: Json, name: unknown): void {
-    const label = (typeof name === 'string' ? receiptItem(name) : null) ?? 'unnamed_tool';
-    this.calls.push({ id: callIdOf(item), name: label, failed: false, self: false });
+    this.calls.push({ id: callIdOf(item), name, failed: false, self: false });
     this.blocks.push({ type: 'tool' });
     this.endsInText = false;
   }
 
   /** A call the provider ran and answered in one item (web search, file search, hosted MCP…). */
   hosted(item: Json): void {
-    const raw = item.type === 'tool_search_call' ? 'tool_search' : item.name;
-    const label = (typeof raw === 'string' ? receiptItem(raw) : null) ?? 'unnamed_tool';
+    const name = item.type === 'tool_search_call' ? 'tool_search' : item.name;
     const data = isObject(item.providerData) ? item.providerData : {};
     const status = item.status ?? data.status;
     const failed =
@@ -268,7 +253,7 @@ class Reply {
       outputUrls(item.output, this.sources);
       collectUrls(data, this.sources);
     }
-    this.calls.push({ id: null, name: label, failed, self: true });
+    this.calls.push({ id: null, name, failed, self: true });
     this.blocks.push({ type: 'tool' });
     this.endsInText = false;
   }
@@ -283,39 +268,25 @@ class Reply {
     if (!failed) outputUrls(item.output, this.sources);
   }
 
-  /** The receipt: tools in call order, a failed one or one without result named so. */
-  receipt(): HostReceiptReport {
-    const tools: string[] = [];
-    for (const c of this.calls) {
-      let label = c.name;
-      if (c.self) {
-        if (c.failed) label = `${c.name} (error)`;
-      } else {
-        const r = c.id === null ? undefined : this.results.get(c.id);
-        if (r === undefined) label = `${c.name} (no result)`;
-        else if (r.failed) label = `${c.name} (error)`;
-      }
-      if (!tools.includes(label) && tools.length < MAX_RECEIPT_ITEMS) tools.push(label);
-    }
-    const sourceList = [...this.sources].slice(0, MAX_RECEIPT_ITEMS);
-    if (tools.length === 0 && sourceList.length === 0) return { noTools: true };
-    // citations with no tool call: the engine's rule for blocks (receiptReportFromBlocks) too
-    return { tools: tools.length === 0 ? ['unnamed_tool'] : tools, sources: sourceList };
+  /** How a call ended: a failed one or one without result is named so (`toolLabel`). */
+  private outcome(c: { id: string | null; failed: boolean; self: boolean }): CallOutcome {
+    if (c.self) return c.failed ? 'error' : 'ran';
+    const r = c.id === null ? undefined : this.results.get(c.id);
+    return r === undefined ? 'no result' : r.failed ? 'error' : 'ran';
   }
 
   /**
-   * The assistant turn it becomes, or null when it holds nothing to record: its text (a receipt it
-   * imitates stripped), or, when it said nothing but ran tools, what says so.
+   * The assistant turn it becomes, or null when it holds nothing to record (`storableReply`): its
+   * text (a receipt it imitates cut), or, when it said nothing but ran tools, what says so; its
+   * receipt, tools in call order and the sources they returned, or "no tools ran".
    */
   turn(): PendingTurn | null {
-    const receipt = this.receipt();
-    const text = stripImitatedReceipts(
-      storable(joinTextBlocks(this.blocks), INPUT_LIMITS.turnLength, TRUNCATED),
-    ).text;
-    if (text.trim().length > 0) return { role: 'assistant', content: text, receipt };
-    return receipt.noTools === true
-      ? null
-      : { role: 'assistant', content: TOOLS_ONLY_TEXT, receipt };
+    const reply = storableReply({
+      text: joinTextBlocks(this.blocks),
+      tools: this.calls.map((c) => toolLabel(c.name, this.outcome(c))),
+      sources: this.sources,
+    });
+    return reply === null ? null : { role: 'assistant', ...reply };
   }
 }
 
@@ -361,13 +332,16 @@ const systemItem = (content: string): AgentInputItem => ({
  * A recorded turn as the SDK's items: the message (its text as recorded, shown as memledger shows
  * stored text to a model: receipt markers defanged, unseen characters as code points), and for an
  * assistant turn its receipt as memledger's own system line after it, never inside the reply.
+ * Only user and assistant turns are given back: a `tool` or `system` turn anyone with a token
+ * recorded in the session is never promoted to a system item (nor given back at all), so no
+ * stored turn gains the authority of the app's own instructions on a later run.
  */
 function itemsOfTurn(turn: MemoryTurn): AgentInputItem[] {
+  if (turn.role !== 'user' && turn.role !== 'assistant') return [];
   const gone = forgottenOf(turn);
   if (gone !== null) return [systemItem(gone)];
   const text = shownText(turn.content, 'lines');
   if (turn.role === 'user') return [{ type: 'message', role: 'user', content: text }];
-  if (turn.role !== 'assistant') return [systemItem(text)];
   const items: AgentInputItem[] = [
     {
       type: 'message',
@@ -495,7 +469,7 @@ export function memledgerSession(
       )
       .map(userText)
       .filter((t): t is string => t !== null);
-    const message = storable(texts.join('\n'), MESSAGE_CHARS);
+    const message = storableText(texts.join('\n').slice(0, MESSAGE_CHARS));
     let arrival: string;
     try {
       await ensure();
