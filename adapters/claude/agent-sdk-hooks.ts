@@ -6,12 +6,25 @@ import type {
   HookEvent,
   HookJSONOutput,
 } from '@anthropic-ai/claude-agent-sdk';
-import type { HostReceiptReport } from '../../src/index.js';
-import { collectUrls, receiptItem } from '../../src/domain/history-import/imported-conversation.js';
+import {
+  collectUrls,
+  TOOLS_ONLY_TEXT,
+} from '../../src/domain/history-import/imported-conversation.js';
+import {
+  injectedByClaudeCode,
+  withoutReminders,
+} from '../../src/domain/history-import/claude-code-text.js';
 import { requireId } from '../../src/domain/turn.js';
-import { agentMemoryOf, ensureSession, type MemoryTarget } from '../agent-memory.js';
+import {
+  agentMemoryOf,
+  ensureSession,
+  storableReply,
+  storableText,
+  toolLabel,
+  type MemoryTarget,
+} from '../agent-memory.js';
 
-import { codeOf, NO_REPLY_TEXT } from './memory-tool.js';
+import { codeOf } from './memory-tool.js';
 import { arrivalMessage } from './conversation.js';
 // ---------------------------------------------------------------------------------------------
 // The Claude Agent SDK's hooks
@@ -31,11 +44,22 @@ export interface MemledgerHooksOptions {
 }
 
 /**
- * Prompts that are not the person's words: machine-injected turns (task notifications, scheduled
- * wake-ups, poll events). They are never recorded as user turns, so the gate never takes a quote
- * from them. `user` and `sdk` (and a payload without the field) are the person's.
+ * Prompts that are not the person's words, by their `source`: machine-injected turns (task
+ * notifications, scheduled wake-ups, poll events). `user` and `sdk` are the person's, unless the
+ * text is one Claude Code wrote itself (`injectedByClaudeCode`): a payload may omit `source`.
  */
 const NOT_THE_USER = new Set(['system', 'loop_wakeup', 'schedule_wakeup', 'poll_event']);
+
+/**
+ * The person's words in a prompt, or null when it holds none: never a machine-injected prompt,
+ * whatever its `source` says, and never the system reminders Claude Code adds to one.
+ */
+function personsWords(prompt: string, source: string | undefined): string | null {
+  if (source !== undefined && NOT_THE_USER.has(source)) return null;
+  if (injectedByClaudeCode(prompt)) return null;
+  const text = withoutReminders(prompt).trim();
+  return text === '' ? null : storableText(text);
+}
 
 /** What a reply has run so far, per session, until its Stop. */
 interface OpenReply {
@@ -43,13 +67,14 @@ interface OpenReply {
   sources: Set<string>;
 }
 
-function pendingReceipt(r: OpenReply | undefined): HostReceiptReport {
-  if (r === undefined || (r.tools.length === 0 && r.sources.size === 0)) return { noTools: true };
-  return {
-    tools: r.tools.length === 0 ? ['unnamed_tool'] : r.tools,
-    sources: [...r.sources],
-  };
-}
+/**
+ * At most this many sessions' replies are held open (a session that ran tools and never reached
+ * its Stop); past it the one least recently heard of is forgotten.
+ */
+const MAX_OPEN = 1_000;
+/** At most this many forgotten sessions are remembered, so their reply never claims "no tools". */
+const MAX_FORGOTTEN = 10_000;
+const MAX_TOOLS = 1_000;
 
 const EMPTY: HookJSONOutput = {};
 
@@ -58,10 +83,12 @@ const EMPTY: HookJSONOutput = {};
  * - SessionStart: the arrival as additionalContext (the Claude session id is the memledger
  *   session id; the session is made on first sight);
  * - UserPromptSubmit: records the prompt as the user's turn (so the model can cite it at once),
- *   then adds the arrival recalled for it (its `relevant` block) as additionalContext;
+ *   unless Claude Code injected it, then adds the arrival recalled for it (its `relevant` block)
+ *   as additionalContext;
  * - PostToolUse / PostToolUseFailure: the tools the reply ran (a failed one as `Name (error)`) and
  *   the URLs their results returned; a subagent's own calls are its conversation, not this one's;
- * - Stop: records the reply (`last_assistant_message`) with that receipt, or "no tools ran".
+ * - Stop: records the reply (`last_assistant_message`) with that receipt, or "no tools ran"; what
+ *   the store cannot keep in it (a NUL, an imitated receipt, a tool's name) never costs the reply.
  * A memory failure never fails the session: the hook returns an empty output and `onError` hears
  * of it.
  */
@@ -80,6 +107,8 @@ export function memledgerHooks(
       );
     });
   const open = new Map<string, OpenReply>();
+  /** Sessions whose open reply was forgotten: what their reply ran is not known. */
+  const forgotten = new Set<string>();
 
   const session = (input: { session_id: string; cwd?: string }) =>
     ensureSession(
@@ -90,17 +119,25 @@ export function memledgerHooks(
         : `Claude Agent SDK (${input.cwd})`,
     );
 
-  /** Records a reply, and forgets what it ran. */
+  /**
+   * Records a reply, and forgets what it ran. A reply whose tools were forgotten (`MAX_OPEN`) is
+   * recorded without a receipt: what it ran is unknown, never "no tools ran".
+   */
   async function recordReply(sessionId: string, text: string | undefined): Promise<void> {
     const ran = open.get(sessionId);
     open.delete(sessionId);
-    const receipt = pendingReceipt(ran);
-    let content = text ?? '';
-    if (content.trim() === '') {
-      if (receipt.noTools === true) return;
-      content = NO_REPLY_TEXT;
+    if (forgotten.delete(sessionId)) {
+      // it ran tools, and which is no longer known: the receipt is `unknown`
+      const content = storableReply({ text: text ?? '', tools: [], sources: [] })?.content;
+      await me.addTurn({ sessionId, role: 'assistant', content: content ?? TOOLS_ONLY_TEXT });
+      return;
     }
-    await me.addTurn({ sessionId, role: 'assistant', content, receipt });
+    const reply = storableReply({
+      text: text ?? '',
+      tools: ran?.tools ?? [],
+      sources: ran?.sources ?? [],
+    });
+    if (reply !== null) await me.addTurn({ sessionId, role: 'assistant', ...reply });
   }
 
   const hook =
@@ -132,11 +169,11 @@ export function memledgerHooks(
     if (input.hook_event_name !== 'UserPromptSubmit') return EMPTY;
     const s = await session(input);
     // a reply that never reached its Stop (interrupted, failed) still ran what it ran
-    if (open.has(s.id)) await recordReply(s.id, undefined);
-    const person = input.source === undefined || !NOT_THE_USER.has(input.source);
+    if (open.has(s.id) || forgotten.has(s.id)) await recordReply(s.id, undefined);
+    const words = personsWords(input.prompt, input.source);
     let seq: number | null = null;
-    if (person && input.prompt.trim() !== '') {
-      seq = (await me.addTurn({ sessionId: s.id, role: 'user', content: input.prompt })).seq;
+    if (words !== null) {
+      seq = (await me.addTurn({ sessionId: s.id, role: 'user', content: words })).seq;
     }
     const message = arrivalMessage(input.prompt);
     const text = (
@@ -157,23 +194,32 @@ export function memledgerHooks(
 
   const ran = (sessionId: string, label: string, response: unknown) => {
     const r = open.get(sessionId) ?? { tools: [], sources: new Set<string>() };
+    // the most recently heard of last; the least recently heard of is forgotten past the cap
+    open.delete(sessionId);
     open.set(sessionId, r);
-    if (!r.tools.includes(label) && r.tools.length < 1000) r.tools.push(label);
+    for (const oldest of open.keys()) {
+      if (open.size <= MAX_OPEN) break;
+      open.delete(oldest);
+      forgotten.add(oldest);
+    }
+    for (const oldest of forgotten) {
+      if (forgotten.size <= MAX_FORGOTTEN) break;
+      forgotten.delete(oldest);
+    }
+    if (!r.tools.includes(label) && r.tools.length < MAX_TOOLS) r.tools.push(label);
     collectUrls(response, r.sources);
   };
 
   const postToolUse = hook('PostToolUse', async (input) => {
     if (input.hook_event_name !== 'PostToolUse' || input.agent_id !== undefined) return EMPTY;
-    const name = receiptItem(input.tool_name) ?? 'unnamed_tool';
-    ran(requireId(input.session_id, 'session'), name, input.tool_response);
+    ran(requireId(input.session_id, 'session'), toolLabel(input.tool_name), input.tool_response);
     return EMPTY;
   });
 
   const postToolUseFailure = hook('PostToolUseFailure', async (input) => {
     if (input.hook_event_name !== 'PostToolUseFailure' || input.agent_id !== undefined)
       return EMPTY;
-    const name = receiptItem(input.tool_name) ?? 'unnamed_tool';
-    ran(requireId(input.session_id, 'session'), `${name} (error)`, undefined);
+    ran(requireId(input.session_id, 'session'), toolLabel(input.tool_name, 'error'), undefined);
     return EMPTY;
   });
 

@@ -7,19 +7,28 @@ import type {
 import type { HostReceiptReport } from '../../src/index.js';
 import { joinTextBlocks, receiptReportFromBlocks } from '../../src/rules.js';
 import { EngineError } from '../../src/domain/errors.js';
-import { receiptItem } from '../../src/domain/history-import/imported-conversation.js';
 import { requireId } from '../../src/domain/turn.js';
-import { agentMemoryOf, ensureSession, type MemoryTarget } from '../agent-memory.js';
+import {
+  agentMemoryOf,
+  ensureSession,
+  storableReply,
+  storableText,
+  toolLabel,
+  type CallOutcome,
+  type MemoryTarget,
+} from '../agent-memory.js';
 
-import { MAX_ARRIVAL_MESSAGE, NO_REPLY_TEXT } from './memory-tool.js';
+import { MAX_ARRIVAL_MESSAGE } from './memory-tool.js';
 // ---------------------------------------------------------------------------------------------
 // Sessions, the arrival and turns, for an agent on the Messages API
 
-/** A message recall reads at most this much of (the engine's limit), cut on a code point. */
+/**
+ * A message recall reads at most this much of (the engine's limit), cut on a code point, as the
+ * store can take it (a NUL or a lone surrogate shown as U+FFFD).
+ */
 export function arrivalMessage(text: string): string | undefined {
   if (text.trim() === '') return undefined;
-  if (text.length <= MAX_ARRIVAL_MESSAGE) return text;
-  return text.slice(0, MAX_ARRIVAL_MESSAGE).replace(/[\uD800-\uDBFF]$/, '');
+  return storableText(text.slice(0, MAX_ARRIVAL_MESSAGE).replace(/[\uD800-\uDBFF]$/, ''));
 }
 
 type ContentBlock = { type: string; [key: string]: unknown };
@@ -34,61 +43,61 @@ const blocksOf = (content: unknown): ContentBlock[] =>
         )
       : [];
 
-const CLIENT_TOOL = 'tool_use';
-const TOOL_BLOCKS = new Set([CLIENT_TOOL, 'server_tool_use', 'mcp_tool_use']);
+const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+
+/** A call's result: `tool_result` (the client's, in a user message) or a server's `*_tool_result`. */
+const isResult = (b: ContentBlock): boolean =>
+  b.type === 'tool_result' || b.type.endsWith('_tool_result');
 
 /**
- * A reply's text and receipt, from the messages the model and the tools added after the user's
- * prompt: the tools its tool_use blocks called, in order (a call whose result failed or never came
- * is named so, `memory (error)`, and never counts as the tool having run), the URLs their results
- * and citations returned, or that no tool ran. Read from the API's blocks, never from the prose.
+ * A result that failed: `is_error` on any result (a client's, an MCP server's), or a server tool's
+ * error content (`web_search_tool_result_error`, …).
  */
-export function replyOf(messages: ReadonlyArray<BetaMessageParam | BetaMessage>): {
-  text: string;
-  receipt: HostReceiptReport;
-} {
+function failed(b: ContentBlock): boolean {
+  if (b.is_error === true) return true;
+  const c = b.content as { type?: unknown } | null | undefined;
+  return (
+    c !== null && typeof c === 'object' && typeof c.type === 'string' && c.type.endsWith('_error')
+  );
+}
+
+/**
+ * A reply as the store keeps it, from the messages the model and the tools added after the user's
+ * prompt, or null when it said nothing and ran nothing. Its receipt names the tools its
+ * `tool_use`, `server_tool_use` and `mcp_tool_use` blocks called, in order (a call whose result
+ * failed is `memory (error)`, one with no result, such as a server call a `pause_turn` or
+ * `max_tokens` cut short, is `web_search (no result)`: neither counts as the tool having run), the
+ * URLs the results that did not fail and the citations returned, or that no tool ran. Read from
+ * the API's blocks, never from the prose; what the store cannot keep (a NUL, a tool named with
+ * "]]", an imitated receipt) never costs the reply.
+ */
+export function replyOf(
+  messages: ReadonlyArray<BetaMessageParam | BetaMessage>,
+): { content: string; receipt: HostReceiptReport } | null {
   const blocks: ContentBlock[] = [];
   const results = new Map<string, boolean>();
   for (const m of messages) {
     const content = blocksOf(m.content);
     if (m.role === 'assistant') blocks.push(...content);
-    else {
-      for (const b of content) {
-        if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-          results.set(b.tool_use_id, b.is_error === true);
-        }
+    for (const b of content) {
+      if (isResult(b) && typeof b.tool_use_id === 'string') {
+        // a call answered twice failed if either answer did
+        results.set(b.tool_use_id, failed(b) || results.get(b.tool_use_id) === true);
       }
-    }
-  }
-  const serverErrors = new Set<string>();
-  for (const b of blocks) {
-    const c = b.content as { type?: unknown } | null | undefined;
-    if (
-      b.type.endsWith('_tool_result') &&
-      typeof b.tool_use_id === 'string' &&
-      typeof c?.type === 'string' &&
-      c.type.endsWith('_error')
-    ) {
-      serverErrors.add(b.tool_use_id);
     }
   }
   const tools: string[] = [];
   for (const b of blocks) {
     if (!TOOL_BLOCKS.has(b.type)) continue;
-    const name = (typeof b.name === 'string' ? receiptItem(b.name) : null) ?? 'unnamed_tool';
-    const id = typeof b.id === 'string' ? b.id : '';
-    let label = name;
-    if (b.type === CLIENT_TOOL) {
-      const error = results.get(id);
-      if (error === undefined) label = `${name} (no result)`;
-      else if (error) label = `${name} (error)`;
-    } else if (serverErrors.has(id)) label = `${name} (error)`;
-    if (!tools.includes(label)) tools.push(label);
+    const error = typeof b.id === 'string' ? results.get(b.id) : undefined;
+    const outcome: CallOutcome = error === undefined ? 'no result' : error ? 'error' : 'ran';
+    tools.push(toolLabel(b.name, outcome));
   }
-  const sources = [...(receiptReportFromBlocks(blocks).sources ?? [])];
-  const text = joinTextBlocks(blocks);
-  if (tools.length === 0 && sources.length === 0) return { text, receipt: { noTools: true } };
-  return { text, receipt: { tools: tools.length === 0 ? ['unnamed_tool'] : tools, sources } };
+  // the URLs of results that failed are no sources
+  const sources = receiptReportFromBlocks(
+    blocks.filter((b) => !(isResult(b) && failed(b))),
+  ).sources;
+  return storableReply({ text: joinTextBlocks(blocks), tools, sources: sources ?? [] });
 }
 
 /** What `memledgerConversation` is bound to. */
@@ -137,19 +146,15 @@ export function memledgerConversation(
     },
     async recordUser(text) {
       await open();
-      const r = await me.addTurn({ sessionId, role: 'user', content: text });
+      const r = await me.addTurn({ sessionId, role: 'user', content: storableText(text) });
       if (r.seq === null) throw new EngineError('INTERNAL', 'the user turn was not recorded');
       return r.seq;
     },
     async recordReply(messages) {
       const reply = replyOf(messages);
-      let content = reply.text;
-      if (content.trim() === '') {
-        if (reply.receipt.noTools === true) return null;
-        content = NO_REPLY_TEXT;
-      }
+      if (reply === null) return null;
       await open();
-      const r = await me.addTurn({ sessionId, role: 'assistant', content, receipt: reply.receipt });
+      const r = await me.addTurn({ sessionId, role: 'assistant', ...reply });
       if (r.seq === null) return null;
       return { seq: r.seq, receipt: reply.receipt };
     },
