@@ -2,25 +2,10 @@
 // examples/ai-sdk-chat.ts type-checks against it and runs on the SDK's scripted test model, and
 // none of the other frameworks memledger has adapters for comes with it.
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-
-function run(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
+import { packedProject, ROOT, run, TSC } from '../support/packed.js';
 
 const OTHER_FRAMEWORKS = [
   '@openai/agents',
@@ -36,52 +21,18 @@ describe('the packed package with only the AI SDK beside it', () => {
 
   beforeAll(() => {
     expect(existsSync(join(ROOT, 'dist', 'adapters', 'ai-sdk.js'))).toBe(true);
-    dir = mkdtempSync(join(tmpdir(), 'memledger-ai-sdk-pack-'));
-    run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], ROOT);
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    expect(tarball).toBeDefined();
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'ai-sdk-consumer', private: true, type: 'module' }),
-    );
     const ours = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       devDependencies: Record<string, string>;
     };
-    run(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        `./${tarball}`,
-        `ai@${ours.devDependencies.ai}`,
-        `@types/node@${process.versions.node.split('.')[0]}`,
-      ],
-      dir,
-    );
-    copyFileSync(join(ROOT, 'examples', 'ai-sdk-chat.ts'), join(dir, 'ai-sdk-chat.ts'));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          exactOptionalPropertyTypes: true,
-          verbatimModuleSyntax: true,
-          // the AI SDK's own declarations do not compile under exactOptionalPropertyTypes: as in
-          // a project `tsc --init` makes, libraries' declarations are not checked, the example is
-          skipLibCheck: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        files: ['ai-sdk-chat.ts'],
-      }),
-    );
+    ({ dir } = packedProject({
+      prefix: 'memledger-ai-sdk-pack-',
+      also: [`ai@${ours.devDependencies.ai}`],
+      example: 'ai-sdk-chat.ts',
+      file: 'ai-sdk-chat.ts',
+      // the AI SDK's own declarations do not compile under exactOptionalPropertyTypes: as in a
+      // project `tsc --init` makes, libraries' declarations are not checked; the example is
+      skipLibCheck: true,
+    }));
   }, 300_000);
   afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

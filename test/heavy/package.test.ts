@@ -1,80 +1,31 @@
 // What a user installs is the packed tarball, not this work tree: pack it, install it into an
 // empty directory, and type-check and run examples/every-namespace.ts against it there.
-import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-function run(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
+import { packedProject, ROOT, run, TSC } from '../support/packed.js';
 
 describe('the packed package', () => {
   let dir: string;
 
+  let tarball: string;
+
   beforeAll(() => {
     // `npm test` builds first; without dist there is nothing to pack.
     expect(existsSync(join(ROOT, 'dist', 'src', 'index.js'))).toBe(true);
-    dir = mkdtempSync(join(tmpdir(), 'memledger-pack-'));
-    // --ignore-scripts: `prepare` would rebuild dist while other test files run the CLI from it.
-    run(NPM, ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], ROOT);
-    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-    expect(tarball).toBeDefined();
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'memledger-consumer', private: true, type: 'module' }),
-    );
-    run(
-      NPM,
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        `./${tarball}`,
-        `@types/node@${process.versions.node.split('.')[0]}`,
-      ],
-      dir,
-    );
-    copyFileSync(join(ROOT, 'examples', 'every-namespace.ts'), join(dir, 'example.ts'));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          exactOptionalPropertyTypes: true,
-          verbatimModuleSyntax: true,
-          types: ['node'],
-          outDir: 'out',
-        },
-        files: ['example.ts'],
-      }),
-    );
+    ({ dir, tarball } = packedProject({
+      prefix: 'memledger-pack-',
+      also: [],
+      example: 'every-namespace.ts',
+      file: 'example.ts',
+    }));
   }, 300_000);
   afterAll(() => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   it('ships only the built library and CLI', () => {
-    const files = run('tar', ['-tzf', readdirSync(dir).find((f) => f.endsWith('.tgz'))!], dir)
+    const files = run('tar', ['-tzf', tarball], dir)
       .split('\n')
       .filter((f) => f !== '');
     expect(files).toContain('package/dist/src/index.js');
