@@ -42,7 +42,7 @@ import {
 } from './agent-memory.js';
 
 /** Where in the middleware a memory failure happened. */
-export type MemoryStage = 'arrival' | 'record' | 'usage';
+export type MemoryStage = 'arrival' | 'record';
 
 /** How the middleware joins memory in and records. */
 export interface MemledgerMiddlewareOptions {
