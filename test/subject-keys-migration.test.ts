@@ -14,7 +14,7 @@
  * naming columns later migrations add (`slots.summary_scope`, `facts.evidence_citations`, and
  * the gate's verdict in `facts.attestation` and `attestation_reason`, a link's `decisions.format`,
  * the owner's signed retraction, a `retract` link, and a forgotten turn's tombstone columns),
- * which the mock adds to
+ * and in the summary rule of a default slot (`life_lately`, migration 14's rule), which the mock adds to
  * migration 11; only the verdict is filled, so the rows are otherwise the ones version 11 wrote. A negative control: a store whose fact cites another
  * subject's turn (no version writes one) refuses to migrate, and stays at 11 as it was.
  */
@@ -70,7 +70,10 @@ ALTER TABLE decisions ADD CONSTRAINT decisions_decision_check
   CHECK (decision IN ('approve', 'reject', 'delegate', 'revoke', 'retract', 'forget', 'policy'));
 ALTER TABLE turns ADD COLUMN forget_id text, ADD COLUMN forgotten_at timestamptz,
   ADD COLUMN forgotten_by text;
-ALTER TABLE probe_calibrations ADD COLUMN imported boolean NOT NULL DEFAULT false;`;
+ALTER TABLE probe_calibrations ADD COLUMN imported boolean NOT NULL DEFAULT false;
+ALTER TABLE slots DROP CONSTRAINT slots_rule_check;
+ALTER TABLE slots ADD CONSTRAINT slots_rule_check
+  CHECK (rule IN ('user_fact', 'correction', 'action', 'summary'));`;
   migrations.all = real.MIGRATIONS.map((m) =>
     m.version === 11 ? { ...m, sql: `${m.sql}${shim}` } : m,
   );

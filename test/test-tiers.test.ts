@@ -12,6 +12,11 @@ const HEAVY_MARKS: ReadonlyArray<[string, RegExp]> = [
   ['child processes', /from 'node:child_process'/],
   ['the built CLI', /\b(BUILT_CLI|runBuiltCli)\b|dist\/cli\//],
   ['a browser', /playwright-core|launchChromium/],
+  // the Claude Agent SDK's query() spawns the Claude Code binary (its types start nothing)
+  [
+    'the Claude Code binary',
+    /import \{[^}]*\bquery\b[^}]*\} from '@anthropic-ai\/claude-agent-sdk'/,
+  ],
 ];
 
 /**
@@ -66,6 +71,18 @@ describe('the test tiers', () => {
     expect(misplaced('test/heavy/quiet.test.ts', "import { it } from 'vitest';")).toEqual([
       'test/heavy/quiet.test.ts: starts no process or browser; move it to test/',
     ]);
+    // the Agent SDK's query() spawns Claude Code; its types alone start nothing
+    expect(
+      misplaced('test/sdk.test.ts', "import { query } from '@anthropic-ai/claude-agent-sdk';"),
+    ).toEqual([
+      'test/sdk.test.ts: uses the Claude Code binary; move it to test/heavy/ (npm run test:heavy)',
+    ]);
+    expect(
+      misplaced(
+        'test/sdk.test.ts',
+        "import type { HookInput } from '@anthropic-ai/claude-agent-sdk';",
+      ),
+    ).toEqual([]);
     // an allowed use is allowed only for what it names
     expect(misplaced('test/store-open.test.ts', spawning)).toEqual([
       'test/store-open.test.ts: uses the built CLI; move it to test/heavy/ (npm run test:heavy)',
