@@ -343,9 +343,12 @@ describe.each(ENGINES)('memledger CLI retraction ledger [%s]', (kind) => {
   });
 
   it('once due, settle --run-probe through a calibrated instrument records stands and its probe record', async () => {
+    // the instrument the settling probe runs on (every instrument: test/cli-probe.test.ts)
     const cal = await cli.ok<{ passed: boolean; calibrations: Array<{ instrument: string }> }>([
       'probe',
       'calibrate',
+      '--instrument',
+      'file',
     ]);
     expect(cal.passed).toBe(true);
     expect(cal.calibrations.map((c) => c.instrument)).toContain('file');

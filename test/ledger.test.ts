@@ -159,7 +159,8 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
     expect(again.dropped[0]?.code).toBe('RETRACTED_CLAIM');
 
     expect((await me.ledger.due()).map((x) => x.id)).toEqual([r.id]);
-    await me.probes.calibrate();
+    // the instrument the settling probe runs on (calibrating them all boots two SQL snapshots)
+    await me.probes.calibrate({ instrument: 'file' });
     const settled = await me.ledger.settle({ retractionId: r.id, runProbe: true });
     expect(settled).toMatchObject({ verdict: 'stands', settledBy: 'probe', restoredFactId: null });
     expect(settled.settledProbeRecordId).not.toBeNull();
@@ -190,7 +191,7 @@ describe.each(ENGINES)('retraction ledger [%s]', (kind) => {
       },
     });
     writeFileSync(join(dir, 'tea.txt'), 'tea, always tea');
-    await me.probes.calibrate();
+    await me.probes.calibrate({ instrument: 'file' });
     const settled = await me.ledger.settle({ retractionId: r.id, runProbe: true });
     expect(settled.verdict).toBe('overturned');
     const restored = await me.facts.get(settled.restoredFactId ?? ('' as FactId));
