@@ -69,15 +69,15 @@ describe.each(ENGINES)('the relevant arrival block [%s]', (kind) => {
   let close: () => Promise<void>;
   let engine: Engine;
   let signer: OwnerSigner;
+  const keyPath = join(tmp, `${kind}.key`);
   let counter = 0;
 
   beforeAll(async () => {
     const t = await openTestEngine(kind, { clock: () => now, arrival: { timeZone: 'UTC' } });
     engine = t.engine;
     close = () => t.close();
-    const file = join(tmp, `${kind}.key`);
-    writeOwnerKeyFile(file, generateOwnerKey('pw', TEST_KEYS).keyFile);
-    signer = loadOwnerKey(file, 'pw', TEST_KEYS);
+    writeOwnerKeyFile(keyPath, generateOwnerKey('pw', TEST_KEYS).keyFile);
+    signer = loadOwnerKey(keyPath, 'pw', TEST_KEYS);
   });
   afterAll(async () => {
     await close();
@@ -502,7 +502,8 @@ describe.each(ENGINES)('the relevant arrival block [%s]', (kind) => {
   });
 
   it('takes the message through the CLI, HTTP and MCP faces, whose schemas refuse unknown fields', async () => {
-    const tokens = await ownerWithTokens(engine, `faces-${++counter}`);
+    // the owner's tokens signed in process: no face unlocks the key, which is at the test cost
+    const tokens = await ownerWithTokens(engine, `faces-${++counter}`, { signer, keyPath });
     const subjectId = tokens.readerInfo.subject;
     const me = engine.subject(subjectId);
     const s = await me.sessions.create({ title: 'Trip planning' });

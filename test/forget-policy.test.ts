@@ -19,8 +19,9 @@ import {
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
-const { signer } = makeOwnerSigner();
+const { signer } = makeOwnerSigner(TEST_KEYS);
 const DAY = 86_400_000;
 
 describe('which words ask to forget, and how far a request may reach unsigned', () => {
@@ -222,7 +223,10 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     // another key cannot sign a policy
     expect(
       await code(
-        me.owner.setForgetPolicy({ honourRequests: false, signer: makeOwnerSigner().signer }),
+        me.owner.setForgetPolicy({
+          honourRequests: false,
+          signer: makeOwnerSigner(TEST_KEYS).signer,
+        }),
       ),
     ).toBe('WRONG_KEY');
     expect(await me.history.render(session)).toBe(before);
@@ -335,7 +339,7 @@ describe.each(ENGINES)('forgetting under the owner’s signed policy [%s]', (kin
     const session = (await me.sessions.create()).id;
     await say(me, session, DIVORCE);
     // a link sealed with another key, appended by a process with the store
-    const forger = makeOwnerSigner().signer;
+    const forger = makeOwnerSigner(TEST_KEYS).signer;
     const note = forgetPolicyNote({ honourRequests: true, retainDays: 1 });
     const link = sealLink(
       nextLinkFields(null, {

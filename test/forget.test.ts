@@ -36,8 +36,9 @@ import {
 import { code } from './support/errors.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from './support/fake-embeddings.js';
 import { makeOwnerSigner } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
-const { signer } = makeOwnerSigner();
+const { signer } = makeOwnerSigner(TEST_KEYS);
 const root = mkdtempSync(join(tmpdir(), 'ml-forget-'));
 
 /** A word no stemmer shortens (no vowel, no s or y), unique to this run. */
@@ -358,7 +359,7 @@ describe.each(quietEngines())('forgetting, signed and complete [%s]', (kind: Eng
     expect(
       await code(me.owner.forget({ scope: { kind: 'session', session: 'nope' }, signer })),
     ).toBe('SESSION_NOT_FOUND');
-    const other = makeOwnerSigner().signer;
+    const other = makeOwnerSigner(TEST_KEYS).signer;
     expect(
       await code(me.owner.forget({ scope: { kind: 'turn', session, seq: 3 }, signer: other })),
     ).toBe('WRONG_KEY');
@@ -376,7 +377,7 @@ describe.each(quietEngines())('forgetting, signed and complete [%s]', (kind: Eng
     const approvedAt = () => chain.find((l) => l.proposalId === locker)!.seq;
     const note = forgetNote(targetsOf('fact', { facts: [locker] }));
     // the owner's key id, another key's signature: what a process with the store can write
-    const forger = makeOwnerSigner().signer;
+    const forger = makeOwnerSigner(TEST_KEYS).signer;
     const link = sealLink(
       nextLinkFields(tip, {
         subjectId: me.id,

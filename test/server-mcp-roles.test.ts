@@ -9,6 +9,7 @@ import { createServeApp } from '../server/serve.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 async function connect(caller: Caller, recheck?: () => Promise<void>): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -58,7 +59,7 @@ describe.each(ENGINES)('MCP tools against the role table [%s]', (kind) => {
   let valid: Record<string, Record<string, unknown>>;
   /** Ids belonging to another subject. */
   let theirs: { session: string; commitment: string; fact: string };
-  const owner = makeOwnerSigner();
+  const owner = makeOwnerSigner(TEST_KEYS);
 
   beforeAll(async () => {
     t = await openTestEngine(kind);

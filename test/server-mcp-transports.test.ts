@@ -17,10 +17,11 @@ import { dumpStore } from './support/dump-store.js';
 import { ENGINES, testStore } from './support/engines.js';
 import { codeOf, initializeRequest } from './support/mcp.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'ml-mcp-transports-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const owner = makeOwnerSigner();
+const owner = makeOwnerSigner(TEST_KEYS);
 let counter = 0;
 
 /** A raw HTTP request, so the Host header can be anything. */

@@ -20,9 +20,10 @@ import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { request } from './support/http.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const KEY = 'sk-test-reflect';
-const owner = makeOwnerSigner();
+const owner = makeOwnerSigner(TEST_KEYS);
 
 const call = (app: HttpApp, method: string, path: string, token: string | null, body?: unknown) =>
   request(app, method, path, token === null ? null : `Bearer ${token}`, body);

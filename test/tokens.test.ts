@@ -6,9 +6,10 @@ import { TOKEN_ROLES, type Engine, type SubjectHandle } from '../src/index.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
-const owner = makeOwnerSigner();
-const stranger = makeOwnerSigner();
+const owner = makeOwnerSigner(TEST_KEYS);
+const stranger = makeOwnerSigner(TEST_KEYS);
 
 describe.each(ENGINES)('tokens [%s]', (kind) => {
   let t: TestEngine;

@@ -15,6 +15,7 @@ import { startServe, type RunningServe } from '../../server/serve.js';
 import { initializeRequest } from '../support/mcp.js';
 import { ONE_ENGINE } from '../support/engines.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 interface Answer {
   id?: string | number | null;
@@ -68,7 +69,7 @@ describe.each(ONE_ENGINE)('MCP and HTTP edges each get their answer [%s]', () =>
 
   beforeAll(async () => {
     engine = await createEngine({ db: 'memory://' });
-    alice = await ownerWithTokens(engine, 'alice', makeOwnerSigner());
+    alice = await ownerWithTokens(engine, 'alice', makeOwnerSigner(TEST_KEYS));
     running = await startServe({ engine, host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

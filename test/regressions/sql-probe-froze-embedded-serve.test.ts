@@ -9,6 +9,7 @@ import { readOnlySql } from '../../src/store/read-only-sql.js';
 import { startServe, type RunningServe } from '../../server/serve.js';
 import { ONE_ENGINE } from '../support/engines.js';
 import { makeOwnerSigner, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import { TEST_KEYS } from '../support/test-keys.js';
 
 /** The engine's default sql probe limit: the longest probe an agent may run under `serve`. */
 const LIMIT_MS = 5000;
@@ -63,7 +64,7 @@ describe.each(ONE_ENGINE)('a long SQL probe does not stall an embedded serve [%s
 
   beforeAll(async () => {
     engine = await createEngine({ db: 'memory://', probes: { roots: [] } });
-    alice = await ownerWithTokens(engine, 'alice', makeOwnerSigner());
+    alice = await ownerWithTokens(engine, 'alice', makeOwnerSigner(TEST_KEYS));
     running = await startServe({ engine, host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

@@ -6,17 +6,23 @@ import {
   loadOwnerKey,
   writeOwnerKeyFile,
   type Engine,
+  type OwnerKeyOptions,
   type OwnerSigner,
   type TokenInfo,
 } from '../../src/index.js';
+import { TEST_KEYS } from './test-keys.js';
 
 export const OWNER_PASSPHRASE = 'correct horse battery staple';
 
-/** An owner key written to a temp file and loaded: one scrypt per call, so share it per file. */
-export function makeOwnerSigner(): { signer: OwnerSigner; keyPath: string } {
+/**
+ * An owner key written to a temp file and loaded: one scrypt per call, so share it per file.
+ * `keys`: its scrypt cost, production unless asked (a review page unlocks only such a key); a
+ * signer used in process alone can be made at the test cost (test/support/test-keys.ts).
+ */
+export function makeOwnerSigner(keys?: OwnerKeyOptions): { signer: OwnerSigner; keyPath: string } {
   const keyPath = join(mkdtempSync(join(tmpdir(), 'ml-owner-')), 'owner.key');
-  writeOwnerKeyFile(keyPath, generateOwnerKey(OWNER_PASSPHRASE).keyFile);
-  return { signer: loadOwnerKey(keyPath, OWNER_PASSPHRASE), keyPath };
+  writeOwnerKeyFile(keyPath, generateOwnerKey(OWNER_PASSPHRASE, keys).keyFile);
+  return { signer: loadOwnerKey(keyPath, OWNER_PASSPHRASE, keys), keyPath };
 }
 
 export interface SubjectWithTokens {
@@ -28,11 +34,14 @@ export interface SubjectWithTokens {
   readerInfo: TokenInfo;
 }
 
-/** Creates the subject, sets its owner key, and makes one agent and one reader token. */
+/**
+ * Creates the subject, sets its owner key, and makes one agent and one reader token. The owner
+ * key is made at the test cost unless given (pass a production one for a review page to unlock).
+ */
 export async function ownerWithTokens(
   engine: Engine,
   subject: string,
-  owner: { signer: OwnerSigner; keyPath: string } = makeOwnerSigner(),
+  owner: { signer: OwnerSigner; keyPath: string } = makeOwnerSigner(TEST_KEYS),
 ): Promise<SubjectWithTokens> {
   const { signer } = owner;
   await engine.subjects.create(subject);
