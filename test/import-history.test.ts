@@ -18,6 +18,7 @@ import { runCliCaptured } from './support/cli.js';
 import { dumpStore } from './support/dump-store.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
+import { sharedEngines } from './support/shared-engines.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/history');
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
@@ -410,9 +411,15 @@ describe('memledger import-history [pglite]', () => {
     MEMLEDGER_OWNER_PASSPHRASE: 'pw',
     MEMLEDGER_OWNER_KEY: join(root, 'owner.key'),
   };
-  const run = (...args: string[]) => runCliCaptured([...args, '--db', db], env, { homeDir: root });
+  // commands share one kept engine on the store, as a long-running host does
+  const engines = sharedEngines();
+  const run = (...args: string[]) =>
+    runCliCaptured([...args, '--db', db], env, { homeDir: root, engines });
   const sessions = async () => (await run('session', 'list', '--json')).stdout;
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(async () => {
+    await engines.close();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   beforeAll(async () => {
     expect((await run('init')).code).toBe(0);
@@ -516,7 +523,7 @@ describe('memledger import-history [pglite]', () => {
     const r = await runCliCaptured(
       ['import-history', '--from', 'openai-messages', file, '--db', db, '--json'],
       env,
-      { homeDir: root, stderrIsTTY: true },
+      { homeDir: root, stderrIsTTY: true, engines },
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('importing: 1/1 conversations');

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   generateOwnerKey,
   loadOwnerKey,
@@ -366,14 +366,19 @@ describe('without an embedder', () => {
 describe('embed and recall from the command line', () => {
   it('embeds with a server named by flags or environment, and recalls by meaning', async () => {
     const { runCliCaptured } = await import('./support/cli.js');
+    const { sharedEngines } = await import('./support/shared-engines.js');
     const db = join(root, 'cli-store');
     const owner = {
       MEMLEDGER_OWNER_PASSPHRASE: 'pw',
       MEMLEDGER_OWNER_KEY: join(root, 'cli-owner.key'),
     };
     const env = { MEMLEDGER_EMBEDDER_URL: fake.baseUrl, MEMLEDGER_EMBEDDER_MODEL: MODEL };
+    // commands share one kept engine on the store, as a long-running host does (one with an
+    // embedder gets an engine of its own)
+    const engines = sharedEngines();
+    onTestFinished(() => engines.close());
     const run = (args: string[], e: Record<string, string> = env) =>
-      runCliCaptured([...args, '--db', db], { ...owner, ...e });
+      runCliCaptured([...args, '--db', db], { ...owner, ...e }, { engines });
     expect((await run(['init'])).code).toBe(0);
     const s = JSON.parse((await run(['session', 'new', '--json'])).stdout) as {
       sessionId: string;
