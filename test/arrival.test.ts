@@ -15,7 +15,7 @@ import {
   type FactId,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { engineBeside, ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'memledger-arrival-'));
@@ -239,13 +239,15 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
 
   it("lists the 5 most recently active other sessions, newest first; the arrival's own is left out wherever it ranks", async () => {
     let clock = new Date('2026-10-20T08:00:00Z');
-    const fresh = await openTestEngine(kind, {
+    // an engine of its own clock on this store, for a subject of its own
+    const fresh = await engineBeside(t, {
       clock: () => clock,
       arrival: { timeZone: 'Europe/Stockholm' },
     });
     try {
-      await fresh.engine.subjects.create();
-      const owner = fresh.engine.subject();
+      const id = `a${++counter}`;
+      await fresh.subjects.create(id);
+      const owner = fresh.subject(id);
       const ids: string[] = [];
       // s1 … s7, each with a turn an hour after the last; s4 has none (its creation counts)
       for (let i = 1; i <= 7; i++) {
@@ -340,20 +342,21 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'hangs', 'writes']);
   });
 
-  /** A fresh engine's first subject, with a session where the user said where they live. */
-  async function ownerInLund(e: Engine) {
+  /** A subject of `e` (its first, unless named), with a session where the user said where they live. */
+  async function ownerInLund(e: Engine, id?: string) {
     const store = storeClient(e);
-    await e.subjects.create();
-    const owner = e.subject();
+    await e.subjects.create(id);
+    const owner = e.subject(id);
     const s = await owner.sessions.create();
     await owner.turns.add({ sessionId: s.id, role: 'user', content: 'I live in Lund.' });
     return { e, store, owner, s };
   }
 
   it('when the now read fails, the opening still stands and only the now blocks degrade', async () => {
-    const fresh = await openTestEngine(kind, { clock: () => now });
+    // an engine without the host block on this store, for a subject of its own
+    const fresh = await engineBeside(t, { clock: () => now });
     try {
-      const { store, owner, s } = await ownerInLund(fresh.engine);
+      const { store, owner, s } = await ownerInLund(fresh, `a${++counter}`);
       const NOW_BLOCKS = ['current_time', 'recent_sessions', 'settled_facts'];
       const degraded = (a: Arrival) =>
         a.blocks
@@ -500,10 +503,12 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
   });
 
   it('binds the tools a surface declares, and diffs exactly a new tool and a superseded fact', async () => {
-    const fresh = await openTestEngine(kind, { clock: () => now });
+    // an engine without the host block on this store, for a subject of its own
+    const fresh = await engineBeside(t, { clock: () => now });
     try {
-      await fresh.engine.subjects.create();
-      const e = fresh.engine.subject();
+      const id = `a${++counter}`;
+      await fresh.subjects.create(id);
+      const e = fresh.subject(id);
       await e.owner.setKey({ publicKeyPem: signer.publicKeyPem, keyId: signer.keyId });
       await e.tools.register({ name: 'web_search', surfaces: ['chat', 'wake'] });
       await e.tools.register({ name: 'send_email', surfaces: ['chat'] });

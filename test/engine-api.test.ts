@@ -14,7 +14,13 @@ import {
   type FactId,
   type RetractionId,
 } from '../src/index.js';
-import { ENGINES, ONE_ENGINE, openTestEngine, type TestEngine } from './support/engines.js';
+import {
+  engineBeside,
+  ENGINES,
+  ONE_ENGINE,
+  openTestEngine,
+  type TestEngine,
+} from './support/engines.js';
 import { code } from './support/errors.js';
 import { tempDir } from './support/probe-fixtures.js';
 import { TEST_KEYS } from './support/test-keys.js';
@@ -76,56 +82,49 @@ function makeSigner(name: string): OwnerSigner {
 }
 
 describe.each(ONE_ENGINE)('the subject handle [%s]', (kind) => {
+  // one store for these handles: no test writes to it but to create 'ghost', and the closed
+  // engine's 'owner' (after the subjects were listed)
+  let t: TestEngine;
+  beforeAll(async () => {
+    t = await openTestEngine(kind);
+  });
+  afterAll(() => t.close());
+
   it('has exactly the documented namespaces, each a non-empty set of methods', async () => {
-    const t = await openTestEngine(kind);
-    try {
-      const me = t.engine.subject();
-      expect(me.id).toBe('owner');
-      expect(me.storeId).toBe(t.engine.storeId);
-      expect(me.storeId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(Object.keys(me).filter((k) => k !== 'id' && k !== 'storeId')).toEqual([...NAMESPACES]);
-      expect(methodsOf(me).length).toBeGreaterThan(NAMESPACES.length * 2);
-    } finally {
-      await t.close();
-    }
+    const me = t.engine.subject();
+    expect(me.id).toBe('owner');
+    expect(me.storeId).toBe(t.engine.storeId);
+    expect(me.storeId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(me).filter((k) => k !== 'id' && k !== 'storeId')).toEqual([...NAMESPACES]);
+    expect(methodsOf(me).length).toBeGreaterThan(NAMESPACES.length * 2);
   });
 
   it('rejects every method of an unknown subject with SUBJECT_NOT_FOUND, and creates nothing', async () => {
-    const t = await openTestEngine(kind);
-    try {
-      const ghost = t.engine.subject('ghost');
-      const codes = await codesOf(ghost);
-      const wrong = Object.entries(codes).filter(([, c]) => c !== 'SUBJECT_NOT_FOUND');
-      expect(wrong).toEqual([]);
-      expect(Object.keys(codes).length).toBe(methodsOf(ghost).length);
-      expect(await t.engine.subjects.list()).toEqual([]);
-      // Created explicitly, the same handle works.
-      expect(await t.engine.subjects.create('ghost')).toEqual({ id: 'ghost', created: true });
-      expect(await ghost.sessions.list()).toEqual([]);
-      expect(await t.engine.subjects.create('ghost')).toEqual({ id: 'ghost', created: false });
-    } finally {
-      await t.close();
-    }
+    const ghost = t.engine.subject('ghost');
+    const codes = await codesOf(ghost);
+    const wrong = Object.entries(codes).filter(([, c]) => c !== 'SUBJECT_NOT_FOUND');
+    expect(wrong).toEqual([]);
+    expect(Object.keys(codes).length).toBe(methodsOf(ghost).length);
+    expect(await t.engine.subjects.list()).toEqual([]);
+    // Created explicitly, the same handle works.
+    expect(await t.engine.subjects.create('ghost')).toEqual({ id: 'ghost', created: true });
+    expect(await ghost.sessions.list()).toEqual([]);
+    expect(await t.engine.subjects.create('ghost')).toEqual({ id: 'ghost', created: false });
   });
 
   it('rejects a malformed subject id on every method, not only on create', async () => {
-    const t = await openTestEngine(kind);
-    try {
-      const bad = t.engine.subject('no spaces allowed');
-      const codes = Object.values(await codesOf(bad));
-      expect(new Set(codes)).toEqual(new Set(['INVALID_ARGUMENT']));
-      expect(await code(t.engine.subjects.create('no spaces allowed'))).toBe('INVALID_ARGUMENT');
-    } finally {
-      await t.close();
-    }
+    const bad = t.engine.subject('no spaces allowed');
+    const codes = Object.values(await codesOf(bad));
+    expect(new Set(codes)).toEqual(new Set(['INVALID_ARGUMENT']));
+    expect(await code(t.engine.subjects.create('no spaces allowed'))).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects every method with ENGINE_CLOSED after close, a handle made before or after', async () => {
-    const t = await openTestEngine(kind);
-    const engine: Engine = t.engine;
+    // an engine of its own on the store, closed here
+    const engine: Engine = await engineBeside(t);
     await engine.subjects.create();
     const before = engine.subject();
-    await t.close();
+    await engine.close();
     await engine.close(); // closing twice is harmless
     for (const handle of [before, engine.subject(), engine.subject('ghost')]) {
       const wrong = Object.entries(await codesOf(handle)).filter(([, c]) => c !== 'ENGINE_CLOSED');

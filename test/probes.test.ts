@@ -21,6 +21,7 @@ import { resolveProbeConfig } from '../src/probes/probe-config.js';
 import { createProbeModule } from '../src/probes/probe-service.js';
 import type { ReadOnlySql } from '../src/store/read-only-sql.js';
 import {
+  engineBeside,
   ENGINES,
   ONE_ENGINE,
   openTestEngine,
@@ -501,11 +502,12 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
     ];
 
     it('stops a slow query at sqlTimeoutMs, however the planner guesses its cost', async () => {
-      const slow = await openTestEngine(kind, { probes: { roots: [tmp.dir], sqlTimeoutMs: 100 } });
+      // an engine with a short limit on this store, for a subject of its own
+      const slow = await engineBeside(t, { probes: { roots: [tmp.dir], sqlTimeoutMs: 100 } });
       try {
-        await slow.engine.subjects.create();
+        await slow.subjects.create('slow');
         const run = (query: string) =>
-          slow.engine.subject().probes.run({ kind: 'sql', query, op: 'ge', expect: 0 });
+          slow.subject('slow').probes.run({ kind: 'sql', query, op: 'ge', expect: 0 });
         for (const query of SLOW) {
           const r = await run(query);
           expect({ query, verdict: r.verdict, code: r.errorCode }).toEqual({
@@ -517,7 +519,7 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
         // Why no cost bound: the planner takes the recursive CTE's 1e9 rows for 31, and the
         // lateral join's 5e9 for 1e8.
         const guessed = async (query: string) => {
-          const { rows } = await storeClient(slow.engine).query<{ 'QUERY PLAN': unknown }>(
+          const { rows } = await storeClient(slow).query<{ 'QUERY PLAN': unknown }>(
             `EXPLAIN (FORMAT JSON) ${query}`,
           );
           const plan = rows[0]?.['QUERY PLAN'];
@@ -604,10 +606,17 @@ describe.each(ENGINES)('probes [%s]', (kind) => {
 
 describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s]', (kind) => {
   let server: CountingServer;
+  /** The store each test's engine opens, with a subject of its own. */
+  let base: TestEngine;
+  let subjects = 0;
   beforeAll(async () => {
     server = await countingServer('allowlisted answer\n');
+    base = await openTestEngine(kind);
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await base.close();
+  });
 
   /** An engine whose http instrument resolves every name to the counting server's address. */
   async function withPinned(
@@ -615,7 +624,7 @@ describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s
     fn: (me: SubjectHandle, counter: { lookups: number }) => Promise<void>,
   ): Promise<void> {
     const counter = { lookups: 0 };
-    const t = await openTestEngine(kind, {
+    const engine = await engineBeside(base, {
       probes: {
         roots: [tmp.dir],
         httpAllowlist: allow,
@@ -623,10 +632,11 @@ describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s
       },
     });
     try {
-      await t.engine.subjects.create();
-      await fn(t.engine.subject(), counter);
+      const id = `pinned-${++subjects}`;
+      await engine.subjects.create(id);
+      await fn(engine.subject(id), counter);
     } finally {
-      await t.close();
+      await engine.close();
     }
   }
   const port = () => new URL(server.url).port;
@@ -661,15 +671,16 @@ describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s
 
   it('refuses localhost when it resolves to a non-loopback address', async () => {
     const counter = { lookups: 0 };
-    const t = await openTestEngine(kind, {
+    const engine = await engineBeside(base, {
       probes: {
         roots: [tmp.dir],
         instruments: [createHttpInstrument({ lookup: pinnedLookup(counter, '192.0.2.1') })],
       },
     });
     try {
-      await t.engine.subjects.create();
-      const r = await t.engine.subject().probes.run({
+      const id = `pinned-${++subjects}`;
+      await engine.subjects.create(id);
+      const r = await engine.subject(id).probes.run({
         kind: 'http',
         url: 'http://localhost:9/',
         status: 200,
@@ -677,7 +688,7 @@ describe.each(ONE_ENGINE)('http probe allowlist, proven by a counting server [%s
       expect(r).toMatchObject({ verdict: 'error', errorCode: 'NOT_ALLOWED' });
       expect(counter.lookups).toBe(1);
     } finally {
-      await t.close();
+      await engine.close();
     }
   });
 });

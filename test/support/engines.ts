@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
+import { engineOver } from '../../src/engine.js';
+import { storeClient } from '../../src/engine/test-access.js';
 import { createEngine, EngineError, type Engine, type EngineConfig } from '../../src/index.js';
+import type { SqlClient } from '../../src/store/sql-client.js';
 
 /** The PostgreSQL server the suite runs against; every test file gets its own schema. */
 export const PG_URL = process.env.MEMLEDGER_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -87,6 +90,34 @@ export async function openTestEngine(
       await store.cleanup();
     },
   };
+}
+
+/** The client as an engine sees it, but left open when that engine closes. */
+export function leftOpen(client: SqlClient): SqlClient {
+  return {
+    kind: client.kind,
+    location: client.location,
+    capabilities: client.capabilities,
+    query: (sql, params) => client.query(sql, params),
+    exec: (sql) => client.exec(sql),
+    transaction: (fn) => client.transaction(fn),
+    ...(client.snapshot === undefined ? {} : { snapshot: () => client.snapshot!() }),
+    close: async () => undefined,
+  };
+}
+
+/**
+ * Another engine on the store of `t`, with a config of its own, as another process opens that
+ * store: on PGlite over the same client (closing the engine leaves the client open), on
+ * PostgreSQL on the same schema. For a test that needs an engine configured otherwise (a clock,
+ * probes, blocks) but no empty store: it takes a subject of its own in this one.
+ */
+export function engineBeside(
+  t: TestEngine,
+  config: Omit<EngineConfig, 'db' | 'create' | 'shared'> = {},
+): Promise<Engine> {
+  if (t.db !== 'memory://') return createEngine({ ...config, db: t.db });
+  return engineOver(leftOpen(storeClient(t.engine)), config);
 }
 
 /** Opens and closes the store at `db`: 'OPENED', or the code it was refused with. */

@@ -28,8 +28,7 @@ import { storeClient } from '../../src/engine/test-access.js';
 import { setHostLauncher } from '../../src/pglite/host-launch.js';
 import type { StoreHost } from '../../src/pglite/store-host.js';
 import { openSqlClient } from '../../src/store/open-store.js';
-import type { SqlClient } from '../../src/store/sql-client.js';
-import { dropSchema, pgUrlWithSchema, uniqueSchema, type EngineKind } from './engines.js';
+import { dropSchema, leftOpen, pgUrlWithSchema, uniqueSchema, type EngineKind } from './engines.js';
 import { inProcessHosts } from './in-process-host.js';
 import { TEST_KEYS } from './test-keys.js';
 
@@ -77,20 +76,6 @@ export interface TrustFixture {
 }
 
 let counter = 0;
-
-/** The client as an engine sees it, but left open when that engine closes. */
-function kept(client: SqlClient): SqlClient {
-  return {
-    kind: client.kind,
-    location: client.location,
-    capabilities: client.capabilities,
-    query: (sql, params) => client.query(sql, params),
-    exec: (sql) => client.exec(sql),
-    transaction: (fn) => client.transaction(fn),
-    ...(client.snapshot === undefined ? {} : { snapshot: () => client.snapshot!() }),
-    close: async () => undefined,
-  };
-}
 
 /** A store several fixtures share, each with a subject of its own. */
 export interface TrustStore {
@@ -142,7 +127,7 @@ async function place(kind: EngineKind, reach: Reach = 'direct'): Promise<Place> 
   const client = await openSqlClient({ db: 'memory://', create: true });
   return {
     db: 'memory://',
-    open: (config = {}) => engineOver(kept(client), config),
+    open: (config = {}) => engineOver(leftOpen(client), config),
     close: () => client.close(),
   };
 }
