@@ -6,7 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * trust view sends (a transaction any other file ends on the shared server moves the snapshots
  * those counts depend on), and the forget test reads the relation files for dead row versions
  * (a transaction another file holds open keeps them: VACUUM FULL keeps what it might still see).
- * That half runs in the `quiet` project, one file at a time, after everything else.
+ * That half runs in the `quiet` project, one file at a time, after everything else, the three in
+ * one worker that keeps its modules between them (no file of it replaces a module).
  */
 export const QUIET_FILES = [
   'test/trust-neutral-writes.test.ts',
@@ -81,6 +82,7 @@ export default defineConfig({
           include: QUIET_FILES,
           env: { MEMLEDGER_TEST_QUIET: '1' },
           maxWorkers: 1,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
