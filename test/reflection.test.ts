@@ -18,7 +18,7 @@ import {
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../eval/fake-llm/fake-llm-server.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { engineBeside, ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { TEST_KEYS } from './support/test-keys.js';
 
@@ -81,15 +81,21 @@ async function footprint(me: SubjectHandle, sessionId: string) {
 }
 
 describe.each(ENGINES)('reflection [%s]', (kind) => {
+  // one store of the kind: each engine below opens it with its own model, for subjects of its own
+  let base: TestEngine;
+  beforeAll(async () => {
+    base = await openTestEngine(kind);
+  });
+  afterAll(() => base.close());
+
   describe.each(PROTOCOLS)('over the %s protocol', (protocol) => {
-    let t: TestEngine;
     let engine: Engine;
     let fake: FakeLlm;
     const script: FakeStep[] = [];
 
     beforeAll(async () => {
       fake = await startFakeLlm({ protocol, apiKey: 'sk-test', script });
-      t = await openTestEngine(kind, {
+      engine = await engineBeside(base, {
         llm: createLlmClient({
           provider: protocol,
           baseUrl: fake.url,
@@ -100,10 +106,9 @@ describe.each(ENGINES)('reflection [%s]', (kind) => {
           timeoutMs: 5000,
         }),
       });
-      engine = t.engine;
     });
     afterAll(async () => {
-      await t.close();
+      await engine.close();
       await fake.close();
     });
 
@@ -477,7 +482,7 @@ describe.each(ENGINES)('reflection [%s]', (kind) => {
 
   it('one reflection of a subject at a time: a second is REFLECTION_IN_PROGRESS and calls nothing', async () => {
     const fake = await startFakeLlm({ protocol: 'openai', script: ['hang'] });
-    const t = await openTestEngine(kind, {
+    const engine = await engineBeside(base, {
       llm: createLlmClient({
         provider: 'openai',
         baseUrl: fake.url,
@@ -487,39 +492,37 @@ describe.each(ENGINES)('reflection [%s]', (kind) => {
       }),
     });
     try {
-      await t.engine.subjects.create('u');
-      await t.engine.subjects.create('v');
-      const me = t.engine.subject('u');
+      const [u, v] = [`r${++subjects}`, `r${++subjects}`];
+      await engine.subjects.create(u);
+      await engine.subjects.create(v);
+      const me = engine.subject(u);
       const sessionId = await daySession(me, SEED_001_NIGHT);
-      const other = await daySession(t.engine.subject('v'), ORDINARY_DAY);
+      const other = await daySession(engine.subject(v), ORDINARY_DAY);
       const first = me.reflection.reflect({ sessionId });
       first.catch(() => undefined);
       while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
       expect(await code(me.reflection.reflect({ sessionId }))).toBe('REFLECTION_IN_PROGRESS');
       expect(fake.requests).toHaveLength(1);
       // another subject is not held up
-      const r = await t.engine.subject('v').reflection.reflect({ sessionId: other });
+      const r = await engine.subject(v).reflection.reflect({ sessionId: other });
       expect(r.reflection.sessionId).toBe(other);
       expect(await code(first)).toBe('LLM_FAILED');
       // and once it ended, the subject reflects again
       expect((await me.reflection.reflect({ sessionId })).reflection.sessionId).toBe(sessionId);
     } finally {
-      await t.close();
+      await engine.close();
       await fake.close();
     }
   });
 
   it('without a model it is LLM_NOT_CONFIGURED, and nothing is written', async () => {
-    const t = await openTestEngine(kind);
-    try {
-      await t.engine.subjects.create('u');
-      const me = t.engine.subject('u');
-      const sessionId = await daySession(me, SEED_001_NIGHT);
-      expect(await code(me.reflection.reflect({ sessionId }))).toBe('LLM_NOT_CONFIGURED');
-      expect(await me.reflection.list()).toEqual([]);
-      expect(await me.history.usage(sessionId)).toEqual([]);
-    } finally {
-      await t.close();
-    }
+    // the store's own engine, opened with no model
+    const id = `r${++subjects}`;
+    await base.engine.subjects.create(id);
+    const me = base.engine.subject(id);
+    const sessionId = await daySession(me, SEED_001_NIGHT);
+    expect(await code(me.reflection.reflect({ sessionId }))).toBe('LLM_NOT_CONFIGURED');
+    expect(await me.reflection.list()).toEqual([]);
+    expect(await me.history.usage(sessionId)).toEqual([]);
   });
 });

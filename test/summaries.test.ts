@@ -15,7 +15,7 @@ import { pileView } from '../server/review/views/pile-view.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { startFakeLlm, type FakeLlm, type FakeStep } from '../eval/fake-llm/fake-llm-server.js';
 import { PHANTOM_TURN_SENTENCE, UNSUPPORTED_SENTENCE } from '../eval/fake-llm/scripted-summary.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { engineBeside, ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner } from './support/tokens.js';
 
@@ -41,15 +41,21 @@ const WEEK_TWO: Day = [
 let subjects = 0;
 
 describe.each(ENGINES)('living summaries [%s]', (kind) => {
+  // one store of the kind: each engine below opens it with its own model, for subjects of its own
+  let base: TestEngine;
+  beforeAll(async () => {
+    base = await openTestEngine(kind);
+  });
+  afterAll(() => base.close());
+
   describe.each(PROTOCOLS)('over the %s protocol', (protocol) => {
-    let t: TestEngine;
     let engine: Engine;
     let fake: FakeLlm;
     const script: FakeStep[] = [];
 
     beforeAll(async () => {
       fake = await startFakeLlm({ protocol, apiKey: 'sk-test', script });
-      t = await openTestEngine(kind, {
+      engine = await engineBeside(base, {
         llm: createLlmClient({
           provider: protocol,
           baseUrl: fake.url,
@@ -59,10 +65,9 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
           timeoutMs: 5000,
         }),
       });
-      engine = t.engine;
     });
     afterAll(async () => {
-      await t.close();
+      await engine.close();
       await fake.close();
     });
 
@@ -424,15 +429,10 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
     });
   });
 
+  // the store's own engine, opened with no model
   describe('without a model, and at the gate', () => {
-    let t: TestEngine;
-    beforeAll(async () => {
-      t = await openTestEngine(kind);
-    });
-    afterAll(async () => t.close());
-
     it('LLM_NOT_CONFIGURED without a model; an aspect takes no proposals, and a reflection is not offered it', async () => {
-      const me = t.engine.subject((await t.engine.subjects.create('nollm')).id);
+      const me = base.engine.subject((await base.engine.subjects.create('nollm')).id);
       await me.slots.declare({ name: 'life_lately', rule: 'summary' });
       const s = await me.sessions.create();
       await me.turns.add({ sessionId: s.id, role: 'user', content: 'I moved to Porto.' });
@@ -455,7 +455,7 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
     });
 
     it('declares aspects with a scope; a scope is refused on other rules and changing it under summaries is SLOT_IN_USE', async () => {
-      const me = t.engine.subject((await t.engine.subjects.create('scopes')).id);
+      const me = base.engine.subject((await base.engine.subjects.create('scopes')).id);
       expect(
         await me.slots.declare({ name: 'presence', rule: 'summary', scope: 'session' }),
       ).toMatchObject({
@@ -484,21 +484,21 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
   });
 
   describe('a summary is signed with its citations', () => {
-    let t: TestEngine;
+    let engine: Engine;
     let fake: FakeLlm;
     beforeAll(async () => {
       fake = await startFakeLlm({ protocol: 'openai' });
-      t = await openTestEngine(kind, {
+      engine = await engineBeside(base, {
         llm: createLlmClient({ provider: 'openai', baseUrl: fake.url, model: 'fake-1' }),
       });
     });
     afterAll(async () => {
-      await t.close();
+      await engine.close();
       await fake.close();
     });
 
     it('the review card shows the owner every turn a summary cites', async () => {
-      const me = t.engine.subject((await t.engine.subjects.create('card')).id);
+      const me = engine.subject((await engine.subjects.create('card')).id);
       await me.slots.declare({ name: 'life_lately', rule: 'summary' });
       const s = await me.sessions.create();
       for (const [role, content] of WEEK_ONE) {
@@ -525,7 +525,7 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
     });
 
     it('a citation changed in the store is refused by the guard, and with the guard off the summary is withheld', async () => {
-      const me = t.engine.subject((await t.engine.subjects.create('signed')).id);
+      const me = engine.subject((await engine.subjects.create('signed')).id);
       await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
       await me.slots.declare({ name: 'presence', rule: 'summary', scope: 'session' });
       const s = await me.sessions.create();
@@ -542,7 +542,7 @@ describe.each(ENGINES)('living summaries [%s]', (kind) => {
       expect((await me.facts.live()).map((f) => f.id)).toEqual([r.factId]);
       expect((await me.facts.get(r.factId!)).key).toBe(`session:${s.id}`);
 
-      const db = storeClient(t.engine);
+      const db = storeClient(engine);
       const moved = JSON.stringify([
         { turn: 'x', session: s.id, seq: 99, at: '2026-01-01T00:00:00.000Z' },
       ]);
