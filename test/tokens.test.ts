@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeClient } from '../src/engine/test-access.js';
 import { TOKEN_ROLES, type Engine, type SubjectHandle } from '../src/index.js';
-import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
+import { engineBeside, ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
 import { TEST_KEYS } from './support/test-keys.js';
@@ -166,9 +166,10 @@ describe.each(ENGINES)('tokens [%s]', (kind) => {
   });
 
   it('rejects every call once the engine is closed', async () => {
-    const other = await openTestEngine(kind);
+    // an engine of its own on this store, closed here
+    const other = await engineBeside(t);
     await other.close();
-    expect(await code(other.engine.subject().owner.tokens())).toBe('ENGINE_CLOSED');
-    expect(await code(other.engine.tokens.authenticate('x'))).toBe('ENGINE_CLOSED');
+    expect(await code(other.subject().owner.tokens())).toBe('ENGINE_CLOSED');
+    expect(await code(other.tokens.authenticate('x'))).toBe('ENGINE_CLOSED');
   });
 });
