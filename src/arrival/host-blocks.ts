@@ -65,7 +65,9 @@ export function hostBlock(
     // a host block's text only: it names no memory as shown (only memledger's blocks do)
     async render(ctx) {
       const text: unknown = await render(ctx);
-      if (typeof text !== 'string') throw new Error('the block returned no text');
+      if (typeof text !== 'string') {
+        throw new EngineError('INVALID_ARGUMENT', 'the block returned no text');
+      }
       return text;
     },
   };
