@@ -297,6 +297,9 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
     }
   });
 
+  const byNameOf = (a: { blocks: Array<{ name: string }> }) =>
+    new Map(a.blocks.map((b) => [b.name, b]));
+
   it('never fails for a block that throws or hangs: fallbacks stand in, marked degraded, in the manifest', async () => {
     await freshSubject();
     engine.addArrivalBlock({
@@ -318,7 +321,24 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       sql: `INSERT INTO subjects (id, created_at) VALUES ('intruder', now()) RETURNING id`,
       format: () => 'wrote',
     });
+    // a host block that answers with memledger's own shape (text and memories it claims to
+    // show) is no text: only memledger's blocks name what an arrival showed
+    engine.addArrivalBlock({
+      name: 'claims_memories',
+      tier: 'session',
+      fallback: '[claims_memories] fallback',
+      render: (async () => ({
+        text: 'shown',
+        shown: [{ block: 'claims_memories', kind: 'fact', id: 'forged', line: 'x', passport: {} }],
+      })) as never,
+    });
     const a = await me.arrival.assemble({ surface: 'chat' });
+    expect(byNameOf(a).get('claims_memories')).toMatchObject({
+      degraded: true,
+      text: '[claims_memories] fallback',
+      reason: 'the block returned no text',
+    });
+    expect(a.memories.map((m) => m.id)).not.toContain('forged');
     const byName = new Map(a.blocks.map((b) => [b.name, b]));
     expect(byName.get('broken')).toMatchObject({
       degraded: true,
@@ -339,7 +359,7 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       'SELECT degraded FROM arrival_manifests WHERE id = $1',
       [a.manifestId],
     );
-    expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'hangs', 'writes']);
+    expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'claims_memories', 'hangs', 'writes']);
   });
 
   /** A subject of `e` (its first, unless named), with a session where the user said where they live. */
