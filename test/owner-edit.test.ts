@@ -8,8 +8,9 @@ import { storeClient } from '../src/engine/test-access.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
-const { signer } = makeOwnerSigner();
+const { signer } = makeOwnerSigner(TEST_KEYS);
 const SAID = 'We moved to Lund last spring, and the flat is tiny.';
 const PROPOSED = 'The user moved to Lund.';
 const EDITED = 'The user moved to Lund last spring.';
@@ -125,7 +126,7 @@ describe.each(ENGINES)('editing a proposal before approving it [%s]', (kind) => 
     });
     expect((await me.owner.verifyChain()).ok).toBe(true);
     // another key records nothing; hidden characters are dropped, nothing signed
-    const other = makeOwnerSigner().signer;
+    const other = makeOwnerSigner(TEST_KEYS).signer;
     expect(await code(me.owner.remember({ text: 'The user likes figs.', signer: other }))).toBe(
       'WRONG_KEY',
     );

@@ -7,6 +7,7 @@ import { createMcpServer } from '../server/mcp/mcp-server.js';
 import { SEED_001_CONFABULATED, SEED_001_DAY } from '../cli/commands/demo-gate.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 /** The day of seed 001 and the overnight reflection's confabulations, as `memledger demo` has them. */
 const DAY = SEED_001_DAY;
@@ -34,7 +35,7 @@ describe.each(ENGINES)('seed 001 through MCP [%s]', (kind) => {
     t = await openTestEngine(kind);
     engine = t.engine;
     subject = `seed001-${Date.now().toString(36)}`;
-    const { agent } = await ownerWithTokens(engine, subject, makeOwnerSigner());
+    const { agent } = await ownerWithTokens(engine, subject, makeOwnerSigner(TEST_KEYS));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await createMcpServer(await callerForToken(engine, agent)).connect(serverSide);
     client = new Client({ name: 'reflection', version: '1.0.0' });

@@ -9,6 +9,7 @@ import { createMcpServer, MCP_TOOLS, type McpServerConfig } from '../server/mcp/
 import { toolErrorSchema } from '../server/mcp/mcp-schemas.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 const probeRoot = mkdtempSync(join(tmpdir(), 'ml-mcp-probe-'));
 writeFileSync(join(probeRoot, 'deploy.log'), 'deploy ok\n');
@@ -52,7 +53,7 @@ describe.each(ENGINES)('MCP server over an in-memory transport [%s]', (kind) => 
   let engine: Engine;
   let client: Client;
   let me: SubjectHandle;
-  const owner = makeOwnerSigner();
+  const owner = makeOwnerSigner(TEST_KEYS);
 
   beforeAll(async () => {
     t = await openTestEngine(kind, { probes: { roots: [probeRoot] } });

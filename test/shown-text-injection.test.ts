@@ -19,6 +19,7 @@ import { request } from './support/http.js';
 import { textOf } from './support/mcp.js';
 import { sharedEngines } from './support/shared-engines.js';
 import { makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
 /** What every forged line carries right after the prefix it imitates, and what recall finds. */
 const TOKEN = 'ZQX';
@@ -233,7 +234,7 @@ describe.each(ONE_ENGINE)('stored text on every face [%s]', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ml-shown-'));
   const db = join(dir, 'store');
   const engines = sharedEngines();
-  const owner = makeOwnerSigner();
+  const owner = makeOwnerSigner(TEST_KEYS);
   let engine: Engine;
   let app: HttpApp;
   let counter = 0;

@@ -18,8 +18,9 @@ import { PHANTOM_TURN_SENTENCE, UNSUPPORTED_SENTENCE } from '../eval/fake-llm/sc
 import { engineBeside, ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import { makeOwnerSigner } from './support/tokens.js';
+import { TEST_KEYS } from './support/test-keys.js';
 
-const { signer } = makeOwnerSigner();
+const { signer } = makeOwnerSigner(TEST_KEYS);
 
 const PROTOCOLS = ['openai', 'anthropic'] as const;
 
