@@ -359,7 +359,12 @@ describe.each(ENGINES)('arrival [%s]', (kind) => {
       'SELECT degraded FROM arrival_manifests WHERE id = $1',
       [a.manifestId],
     );
-    expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual(['broken', 'claims_memories', 'hangs', 'writes']);
+    expect([...(m.rows[0]?.degraded ?? [])].sort()).toEqual([
+      'broken',
+      'claims_memories',
+      'hangs',
+      'writes',
+    ]);
   });
 
   /** A subject of `e` (its first, unless named), with a session where the user said where they live. */
