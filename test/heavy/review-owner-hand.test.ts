@@ -14,7 +14,12 @@ import { startServe, type RunningServe } from '../../server/serve.js';
 import type { FactId, SubjectHandle } from '../../src/index.js';
 import { browserAvailable, launchChromium, screenshotDir } from '../support/browser.js';
 import { openTestEngine, type TestEngine } from '../support/engines.js';
-import { OWNER_PASSPHRASE, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import {
+  makeOwnerSigner,
+  OWNER_PASSPHRASE,
+  ownerWithTokens,
+  type SubjectWithTokens,
+} from '../support/tokens.js';
 
 const SUBJECT = 'owner';
 const MOVED =
@@ -92,7 +97,8 @@ describe.runIf(run)("the owner's hand on the review page, in Chromium [pglite]",
   beforeAll(async () => {
     shots = screenshotDir('review-owner-hand');
     t = await openTestEngine('pglite', { arrival: { timeZone: 'UTC' } });
-    owner = await ownerWithTokens(t.engine, SUBJECT);
+    // a production-strength key: the review page unlocks no other
+    owner = await ownerWithTokens(t.engine, SUBJECT, makeOwnerSigner());
     me = t.engine.subject(SUBJECT);
     sessionId = (await me.sessions.create({ title: 'moving house' })).id;
     for (const [role, content] of [

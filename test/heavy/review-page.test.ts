@@ -13,7 +13,12 @@ import { type FactId, readOwnerPublicKey, type SubjectHandle } from '../../src/i
 import { browserAvailable, launchChromium, screenshotDir } from '../support/browser.js';
 import { runCliCaptured } from '../support/cli.js';
 import { openTestEngine, type TestEngine } from '../support/engines.js';
-import { OWNER_PASSPHRASE, ownerWithTokens, type SubjectWithTokens } from '../support/tokens.js';
+import {
+  makeOwnerSigner,
+  OWNER_PASSPHRASE,
+  ownerWithTokens,
+  type SubjectWithTokens,
+} from '../support/tokens.js';
 
 const SUBJECT = 'owner';
 const WIRE = 'The user authorized wire transfers for the vendor contract.';
@@ -72,7 +77,8 @@ describe.runIf(run)('the review page in Chromium [postgres]', () => {
   beforeAll(async () => {
     shots = screenshotDir('review');
     t = await openTestEngine('postgres');
-    owner = await ownerWithTokens(t.engine, SUBJECT);
+    // a production-strength key: the review page unlocks no other
+    owner = await ownerWithTokens(t.engine, SUBJECT, makeOwnerSigner());
     me = t.engine.subject(SUBJECT);
     sink = await receiver();
     serve = await startServe({
