@@ -570,7 +570,8 @@ describe('memledger/ai-sdk through the AI SDK [pglite]', () => {
     const errors: MemoryStage[] = [];
     const model = scripted(say('That is long.'));
     // a surrogate pair across the 20,000th character
-    const long = `${'a'.repeat(19_999)}😀 tail`;
+    const long = `${'word '.repeat(3_999)}abcd😀 tail`;
+    expect(long.charCodeAt(19_999)).toBe(0xd83d);
     await generateText({
       model: wrapLanguageModel({
         model,
