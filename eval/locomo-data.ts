@@ -44,8 +44,19 @@ export interface LocomoSession {
 export interface LocomoQuestion {
   question: string;
   category: number;
-  /** Evidence as (session, seq); ids that match no turn are dropped. */
+  /**
+   * Evidence as (session, seq) of the turns whose `dia_id` the question names; a reference no
+   * turn carries is left out here and listed in the conversation's `unmapped`.
+   */
   evidence: { session: number; seq: number }[];
+}
+
+/** An evidence reference no turn of its conversation carries. */
+export interface UnmappedRef {
+  /** The question's place in the conversation's `qa` list, from 1. */
+  question: number;
+  /** The reference as read (`D<s>:<t>`, leading zeros dropped). */
+  ref: string;
 }
 
 /** One LoCoMo sample: two speakers, their sessions, and the questions asked about them. */
@@ -54,6 +65,8 @@ export interface LocomoConversation {
   speakers: [string, string];
   sessions: LocomoSession[];
   questions: LocomoQuestion[];
+  /** Evidence references that name no turn of this conversation. */
+  unmapped: UnmappedRef[];
 }
 
 /** "1:56 pm on 8 May, 2023" as a UTC instant. */
@@ -69,17 +82,24 @@ export function parseSessionDate(text: string): Date {
   return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
 }
 
-/** Every `D<s>:<t>` in an evidence string, leading zeros dropped ("D:11:26" reads as D11:26). */
-export function parseEvidence(raw: unknown): { session: number; seq: number }[] {
-  const out: { session: number; seq: number }[] = [];
+/**
+ * Every `D<s>:<t>` in an evidence string, as `D<s>:<t>` with leading zeros dropped ("D:11:26"
+ * reads as D11:26, "D30:05" as D30:5): the form a turn's `dia_id` is matched in.
+ */
+export function parseEvidence(raw: unknown): string[] {
+  const out: string[] = [];
   const items = Array.isArray(raw) ? raw : [raw];
   for (const item of items) {
     if (typeof item !== 'string') continue;
-    for (const m of item.matchAll(/D:?(\d+):(\d+)/g)) {
-      out.push({ session: Number(m[1]), seq: Number(m[2]) });
-    }
+    for (const m of item.matchAll(/D:?(\d+):(\d+)/g)) out.push(`D${Number(m[1])}:${Number(m[2])}`);
   }
   return out;
+}
+
+/** A turn's `dia_id` in the form evidence is matched in, or null when it is not `D<s>:<t>`. */
+function diaKey(diaId: string): string | null {
+  const [key, ...more] = parseEvidence(diaId);
+  return key === undefined || more.length > 0 ? null : key;
 }
 
 function fail(message: string): never {
@@ -138,13 +158,70 @@ export function loadLocomo(path: string): LocomoConversation[] {
       sessions.push({ number, date: parseSessionDate(date), turns });
     }
     sessions.sort((x, y) => x.number - y.number);
-    const exists = new Set(sessions.flatMap((s) => s.turns.map((t) => `${s.number}:${t.seq}`)));
+    // evidence names a turn by the dia_id it carries, not by its position: ids may skip numbers
+    const byDia = new Map<string, { session: number; seq: number }>();
+    for (const s of sessions) {
+      for (const t of s.turns) {
+        const key = diaKey(t.diaId);
+        if (key === null) continue;
+        if (byDia.has(key)) fail(`${id}: two turns carry dia_id ${key}`);
+        byDia.set(key, { session: s.number, seq: t.seq });
+      }
+    }
     const qa = Array.isArray(sample.qa) ? (sample.qa as Record<string, unknown>[]) : [];
-    const questions = qa.map((q): LocomoQuestion => ({
-      question: typeof q.question === 'string' ? q.question : '',
-      category: typeof q.category === 'number' ? q.category : 0,
-      evidence: parseEvidence(q.evidence).filter((e) => exists.has(`${e.session}:${e.seq}`)),
-    }));
-    return { id, speakers: [a, b], sessions, questions };
+    const unmapped: UnmappedRef[] = [];
+    const questions = qa.map((q, i): LocomoQuestion => {
+      const evidence: { session: number; seq: number }[] = [];
+      for (const ref of parseEvidence(q.evidence)) {
+        const at = byDia.get(ref);
+        if (at === undefined) unmapped.push({ question: i + 1, ref });
+        else evidence.push(at);
+      }
+      return {
+        question: typeof q.question === 'string' ? q.question : '',
+        category: typeof q.category === 'number' ? q.category : 0,
+        evidence,
+      };
+    });
+    return { id, speakers: [a, b], sessions, questions, unmapped };
   });
+}
+
+/** How many evidence references the conversations make, and those that name no turn. */
+export interface EvidenceCount {
+  references: number;
+  unmapped: { conversation: string; question: number; ref: string }[];
+}
+
+export function evidenceCount(convs: readonly LocomoConversation[]): EvidenceCount {
+  let mapped = 0;
+  const unmapped: EvidenceCount['unmapped'] = [];
+  for (const c of convs) {
+    for (const q of c.questions) mapped += q.evidence.length;
+    for (const u of c.unmapped) unmapped.push({ conversation: c.id, ...u });
+  }
+  return { references: mapped + unmapped.length, unmapped };
+}
+
+/** One line: the references read, and the first of those no turn carries. */
+export function formatEvidenceCount(e: EvidenceCount): string {
+  const shown = e.unmapped
+    .slice(0, 8)
+    .map((u) => `${u.conversation} question ${u.question} ${u.ref}`);
+  const more =
+    e.unmapped.length > shown.length ? `, and ${e.unmapped.length - shown.length} more` : '';
+  return e.unmapped.length === 0
+    ? `evidence: ${e.references} references, every one names a turn by its dia_id`
+    : `evidence: ${e.references} references, ${e.unmapped.length} name no turn (left out of the scores): ${shown.join('; ')}${more}`;
+}
+
+/** Reads several LoCoMo-format files as one list; two conversations with one id are refused. */
+export function loadLocomoFiles(paths: readonly string[]): LocomoConversation[] {
+  const out = paths.flatMap((p) => loadLocomo(p));
+  const seen = new Set<string>();
+  for (const c of out) {
+    if (seen.has(c.id)) fail(`two conversations are named ${c.id}`);
+    seen.add(c.id);
+  }
+  return out;
 }

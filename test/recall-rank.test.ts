@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEvidence, parseSessionDate } from '../eval/locomo-data.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  evidenceCount,
+  formatEvidenceCount,
+  loadLocomo,
+  loadLocomoFiles,
+  parseEvidence,
+  parseSessionDate,
+} from '../eval/locomo-data.js';
 import { metricRows, rankPairs } from '../eval/locomo-metrics.js';
 import { analyze } from '../src/domain/text/analyze.js';
 import { contentTokens, wordForm } from '../src/domain/text/words.js';
@@ -79,10 +89,10 @@ describe('query cues', () => {
 describe('LoCoMo data', () => {
   it('reads malformed evidence ids and session dates', async () => {
     expect(parseEvidence(['D8:6; D9:17', 'D:11:26', 'D30:05'])).toEqual([
-      { session: 8, seq: 6 },
-      { session: 9, seq: 17 },
-      { session: 11, seq: 26 },
-      { session: 30, seq: 5 },
+      'D8:6',
+      'D9:17',
+      'D11:26',
+      'D30:5',
     ]);
     expect(parseSessionDate('12:09 am on 13 September, 2023').toISOString()).toBe(
       '2023-09-13T00:09:00.000Z',
@@ -93,6 +103,85 @@ describe('LoCoMo data', () => {
     expect(await code(Promise.resolve().then(() => parseSessionDate('yesterday')))).toBe(
       'INVALID_ARGUMENT',
     );
+  });
+
+  it('maps evidence by the dia_id a turn carries, and lists references no turn carries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ml-locomo-'));
+    try {
+      const file = join(dir, 'skips.json');
+      // session 2's ids skip numbers: D2:4 is its second turn, and D2:2 names no turn
+      writeFileSync(
+        file,
+        JSON.stringify([
+          {
+            sample_id: 'skips',
+            conversation: {
+              speaker_a: 'Ana',
+              speaker_b: 'Bo',
+              session_1_date_time: '1:00 pm on 1 May, 2023',
+              session_1: [
+                { speaker: 'Ana', dia_id: 'D1:1', text: 'hello' },
+                { speaker: 'Bo', dia_id: 'D1:2', text: 'hi' },
+              ],
+              session_2_date_time: '2:00 pm on 3 May, 2023',
+              session_2: [
+                { speaker: 'Ana', dia_id: 'D2:1', text: 'the kiln cracked' },
+                { speaker: 'Bo', dia_id: 'D2:4', text: 'oh no' },
+                { speaker: 'Ana', dia_id: 'D2:07', text: 'new one on order' },
+              ],
+            },
+            qa: [
+              { question: 'What broke?', evidence: ['D2:4', 'D2:2'], category: 1 },
+              { question: 'What was ordered?', evidence: ['D2:7; D9:1'], category: 2 },
+            ],
+          },
+        ]),
+      );
+      const [conv] = loadLocomo(file);
+      expect(conv?.questions.map((q) => q.evidence)).toEqual([
+        [{ session: 2, seq: 2 }],
+        [{ session: 2, seq: 3 }],
+      ]);
+      expect(conv?.unmapped).toEqual([
+        { question: 1, ref: 'D2:2' },
+        { question: 2, ref: 'D9:1' },
+      ]);
+      const count = evidenceCount(conv === undefined ? [] : [conv]);
+      expect(count.references).toBe(4);
+      expect(formatEvidenceCount(count)).toBe(
+        'evidence: 4 references, 2 name no turn (left out of the scores): skips question 1 D2:2; skips question 2 D9:1',
+      );
+      // the negative control: a file whose ids all name turns reports none unmapped
+      expect(formatEvidenceCount({ references: 3, unmapped: [] })).toBe(
+        'evidence: 3 references, every one names a turn by its dia_id',
+      );
+      // two turns with one id, and one conversation read twice, are refused
+      const dup = join(dir, 'dup.json');
+      writeFileSync(
+        dup,
+        JSON.stringify([
+          {
+            sample_id: 'dup',
+            conversation: {
+              speaker_a: 'Ana',
+              speaker_b: 'Bo',
+              session_1_date_time: '1:00 pm on 1 May, 2023',
+              session_1: [
+                { speaker: 'Ana', dia_id: 'D1:1', text: 'a' },
+                { speaker: 'Bo', dia_id: 'D1:01', text: 'b' },
+              ],
+            },
+            qa: [],
+          },
+        ]),
+      );
+      expect(await code(Promise.resolve().then(() => loadLocomo(dup)))).toBe('INVALID_ARGUMENT');
+      expect(await code(Promise.resolve().then(() => loadLocomoFiles([file, file])))).toBe(
+        'INVALID_ARGUMENT',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ranks pairs by their better turn and scores any@k, frac@k and pair@10', () => {
@@ -260,6 +349,52 @@ describe('scoreRound over typed arrays', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('scores a two-word reply no denser than an average turn holding the same word (length floor)', () => {
+    // turn 0#2 is "Dani: truck!!" (2 terms); turn 1#2 is an ordinary turn of 5 terms, both with
+    // "truck" once; neither has neighbours holding it
+    const input = {
+      weights: new Map([['truck', 1]]),
+      corpus: { turns: 100, sessions: 2, totalLen: 500 },
+      termStats: new Map([['truck', { df: 2, sdf: 2 }]]),
+      postings: new Map([
+        [
+          'truck',
+          [
+            { doc: docOf(0, 2), tf: 1, len: 2 },
+            { doc: docOf(1, 2), tf: 1, len: 5 },
+          ],
+        ],
+      ]),
+      complete: new Set(['truck']),
+      sessions: new Map([
+        [0, { turns: 50, len: 250 }],
+        [1, { turns: 50, len: 250 }],
+      ]),
+    };
+    const solo = { ...DEFAULT_RANK_PARAMS, prevWeight: 0, nextWeight: 0, sessionWeight: 0 };
+    const floored = scoreRound(input, solo);
+    expect(floored.get(docOf(0, 2))).toBe(floored.get(docOf(1, 2)));
+    expect(DEFAULT_RANK_PARAMS.lenFloor).toBeGreaterThanOrEqual(1);
+    // the negative control: without the floor the short reply outscores the ordinary turn
+    const unfloored = scoreRound(input, { ...solo, lenFloor: 0 });
+    expect(unfloored.get(docOf(0, 2)) ?? 0).toBeGreaterThan(unfloored.get(docOf(1, 2)) ?? 0);
+    // a turn longer than the floor is still normalised by its length
+    const long = {
+      ...input,
+      postings: new Map([
+        [
+          'truck',
+          [
+            { doc: docOf(0, 2), tf: 1, len: 40 },
+            { doc: docOf(1, 2), tf: 1, len: 5 },
+          ],
+        ],
+      ]),
+    };
+    const longScores = scoreRound(long, solo);
+    expect(longScores.get(docOf(0, 2)) ?? 0).toBeLessThan(longScores.get(docOf(1, 2)) ?? 0);
   });
 
   it('negative control: a changed weight or a dropped posting changes some score', () => {

@@ -23,10 +23,16 @@ export const LOCOMO_SUBJECT = 'owner';
 export const LOCOMO_FACTS = 5_000;
 const BATCH = 2_000;
 
-/** One subject holding every turn (the worst case), or each conversation copy its own. */
-export type Layout = 'one-subject' | 'per-conversation';
-/** Both layouts, in the order the recall bench runs them. */
-export const LAYOUTS: readonly Layout[] = ['one-subject', 'per-conversation'];
+/**
+ * One subject holding every turn (the worst case), each conversation copy its own, or long
+ * conversations: the copies' sessions in order, a new subject begun at the first session
+ * boundary after LONG_TURNS turns (a subject of 1,000 turns or a few more).
+ */
+export type Layout = 'one-subject' | 'per-conversation' | 'long-conversations';
+/** The layouts, in the order the recall bench runs them. */
+export const LAYOUTS: readonly Layout[] = ['one-subject', 'per-conversation', 'long-conversations'];
+/** The turns a long-conversation subject holds at least (the last one may hold fewer). */
+export const LONG_TURNS = 1_000;
 
 /** One turn as the bulk insert writes it, its analysed terms space-joined. */
 export interface SeedTurn {
@@ -39,9 +45,19 @@ export interface SeedTurn {
   terms: string;
 }
 
-/** The subject a conversation copy is stored under. */
-export const subjectOf = (layout: Layout, copy: number, conv: string): string =>
+/** The subject a conversation copy is stored under (long conversations: see `firstSubjects`). */
+const subjectOf = (layout: Layout, copy: number, conv: string): string =>
   layout === 'one-subject' ? LOCOMO_SUBJECT : `c${copy}-${conv}`;
+
+/** Where each conversation copy (`c<copy>-<conv>`) begins: the subject of its first turn. */
+export function firstSubjects(turns: readonly SeedTurn[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const t of turns) {
+    const copy = t.session.slice(0, t.session.lastIndexOf('-s'));
+    if (!out.has(copy)) out.set(copy, t.subject);
+  }
+  return out;
+}
 
 /** The first `total` turns of the conversations copied over and over. */
 export function seedTurns(
@@ -50,11 +66,19 @@ export function seedTurns(
   layout: Layout = 'one-subject',
 ): SeedTurn[] {
   const out: SeedTurn[] = [];
+  let long = 0;
+  let inLong = 0;
   for (let copy = 0; out.length < total; copy++) {
     for (const conv of convs) {
-      const subject = subjectOf(layout, copy, conv.id);
       for (const s of conv.sessions) {
         const session = `c${copy}-${conv.id}-s${s.number}`;
+        if (layout === 'long-conversations' && inLong >= LONG_TURNS) {
+          long += 1;
+          inLong = 0;
+        }
+        inLong += s.turns.length;
+        const subject =
+          layout === 'long-conversations' ? `long${long}` : subjectOf(layout, copy, conv.id);
         for (const t of s.turns) {
           if (out.length === total) return out;
           out.push({

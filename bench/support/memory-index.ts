@@ -8,7 +8,13 @@ import type { LocomoConversation } from '../../eval/locomo-data.js';
 import { locomoSessionId } from '../../eval/run-locomo.js';
 
 /** An in-memory LexicalIndexPort over one conversation. */
-export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
+export function memoryIndex(
+  conv: LocomoConversation,
+  terms: (speaker: string, content: string) => string[] = (speaker, content) => [
+    ...analyze(speaker),
+    ...analyze(content),
+  ],
+): LexicalIndexPort {
   const postings = new Map<string, Posting[]>();
   const metas = new Map<string, TurnMeta>();
   const sessionStats = new Map<string, { turns: number; len: number }>();
@@ -18,11 +24,11 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
     const session = locomoSessionId(conv.id, s.number);
     let len = 0;
     for (const t of s.turns) {
-      const terms = [...analyze(t.speaker), ...analyze(t.content)];
+      const turnTerms = terms(t.speaker, t.content);
       metas.set(`${session}:${t.seq}`, {
         session,
         seq: t.seq,
-        terms,
+        terms: turnTerms,
         turn: {
           id: t.diaId,
           role: 'user',
@@ -34,16 +40,16 @@ export function memoryIndex(conv: LocomoConversation): LexicalIndexPort {
         },
       });
       const tf = new Map<string, number>();
-      for (const x of terms) tf.set(x, (tf.get(x) ?? 0) + 1);
+      for (const x of turnTerms) tf.set(x, (tf.get(x) ?? 0) + 1);
       for (const [term, n] of tf) {
         const list = postings.get(term) ?? [];
-        list.push({ session, seq: t.seq, tf: n, len: terms.length });
+        list.push({ session, seq: t.seq, tf: n, len: turnTerms.length });
         postings.set(term, list);
         const ss = sdf.get(term) ?? new Set();
         ss.add(session);
         sdf.set(term, ss);
       }
-      len += terms.length;
+      len += turnTerms.length;
     }
     totalLen += len;
     sessionStats.set(session, { turns: s.turns.length, len });

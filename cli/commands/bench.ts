@@ -12,9 +12,11 @@ import { EMBEDDER_OPTIONS, embedderFrom, VECTOR_WEIGHT_OPTION } from '../embedde
 function report(
   r: LocomoEngineReport,
   formatRows: (m: LocomoEngineReport['metrics']) => string,
+  evidence: string,
 ): string {
   return [
     `== ${r.engine}: ${r.conversations} conversations, ${r.turns} turns, ${r.questions} questions`,
+    evidence,
     `ingest ${r.ingestMs} ms (${r.ingestTurnsPerSecond} turns/s through the engine)`,
     r.vectors === null
       ? 'ranking: lexical only (no embedder)'
@@ -25,8 +27,10 @@ function report(
 }
 
 /**
- * `bench locomo --data FILE [--engines pglite,postgres] [embedder]`: recall quality and speed on
- * LoCoMo; with an embedder, every conversation is embedded and recall fuses vectors in.
+ * `bench locomo --data FILE[,FILE…] [--engines pglite,postgres] [embedder]`: recall quality and
+ * speed on LoCoMo-format files (evidence mapped by each turn's dia_id; references that name no
+ * turn are counted and listed); with an embedder, every conversation is embedded and recall
+ * fuses vectors in.
  */
 export const benchLocomoCommand = defineCommand({
   path: ['bench', 'locomo'],
@@ -36,7 +40,7 @@ export const benchLocomoCommand = defineCommand({
       kind: 'text',
       value: '../shared/bench/locomo-dev.json',
       required: true,
-      help: 'the LoCoMo file',
+      help: 'the LoCoMo-format file, or several separated by commas',
     },
     engines: {
       kind: 'text',
@@ -47,14 +51,20 @@ export const benchLocomoCommand = defineCommand({
     ...EMBEDDER_OPTIONS,
   },
   async run(ctx) {
-    const [{ benchKinds }, { runLocomo }, { loadLocomo }, { formatRows }] = await Promise.all([
+    const [
+      { benchKinds },
+      { runLocomo },
+      { evidenceCount, formatEvidenceCount, loadLocomoFiles },
+      { formatRows },
+    ] = await Promise.all([
       import('../../eval/bench-store.js'),
       import('../../eval/run-locomo.js'),
       import('../../eval/locomo-data.js'),
       import('../../eval/locomo-metrics.js'),
     ]);
     const { data } = ctx.values;
-    const convs = loadLocomo(data);
+    const convs = loadLocomoFiles(data.split(',').filter((p) => p.trim() !== ''));
+    const evidence = evidenceCount(convs);
     const kinds = await benchKinds(ctx.values.engines ?? 'pglite,postgres');
     const embedder = await embedderFrom(ctx);
     const vectorWeight = ctx.values['vector-weight'];
@@ -65,9 +75,9 @@ export const benchLocomoCommand = defineCommand({
         ...(vectorWeight === undefined ? {} : { params: { vectorWeight } }),
       });
       reports.push(r);
-      if (!ctx.json) ctx.io.stdout(`${report(r, formatRows)}\n\n`);
+      if (!ctx.json) ctx.io.stdout(`${report(r, formatRows, formatEvidenceCount(evidence))}\n\n`);
     }
-    if (ctx.json) ctx.io.stdout(JSON.stringify({ data, engines: reports }) + '\n');
+    if (ctx.json) ctx.io.stdout(JSON.stringify({ data, evidence, engines: reports }) + '\n');
   },
 });
 

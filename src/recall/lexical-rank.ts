@@ -18,8 +18,14 @@ export interface RankParams {
   nextWeight: number;
   /** Weight of the session's own BM25 score, relative to the best turn score. */
   sessionWeight: number;
+
   /** Share of the better neighbour's score a turn inherits. */
   smoothing: number;
+  /**
+   * A turn's expanded length is taken as at least this share of the average: a two-word reply
+   * ("ha", "ok lol") is not scored as a denser match than the turn it answers.
+   */
+  lenFloor: number;
   feedbackDocs: number;
   feedbackTerms: number;
   feedbackWeight: number;
@@ -45,18 +51,19 @@ export interface RankParams {
 /** The parameters recall ranks with unless a call overrides some. */
 export const DEFAULT_RANK_PARAMS: RankParams = {
   k1: 1.2,
-  b: 0.6,
-  idfFloor: 1.25,
+  b: 0.3,
+  idfFloor: 1.5,
   prevWeight: 1.0,
   nextWeight: 0.3,
   sessionWeight: 0.3,
   smoothing: 0.5,
+  lenFloor: 1.25,
   // off: on the dev conversations feedback cost 0.3 points of turn any@10 (docs/RECALL.md)
   feedbackDocs: 0,
   feedbackTerms: 10,
   feedbackWeight: 0.2,
   speakerBoost: 1.5,
-  timeWordBoost: 1.2,
+  timeWordBoost: 1.4,
   dateBoost: 2,
   boostPool: 100,
   postingBudget: 800,
@@ -197,7 +204,10 @@ export function scoreRound(
     const doc = docs[i] as number;
     if (!inSession(doc)) continue;
     inside[i] = 1;
-    lenX[i] = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
+    lenX[i] = Math.max(
+      p.lenFloor * avgLenX,
+      lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1),
+    );
   }
 
   const turnScore = new Float64Array(n);

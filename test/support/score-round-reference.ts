@@ -54,7 +54,10 @@ export function scoreRoundReference(
       : Math.min(corpus.turns, stat.df * EXPANSION_ESTIMATE);
     const w = weight * idf(corpus.turns, dfx, p.idfFloor);
     for (const [doc, tf] of ex) {
-      const lenX = lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1);
+      const lenX = Math.max(
+        p.lenFloor * avgLenX,
+        lenOf(doc) + p.prevWeight * lenOf(doc - 1) + p.nextWeight * lenOf(doc + 1),
+      );
       turnScores.set(doc, (turnScores.get(doc) ?? 0) + bm25Term(w, tf, lenX, avgLenX, p));
     }
     if (p.sessionWeight > 0) {
