@@ -27,7 +27,7 @@ import { detectUtility } from '../src/domain/utility.js';
 import {
   renderForgetAnswer,
   renderProposeAnswer,
-  renderRecallAnswer,
+  recallForModel,
 } from '../src/domain/tool-answers.js';
 import {
   agentMemoryOf,
@@ -562,14 +562,13 @@ export function memledgerTools(target: MemoryTarget, options: MemledgerToolsOpti
   return {
     recall: tool({
       description:
-        'Searches this user’s recorded conversations and live memory, each item with its passport (origin, date, evidence, receipt). Reads only. An empty answer means no record exists: say so.',
+        'Searches this user’s recorded conversations and live memory, each item with its passport (origin, date, evidence, receipt). Reads only. An empty answer says what was searched; when every kind and session was searched, no record exists: say so.',
       inputSchema: recallInput,
       async execute(input) {
-        const items = await memory.recall(input.query, {
+        return recallForModel((q, o) => memory.recall(q, o), input.query, {
           ...(input.k === undefined ? {} : { k: input.k }),
           ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
         });
-        return { items, text: renderRecallAnswer(items) };
       },
       toModelOutput: ({ output }) => ({ type: 'text' as const, value: output.text }),
     }),

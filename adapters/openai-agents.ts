@@ -30,7 +30,7 @@ import {
   joinTextBlocks,
   quoteFoundIn,
   renderProposeAnswer,
-  renderRecallAnswer,
+  recallForModel,
   renderReceiptLine,
   requireId,
   shownText,
@@ -656,15 +656,15 @@ export function memledgerTools(
   const recall = tool({
     name: 'recall',
     description:
-      'Searches this user’s recorded conversations and live memory, each item with its passport (origin, date, evidence, receipt). Reads only. An empty answer means no record exists: say so.',
+      'Searches this user’s recorded conversations and live memory, each item with its passport (origin, date, evidence, receipt). Reads only. An empty answer says what was searched; when every kind and session was searched, no record exists: say so.',
     parameters: recallInput,
     async execute(input) {
       try {
-        const items = await memory.recall(input.query, {
+        const { text } = await recallForModel((q, o) => memory.recall(q, o), input.query, {
           ...(input.k === null ? {} : { k: input.k }),
           ...(input.kinds === null ? {} : { kinds: input.kinds }),
         });
-        return renderRecallAnswer(items);
+        return text;
       } catch (err) {
         return failed(err);
       }

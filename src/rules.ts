@@ -27,6 +27,7 @@ export type { ShownLayout } from './domain/shown-text.js';
 export {
   renderForgetAnswer,
   renderProposeAnswer,
+  recallForModel,
   renderRecallAnswer,
   renderRecallLine,
 } from './domain/tool-answers.js';

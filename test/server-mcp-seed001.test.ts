@@ -109,5 +109,11 @@ describe.each(ENGINES)('seed 001 through MCP [%s]', (kind) => {
       arguments: { query: 'corrected failed to recall vendor contract', kinds: ['fact'] },
     });
     expect((recalled.structuredContent as { items: unknown[] }).items).toEqual([]);
+    // facts alone were searched: the answer points to the turns (the real day), and does not
+    // call "no record" the answer while a user turn may hold it
+    const said = (recalled.content as { type: string; text: string }[])[0]?.text ?? '';
+    expect(said).toContain('Only live facts were searched');
+    expect(said).toContain('kinds ["turn"]');
+    expect(said).not.toContain('is the correct answer');
   });
 });

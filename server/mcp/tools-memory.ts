@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { FACT_ORIGINS, RECALL_KINDS, type SubjectHandle } from '../../src/index.js';
-import {
-  renderFactLine,
-  renderProposeAnswer,
-  renderRecallAnswer,
-  shownText,
-} from '../../src/rules.js';
+import { renderFactLine, renderProposeAnswer, recallForModel, shownText } from '../../src/rules.js';
 import {
   Attestation as AttestationShape,
   Fact as FactEntity,
@@ -77,7 +72,7 @@ const recall = defineTool({
   name: 'recall',
   title: 'Recall',
   description:
-    'Searches this subject’s recorded turns and live facts, each item with its passport (origin did/saw/inferred/summarized or turn, status, date, evidence, receipt). Reads only. An empty answer means no record exists: say so.',
+    'Searches this subject’s recorded turns and live facts, each item with its passport (origin did/saw/inferred/summarized or turn, status, date, evidence, receipt). Reads only. An empty answer says what was searched; when every kind and session was searched, no record exists: say so.',
   readOnly: true,
   input: z.strictObject({
     query: freeText,
@@ -88,16 +83,20 @@ const recall = defineTool({
   }),
   output: z.object({ items: z.array(recallItemSchema) }),
   async run(me, input) {
-    const items = await me.recall.search(input.query, {
-      ...(input.k === undefined ? {} : { k: input.k }),
-      ...(input.sessionId === undefined ? {} : { session: input.sessionId }),
-      ...(input.includeHistory === undefined ? {} : { includeHistory: input.includeHistory }),
-      ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
-    });
-    return {
-      structured: { items },
-      text: renderRecallAnswer(items),
-    };
+    const { items, text } = await recallForModel(
+      (query, o) =>
+        me.recall.search(query, {
+          ...o,
+          ...(input.includeHistory === undefined ? {} : { includeHistory: input.includeHistory }),
+        }),
+      input.query,
+      {
+        ...(input.k === undefined ? {} : { k: input.k }),
+        ...(input.sessionId === undefined ? {} : { session: input.sessionId }),
+        ...(input.kinds === undefined ? {} : { kinds: input.kinds }),
+      },
+    );
+    return { structured: { items }, text };
   },
 });
 

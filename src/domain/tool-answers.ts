@@ -81,11 +81,88 @@ export function renderRecallLine(item: RecallAnswerItem, rank: number): string {
   return `${rank}. [${p.date.slice(0, 10)}] ${where}: ${body}${receipt}`;
 }
 
-/** What recall found, one memory per line; what an empty answer means when it is empty. */
-export function renderRecallAnswer(items: readonly RecallAnswerItem[]): string {
-  return items.length === 0
-    ? 'No record matches this query. "I have no record of that" is the correct answer.'
-    : items.map((it, i) => renderRecallLine(it, i + 1)).join('\n');
+/** The kinds of memory recall searches. */
+type RecallAnswerKind = RecallAnswerItem['kind'];
+
+/**
+ * What a recall searched, for the words of an empty answer: the kinds it was limited to, the
+ * session it was limited to, and how many items of the kinds it did NOT search match the same
+ * query (`elsewhere`, when the caller looked).
+ */
+export interface RecallScope {
+  kinds?: readonly RecallAnswerKind[] | undefined;
+  session?: string | undefined;
+  elsewhere?: number | undefined;
+}
+
+const KIND_WORDS: Record<RecallAnswerKind, { some: string; none: string }> = {
+  turn: { some: 'recorded turns', none: 'recorded turn' },
+  fact: { some: 'live facts', none: 'live fact' },
+};
+
+/** The kinds a recall did not search (none when it searched both). */
+function unsearched(kinds: readonly RecallAnswerKind[] | undefined): RecallAnswerKind[] {
+  const searched = new Set(kinds ?? ['turn', 'fact']);
+  return (['turn', 'fact'] as const).filter((k) => !searched.has(k));
+}
+
+/**
+ * What recall found, one memory per line; when it found nothing, what that means for what it
+ * searched. "I have no record of that" is called the correct answer only when every kind was
+ * searched (or the kinds left out were looked at and hold nothing) over every session; a search
+ * of facts alone whose turns may hold the answer says so, and names the search to run.
+ */
+export function renderRecallAnswer(
+  items: readonly RecallAnswerItem[],
+  scope: RecallScope = {},
+): string {
+  if (items.length > 0) return items.map((it, i) => renderRecallLine(it, i + 1)).join('\n');
+  const left = unsearched(scope.kinds);
+  const where = scope.session === undefined ? '' : ` in session ${shownInline(scope.session)}`;
+  const searched = (['turn', 'fact'] as const).filter((k) => !left.includes(k));
+  const none = searched.map((k) => KIND_WORDS[k].none).join(' or ');
+  if (left.length > 0 && scope.elsewhere !== 0) {
+    const other = left.map((k) => KIND_WORDS[k].some).join(' and ');
+    const may =
+      scope.elsewhere === undefined
+        ? `${other} were not searched and may hold it`
+        : `${scope.elsewhere} ${scope.elsewhere === 1 ? left.map((k) => KIND_WORDS[k].none).join(' and ') : other} ${scope.elsewhere === 1 ? 'matches' : 'match'} it`;
+    return `No ${none} matches this query${where}. Only ${searched.map((k) => KIND_WORDS[k].some).join(' and ')} were searched; ${may}: search them (kinds ${JSON.stringify(left)}) before you answer. Do not say there is no record yet.`;
+  }
+  const all = ['recorded turn', 'live fact'].join(' and no ');
+  if (scope.session !== undefined) {
+    return `No ${left.length > 0 ? all : none} matches this query${where}. Only this session was searched: search every session (no sessionId) before you say there is no record.`;
+  }
+  return `No record matches this query (no ${all}). "I have no record of that" is the correct answer.`;
+}
+
+/**
+ * Recall for a model: the items, and the answer's text. When a search limited to some kinds
+ * finds nothing, the kinds it left out are searched too (three items at most, same session) so
+ * the answer can say whether they may hold it, rather than that no record exists.
+ */
+export async function recallForModel<I extends RecallAnswerItem>(
+  search: (
+    query: string,
+    options: { k?: number; kinds?: RecallAnswerKind[]; session?: string },
+  ) => Promise<I[]>,
+  query: string,
+  options: { k?: number; kinds?: readonly RecallAnswerKind[]; session?: string } = {},
+): Promise<{ items: I[]; text: string }> {
+  const { kinds, session } = options;
+  const items = await search(query, {
+    ...(options.k === undefined ? {} : { k: options.k }),
+    ...(kinds === undefined ? {} : { kinds: [...kinds] }),
+    ...(session === undefined ? {} : { session }),
+  });
+  let elsewhere: number | undefined;
+  const left = unsearched(kinds);
+  if (items.length === 0 && left.length > 0) {
+    elsewhere = (
+      await search(query, { k: 3, kinds: left, ...(session === undefined ? {} : { session }) })
+    ).length;
+  }
+  return { items, text: renderRecallAnswer(items, { kinds, session, elsewhere }) };
 }
 
 /** What became of a forget request, and what to tell the user. */
