@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { nearestTurnsByIndexSql, VectorSql } from '../src/store/vector-sql.js';
+import { withSessionMaxSim } from '../src/recall/vector-rank.js';
 import { ENGINES, openTestEngine, type TestEngine } from './support/engines.js';
 import { code } from './support/errors.js';
 import {
@@ -174,6 +175,39 @@ describe.each(ENGINES)('vector recall [%s]', (kind) => {
     expect((await turnTexts('any trouble with the automobile?'))[0]).toBe(
       'My sedan broke down on the highway again.',
     );
+  });
+
+  it('ranks a turn by its session’s best match too (max-sim), and not without one (negative control)', async () => {
+    // two identical river turns; session vec-z also holds a close match for "dog"
+    const sub = `maxsim-${kind}`;
+    await engine.subjects.create(sub);
+    const it2 = engine.subject(sub);
+    await it2.sessions.create({ id: 'vec-b' });
+    await it2.sessions.create({ id: 'vec-z' });
+    await it2.turns.add({ sessionId: 'vec-b', role: 'user', content: 'we walked by the river' });
+    await it2.turns.add({ sessionId: 'vec-z', role: 'user', content: 'we walked by the river' });
+    const dense = { kinds: ['turn' as const], params: { vectorWeight: 100 } };
+    const order = async () =>
+      (await it2.recall.search('dog river walk', dense)).map(
+        (i) => `${i.passport.sessionId}#${i.passport.turn}`,
+      );
+    await it2.vectors.embedPending();
+    // without a session mate, equal turns keep the tie order (session id)
+    expect((await order()).slice(0, 2)).toEqual(['vec-b#1', 'vec-z#1']);
+    await it2.turns.add({ sessionId: 'vec-z', role: 'user', content: 'my labrador loves it' });
+    await it2.vectors.embedPending();
+    expect(await order()).toEqual(['vec-z#2', 'vec-z#1', 'vec-b#1']);
+    expect(
+      withSessionMaxSim([
+        { session: 'a', seq: 1, similarity: 0.5 },
+        { session: 'b', seq: 1, similarity: 0.5 },
+        { session: 'b', seq: 2, similarity: 0.9 },
+      ]).map((n) => [n.session, n.seq, n.score]),
+    ).toEqual([
+      ['b', 2, 0.9],
+      ['b', 1, 0.7],
+      ['a', 1, 0.5],
+    ]);
   });
 
   it('keeps passports, filters and order: retracted facts only with includeHistory', async () => {

@@ -7,6 +7,31 @@ import { factItem, isPrimary, SECONDARY_WEIGHT, turnItem } from './recall-items.
 import type { RecallItem, RecallKind } from './recall-types.js';
 import { checkDims } from './vectors.js';
 
+/** Nearest turns read for the session max-similarity, however few items are asked for. */
+export const DENSE_POOL = 50;
+
+/**
+ * The nearest turns ranked by their own similarity and their session's best (max-sim over the
+ * session's turns among them), averaged: a turn in a session that holds a close match rises, as
+ * a session is scored by its best turn rather than its sum. Not tuned: the two weigh the same.
+ * Best first; ties by session, then seq.
+ */
+export function withSessionMaxSim<T extends { session: string; seq: number; similarity: number }>(
+  near: readonly T[],
+): (T & { score: number })[] {
+  const best = new Map<string, number>();
+  for (const n of near)
+    best.set(n.session, Math.max(best.get(n.session) ?? -Infinity, n.similarity));
+  return near
+    .map((n) => ({ ...n, score: (n.similarity + (best.get(n.session) ?? n.similarity)) / 2 }))
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.session < b.session ? -1 : a.session > b.session ? 1 : 0) ||
+        a.seq - b.seq,
+    );
+}
+
 /** The query vector and where its neighbours are looked for. */
 export interface VectorTarget {
   subject: string;
@@ -18,7 +43,11 @@ export interface VectorTarget {
   math: VectorMath;
 }
 
-/** The nearest turns and facts by vector, as two ranked lists; secondary facts discounted. */
+/**
+ * The nearest turns and facts by vector, as two ranked lists: turns by their own and their
+ * session's best similarity (`withSessionMaxSim`), facts by similarity, secondary facts
+ * discounted.
+ */
 export async function rankByVector(
   db: SqlExecutor,
   recallSql: RecallSql,
@@ -35,14 +64,17 @@ export async function rankByVector(
   if (target.math === 'pgvector') await sql.iterativeScans();
   const lists: RecallItem[][] = [];
   if (want.kinds.has('turn')) {
-    const near = await sql.nearestTurns(target.vector, want.session, want.k, target.math);
+    const pool = Math.max(want.k, DENSE_POOL);
+    const near = withSessionMaxSim(
+      await sql.nearestTurns(target.vector, want.session, pool, target.math),
+    ).slice(0, want.k);
     const rows = new Map(
       (await recallSql.turnMeta(near, false)).map((m) => [`${m.session}#${m.seq}`, m.turn]),
     );
     lists.push(
       near.flatMap((n) => {
         const row = rows.get(`${n.session}#${n.seq}`);
-        return row === undefined ? [] : [turnItem(n.session, n.seq, row, n.similarity)];
+        return row === undefined ? [] : [turnItem(n.session, n.seq, row, n.score)];
       }),
     );
   }
