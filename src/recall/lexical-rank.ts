@@ -52,7 +52,7 @@ export interface RankParams {
 export const DEFAULT_RANK_PARAMS: RankParams = {
   k1: 1.2,
   b: 0.3,
-  idfFloor: 1.5,
+  idfFloor: 1.25,
   prevWeight: 1.0,
   nextWeight: 0.3,
   sessionWeight: 0.3,
