@@ -110,6 +110,7 @@ const PLAIN: Partial<RankParams> = {
   nextWeight: 0,
   sessionWeight: 0,
   smoothing: 0,
+  lenFloor: 0,
   feedbackDocs: 0,
   speakerBoost: 1,
   timeWordBoost: 1,

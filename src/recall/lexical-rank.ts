@@ -56,7 +56,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   prevWeight: 1.0,
   nextWeight: 0.3,
   sessionWeight: 0.3,
-  smoothing: 0.5,
+  smoothing: 0.75,
   lenFloor: 1.25,
   // off: on the dev conversations feedback cost 0.3 points of turn any@10 (docs/RECALL.md)
   feedbackDocs: 0,
