@@ -527,7 +527,8 @@ describe('smoothedTop', () => {
       [docOf(1, 4), 1],
       [docOf(1, 2), 2],
     ]);
-    const got = smoothedTop(scores, new Map(), 10, (a, b) => a - b);
+    const half = { ...DEFAULT_RANK_PARAMS, smoothing: 0.5 };
+    const got = smoothedTop(scores, new Map(), 10, (a, b) => a - b, half);
     // 1:2 scores 2; 1:1, 1:3 (half of 1:2's) and 1:4 score 1, in doc order; 1:5 half of 1:4's
     expect([...got.keys()]).toEqual([
       docOf(1, 2),
@@ -539,7 +540,13 @@ describe('smoothedTop', () => {
     expect(got.get(docOf(1, 3))).toBe(1);
     expect(got.get(docOf(1, 2))).toBe(2);
     // past the session's last turn nothing is reached
-    const bounded = smoothedTop(scores, new Map([[1, { turns: 4, len: 9 }]]), 10, (a, b) => a - b);
+    const bounded = smoothedTop(
+      scores,
+      new Map([[1, { turns: 4, len: 9 }]]),
+      10,
+      (a, b) => a - b,
+      half,
+    );
     expect([...bounded.keys()]).not.toContain(docOf(1, 5));
   });
 });
