@@ -1,8 +1,10 @@
 /**
  * Lexical ranking for recall, pure: BM25 over turns expanded with their neighbours, a session
  * score, pseudo-relevance feedback, neighbour smoothing and three boosts (speaker named in the
- * query, time words for "when" questions, a session date the query names). The numbers below
- * were chosen on the LoCoMo dev conversations; the ablation is in docs/RECALL.md.
+ * query, time words for "when" questions, a session date the query names), with a floor under
+ * a turn's length. The numbers below were chosen on two development sets (LoCoMo's dev
+ * conversations and bench/data/recall-dev), cross-validated by conversation; the ablation is in
+ * docs/RECALL.md.
  */
 import type { CorpusStats, SessionStat, TermStat } from '../domain/recall-index.js';
 
