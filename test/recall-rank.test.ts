@@ -12,7 +12,7 @@ import {
   parseSessionDate,
 } from '../eval/locomo-data.js';
 import { metricRows, rankPairs } from '../eval/locomo-metrics.js';
-import { analyze } from '../src/domain/text/analyze.js';
+import { analyze, ANALYZER_VERSION } from '../src/domain/text/analyze.js';
 import { contentTokens, wordForm } from '../src/domain/text/words.js';
 import {
   bm25Term,
@@ -56,6 +56,29 @@ describe('one English text layer', () => {
     expect(analyze(text)).toEqual(words.map(wordForm));
     for (const w of analyze(text)) expect(typeof w).toBe('string');
     expect(contentTokens(text)).toEqual([...new Set(analyze(text))]);
+  });
+
+  it('makes a run of more than 64 letters one bounded term, and stems every word up to 64', () => {
+    const letters = (n: number, seed: number): string =>
+      Array.from({ length: n }, (_, i) =>
+        String.fromCharCode(97 + ((i * 7 + seed * 13) % 26)),
+      ).join('');
+    const long = letters(20_000, 1);
+    const [term] = analyze(`see ${long} now`).filter((t) => t.includes('~'));
+    expect(term).toMatch(/^[a-z]{48}~[0-9a-f]{8}$/);
+    expect(analyze(long)).toEqual([term]);
+    // two runs that differ only at the end are two terms
+    const other = `${long.slice(0, -1)}${long.endsWith('a') ? 'b' : 'a'}`;
+    expect(analyze(other)[0]).not.toBe(term);
+    // the negative control: a 64-letter word ending in "ing" is still stemmed, no "~"
+    const word64 = `${letters(61, 2)}ing`;
+    expect(word64).toHaveLength(64);
+    expect(wordForm(word64)).not.toContain('~');
+    expect(wordForm(word64).length).toBeLessThan(64);
+    // a letter outside the BMP at the cut is kept whole, never half a surrogate pair
+    const astral = '𐌰'.repeat(70);
+    expect(analyze(astral)[0]).toBe(`${'𐌰'.repeat(48)}~${analyze(astral)[0]?.slice(-8)}`);
+    expect(ANALYZER_VERSION).toBe('3');
   });
 
   it('gives recall the content words the gate and attestation compare', () => {

@@ -13,7 +13,7 @@ import { contentWords } from './words.js';
  * lemmas, the stemmer or its version): a store indexed by another version is refused on open
  * with REINDEX_REQUIRED until `memledger reindex` rebuilds its postings.
  */
-export const ANALYZER_VERSION = '2';
+export const ANALYZER_VERSION = '3';
 
 /** The analysed terms of a text, in order, with repeats (term frequency is their count). */
 export function analyze(text: string): string[] {

@@ -145,8 +145,30 @@ const LEMMA: ReadonlyMap<string, string> = new Map(
  * stopword check: every word has a form ("owns" → "own").
  */
 export const wordForm = memoized(2048 * 4, (word: string): string =>
-  porter2(LEMMA.get(word) ?? word),
+  word.length > LONGEST_STEMMED ? longWordForm(word) : porter2(LEMMA.get(word) ?? word),
 );
+
+/**
+ * The longest word the stemmer is given. No English word comes near it; the stemmer's time grows
+ * with the square of a word's length (a 20,000-letter run took seconds), and a term longer than
+ * about 2,700 bytes cannot be indexed at all (a message holding one could not be recorded).
+ */
+export const LONGEST_STEMMED = 64;
+
+/**
+ * A longer run of letters as one bounded term: its first 48 code points, "~", and a 32-bit FNV-1a
+ * hash of the whole run in hex, so two long runs that differ anywhere stay two terms. "~" is
+ * never part of a word, so no word's form is ever one of these.
+ */
+function longWordForm(word: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) {
+    h ^= word.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // cut by code points: a letter outside the BMP is never split into a lone surrogate
+  return `${Array.from(word).slice(0, 48).join('')}~${(h >>> 0).toString(16).padStart(8, '0')}`;
+}
 
 /** A folded word's content form, or null for a stopword or a single letter. */
 const contentForm = memoized(2048 * 4, (raw: string): string | null => {
