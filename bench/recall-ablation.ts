@@ -8,9 +8,9 @@
  * - the full method and plain BM25;
  * - each part's gain: the full method minus the method without that part, per conversation, so
  *   a part that helps one conversation and hurts four shows it;
- * - leave-one-conversation-out cross-validation of every tuned parameter: each conversation is
- *   scored with the value the others would choose from a grid, one parameter at a time and then
- *   all of them at once, against the defaults.
+ * - leave-one-conversation-out cross-validation of every tuned parameter and boost (and the
+ *   boost pool): each conversation is scored with the value the others would choose from a grid,
+ *   one parameter at a time and then all of them at once, against the defaults.
  * The score is turn any@10 over categories 1–4, averaged over conversations (each counts once).
  * Usage: node dist/bench/recall-ablation.js [--data FILE[,FILE…]] [--only NAME] [--no-cv]
  */
@@ -147,6 +147,7 @@ const GRID: [keyof RankParams, number[]][] = [
   ['speakerBoost', [1, 1.25, 1.5, 2]],
   ['timeWordBoost', [1, 1.1, 1.2, 1.4]],
   ['dateBoost', [1, 1.5, 2, 3]],
+  ['boostPool', [50, 100, 200]],
 ];
 
 async function main(): Promise<void> {
