@@ -20,7 +20,6 @@ export interface RankParams {
   nextWeight: number;
   /** Weight of the session's own BM25 score, relative to the best turn score. */
   sessionWeight: number;
-
   /** Share of the better neighbour's score a turn inherits. */
   smoothing: number;
   /**
@@ -60,7 +59,7 @@ export const DEFAULT_RANK_PARAMS: RankParams = {
   sessionWeight: 0.3,
   smoothing: 0.75,
   lenFloor: 1.25,
-  // off: on the dev conversations feedback cost 0.3 points of turn any@10 (docs/RECALL.md)
+  // off: on both development sets feedback cost 0.8 points of turn any@10 (docs/RECALL.md)
   feedbackDocs: 0,
   feedbackTerms: 10,
   feedbackWeight: 0.2,
