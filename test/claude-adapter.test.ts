@@ -5,9 +5,8 @@
 // gate (the pile, never live) or a request the owner decides (nothing is forgotten); a path
 // outside /memories is refused; the hooks join the arrival in and record each reply's receipt, and
 // a memory failure never fails the session. Also through a running `memledger serve` and a token.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { BetaMessageParam } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type {
@@ -22,15 +21,7 @@ import type {
   UserPromptSubmitHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  generateOwnerKey,
-  loadOwnerKey,
-  writeOwnerKeyFile,
-  type Engine,
-  type FactId,
-  type OwnerSigner,
-  type SubjectHandle,
-} from '../src/index.js';
+import { type Engine, type FactId, type OwnerSigner, type SubjectHandle } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { startServe, type RunningServe } from '../server/serve.js';
 import {
@@ -52,13 +43,11 @@ import {
   type FakeMessage,
 } from './support/fake-anthropic.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import { ownerWithTokens } from './support/tokens.js';
+import { keyedSubject, makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
 
 const SLOT = 'what_i_know_about_user';
 const FILE = `/memories/${SLOT}.md`;
 const LISBON = 'The user flies to Lisbon on Friday.';
-
-const keyDir = mkdtempSync(join(tmpdir(), 'ml-claude-'));
 
 describe('memledger/claude [pglite]', () => {
   let t: TestEngine;
@@ -72,16 +61,14 @@ describe('memledger/claude [pglite]', () => {
   beforeAll(async () => {
     t = await openTestEngine('pglite');
     engine = t.engine;
-    keyPath = join(keyDir, 'owner.key');
-    writeOwnerKeyFile(keyPath, generateOwnerKey('pw', TEST_KEYS).keyFile);
-    signer = loadOwnerKey(keyPath, 'pw', TEST_KEYS);
+    ({ signer, keyPath } = makeOwnerSigner(TEST_KEYS));
     fake = await startFakeAnthropic(scripted());
     client = new Anthropic({ apiKey: 'test', baseURL: fake.url, maxRetries: 0 });
   });
   afterAll(async () => {
     await fake?.close();
     await t?.close();
-    rmSync(keyDir, { recursive: true, force: true });
+    if (keyPath !== undefined) rmSync(dirname(keyPath), { recursive: true, force: true });
   });
 
   /** A subject whose owner approved one fact, quoted from the user's first turn of session s1. */
@@ -89,9 +76,7 @@ describe('memledger/claude [pglite]', () => {
     turns: ReadonlyArray<readonly ['user' | 'assistant', string]> = [],
   ): Promise<{ me: SubjectHandle; id: string; factId: FactId }> {
     const id = `claude-${++subjects}`;
-    await engine.subjects.create(id);
-    const me = engine.subject(id);
-    await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+    const me = await keyedSubject(engine, id, signer);
     await me.sessions.create({ id: 's1', title: 'Trip' });
     const all = [
       ['user', 'I fly to Lisbon on Friday.'],

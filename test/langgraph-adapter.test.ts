@@ -3,9 +3,8 @@
 // its AsyncBatchedStore: every call below goes through `batch`, as in a user's graph). Memory is a
 // real PGlite store, and for the `{ url, token }` path a real `memledger serve` on loopback with
 // an agent token. No model is needed: the nodes call the store themselves.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import {
   Annotation,
@@ -22,23 +21,16 @@ import { main } from '../examples/langgraph.js';
 import {
   createEngine,
   EngineError,
-  generateOwnerKey,
-  loadOwnerKey,
-  writeOwnerKeyFile,
   type Engine,
   type FactId,
-  type OwnerSigner,
   type SubjectHandle,
 } from '../src/index.js';
 import { storeClient } from '../src/engine/test-access.js';
 import { startServe, type RunningServe } from '../server/serve.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import { ownerWithTokens } from './support/tokens.js';
+import { keyedSubject, makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
 
-const keyDir = mkdtempSync(join(tmpdir(), 'ml-langgraph-'));
-const keyPath = join(keyDir, 'owner.key');
-writeOwnerKeyFile(keyPath, generateOwnerKey('pw', TEST_KEYS).keyFile);
-const signer: OwnerSigner = loadOwnerKey(keyPath, 'pw', TEST_KEYS);
+const { signer, keyPath } = makeOwnerSigner(TEST_KEYS);
 
 const ABOUT = ['memories', 'what_i_know_about_user'];
 const USER_SAYS = 'By the way, I am vegetarian and I live in Lund.';
@@ -56,16 +48,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.close();
   await engine?.close();
-  rmSync(keyDir, { recursive: true, force: true });
+  rmSync(dirname(keyPath), { recursive: true, force: true });
 });
 
 /** A fresh subject with the owner's key, and its handle. */
 async function freshSubject(): Promise<{ id: string; me: SubjectHandle }> {
   const id = `lg${++subjects}`;
-  await engine.subjects.create(id);
-  const me = engine.subject(id);
-  await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
-  return { id, me };
+  return { id, me: await keyedSubject(engine, id, signer) };
 }
 
 const approve = (me: SubjectHandle, id: string) =>

@@ -3,9 +3,8 @@
 // to a fake Responses API on loopback (the only fake: it speaks the provider's HTTP protocol).
 // Memory is a real PGlite store, and for the `{ url, token }` path a real `memledger serve` on
 // loopback with an agent token.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   Agent,
   OpenAIProvider,
@@ -28,12 +27,8 @@ import { main } from '../examples/openai-agents.js';
 import {
   createEngine,
   EngineError,
-  generateOwnerKey,
-  loadOwnerKey,
-  writeOwnerKeyFile,
   type Engine,
   type FactId,
-  type OwnerSigner,
   type SubjectHandle,
 } from '../src/index.js';
 import { RECEIPT_PREFIX } from '../src/rules.js';
@@ -46,12 +41,9 @@ import {
   type ResponsesRequest,
 } from './support/fake-openai-responses.js';
 import { TEST_KEYS } from './support/test-keys.js';
-import { ownerWithTokens } from './support/tokens.js';
+import { keyedSubject, makeOwnerSigner, ownerWithTokens } from './support/tokens.js';
 
-const keyDir = mkdtempSync(join(tmpdir(), 'ml-openai-agents-'));
-const keyPath = join(keyDir, 'owner.key');
-writeOwnerKeyFile(keyPath, generateOwnerKey('pw', TEST_KEYS).keyFile);
-const signer: OwnerSigner = loadOwnerKey(keyPath, 'pw', TEST_KEYS);
+const { signer, keyPath } = makeOwnerSigner(TEST_KEYS);
 
 const SLOT = 'what_i_know_about_user';
 const USER_SAYS = 'By the way, I am allergic to peanuts and I live in Lund.';
@@ -72,16 +64,13 @@ afterAll(async () => {
   await running?.close();
   await fake?.close();
   await engine?.close();
-  rmSync(keyDir, { recursive: true, force: true });
+  rmSync(dirname(keyPath), { recursive: true, force: true });
 });
 
 /** A fresh subject with the owner's key, and its handle. */
 async function freshSubject(): Promise<{ id: string; me: SubjectHandle }> {
   const id = `oa${++subjects}`;
-  await engine.subjects.create(id);
-  const me = engine.subject(id);
-  await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
-  return { id, me };
+  return { id, me: await keyedSubject(engine, id, signer) };
 }
 
 const approve = (me: SubjectHandle, id: string) =>

@@ -8,6 +8,7 @@ import {
   type Engine,
   type OwnerKeyOptions,
   type OwnerSigner,
+  type SubjectHandle,
   type TokenInfo,
 } from '../../src/index.js';
 import { TEST_KEYS } from './test-keys.js';
@@ -23,6 +24,18 @@ export function makeOwnerSigner(keys?: OwnerKeyOptions): { signer: OwnerSigner; 
   const keyPath = join(mkdtempSync(join(tmpdir(), 'ml-owner-')), 'owner.key');
   writeOwnerKeyFile(keyPath, generateOwnerKey(OWNER_PASSPHRASE, keys).keyFile);
   return { signer: loadOwnerKey(keyPath, OWNER_PASSPHRASE, keys), keyPath };
+}
+
+/** A new subject whose owner key is the signer's: its handle. */
+export async function keyedSubject(
+  engine: Engine,
+  id: string,
+  signer: OwnerSigner,
+): Promise<SubjectHandle> {
+  await engine.subjects.create(id);
+  const me = engine.subject(id);
+  await me.owner.setKey({ keyId: signer.keyId, publicKeyPem: signer.publicKeyPem });
+  return me;
 }
 
 export interface SubjectWithTokens {
